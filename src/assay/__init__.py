@@ -1,0 +1,36 @@
+"""assay: coverage-guided, structure-aware fuzzing and mutation testing for Python."""
+
+from assay._version import __version__
+from assay.errors import (
+    AssayError,
+    ArtifactError,
+    ConfigError,
+    CorpusError,
+    MonitoringUnavailable,
+    TargetError,
+)
+from assay.gen.bytesource import ByteSource
+from assay.gen.strategy import Strategy, get_strategy, register_strategy
+from assay.observe import InvariantViolation, feature, fuzzing, invariant
+from assay.target import REGISTRY, Target, target
+
+__all__ = [
+    "AssayError",
+    "ArtifactError",
+    "ByteSource",
+    "ConfigError",
+    "CorpusError",
+    "InvariantViolation",
+    "MonitoringUnavailable",
+    "REGISTRY",
+    "Strategy",
+    "Target",
+    "TargetError",
+    "__version__",
+    "feature",
+    "fuzzing",
+    "get_strategy",
+    "invariant",
+    "register_strategy",
+    "target",
+]

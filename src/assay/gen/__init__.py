@@ -1,0 +1,1 @@
+"""Input generation: byte mutators, the byte-source API, structured strategies."""

@@ -1,0 +1,162 @@
+"""Verdicts and signatures: how one run of a target is judged and named.
+
+A :class:`Verdict` is a finding's identity: ``oracle`` is the tag (``panic``,
+``invariant``, ``wedge``, ...) and ``key`` the part that tells distinct bugs apart.
+``signature`` is ``oracle:key``; the promoter dedups on it, so two different bugs
+must never share one, and the same bug reached through different inputs must
+always get the same one.  Keys therefore use function identity (``module:qualname``),
+never line numbers, addresses or the message text (which usually echoes the input).
+"""
+
+from __future__ import annotations
+
+import os
+import traceback
+from dataclasses import asdict, dataclass, field
+from types import TracebackType
+from typing import Any
+
+from assay.observe import InvariantViolation
+
+#: How many innermost frames of the code under test make up a panic key.
+KEY_FRAMES = 3
+#: How many frames an artifact keeps for people to read.
+REPORT_FRAMES = 12
+#: Longest exception message kept in metadata.
+MAX_MESSAGE = 2000
+
+_ASSAY_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
+
+
+@dataclass(frozen=True)
+class Frame:
+    """One stack frame, identified by function rather than line."""
+
+    module: str
+    qualname: str
+    file: str
+    line: int
+
+    @property
+    def identity(self) -> str:
+        return f"{self.module}:{self.qualname}"
+
+
+@dataclass(frozen=True)
+class ExceptionInfo:
+    """What an artifact records of an exception."""
+
+    type: str
+    message: str
+    frames: tuple[Frame, ...] = ()
+    traceback: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "type": self.type,
+            "message": self.message,
+            "frames": [asdict(f) for f in self.frames],
+            "traceback": self.traceback,
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> "ExceptionInfo":
+        return cls(
+            type=data.get("type", ""),
+            message=data.get("message", ""),
+            frames=tuple(Frame(**f) for f in data.get("frames", ())),
+            traceback=data.get("traceback", ""),
+        )
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """A failed run: which oracle fired and the key that names the bug."""
+
+    oracle: str
+    key: str
+    detail: str = ""
+    exception: ExceptionInfo | None = field(default=None, compare=False)
+
+    @property
+    def signature(self) -> str:
+        return f"{self.oracle}:{self.key}"
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "oracle": self.oracle,
+            "key": self.key,
+            "signature": self.signature,
+            "detail": self.detail,
+            "exception": self.exception.to_json() if self.exception else None,
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> "Verdict":
+        exc = data.get("exception")
+        return cls(
+            oracle=data["oracle"],
+            key=data["key"],
+            detail=data.get("detail", ""),
+            exception=ExceptionInfo.from_json(exc) if exc else None,
+        )
+
+
+def type_name(exc_type: type) -> str:
+    """``module.qualname`` of an exception class (``builtins.ValueError``)."""
+    return f"{exc_type.__module__}.{exc_type.__qualname__}"
+
+
+def code_frames(tb: TracebackType | None) -> list[Frame]:
+    """Frames of a traceback, innermost first, without assay's own frames."""
+    frames: list[Frame] = []
+    while tb is not None:
+        code = tb.tb_frame.f_code
+        filename = code.co_filename
+        if not os.path.abspath(filename).startswith(_ASSAY_DIR):
+            module = tb.tb_frame.f_globals.get("__name__") or os.path.basename(filename)
+            frames.append(Frame(str(module), code.co_qualname, filename, tb.tb_lineno or 0))
+        tb = tb.tb_next
+    frames.reverse()
+    return frames
+
+
+def exception_info(exc: BaseException) -> ExceptionInfo:
+    """Describe ``exc`` for an artifact: type, message, frames and traceback text."""
+    frames = code_frames(exc.__traceback__)
+    try:
+        message = str(exc)
+    except Exception:  # a broken __str__ must not hide the finding
+        message = f"<unprintable {type(exc).__name__}>"
+    text = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+    return ExceptionInfo(
+        type=type_name(type(exc)),
+        message=message[:MAX_MESSAGE],
+        frames=tuple(frames[:REPORT_FRAMES]),
+        traceback=text[-20000:],
+    )
+
+
+def frames_key(frames: tuple[Frame, ...] | list[Frame]) -> str:
+    return "<".join(f.identity for f in frames[:KEY_FRAMES]) or "?"
+
+
+def classify(exc: BaseException, expected: tuple[type[BaseException], ...]) -> Verdict | None:
+    """Judge an exception a target raised: ``None`` when it is an expected rejection.
+
+    ``InvariantViolation`` and ``AssertionError`` are ``invariant`` findings (the
+    invariant's name, or the asserting function, in the key); every other exception
+    outside ``expected`` is a ``panic`` keyed by its type and innermost frames.
+    """
+    if isinstance(exc, InvariantViolation):
+        info = exception_info(exc)
+        key = exc.name + (f"/{exc.kind}" if exc.kind else "")
+        return Verdict("invariant", key, exc.detail, info)
+    if isinstance(exc, AssertionError):
+        info = exception_info(exc)
+        where = info.frames[0].identity if info.frames else "?"
+        return Verdict("invariant", f"assert@{where}", info.message, info)
+    if expected and isinstance(exc, expected):
+        return None
+    info = exception_info(exc)
+    return Verdict("panic", f"{info.type}@{frames_key(info.frames)}", info.message, info)
