@@ -11,7 +11,7 @@ from assay.errors import (
 )
 from assay.gen.bytesource import ByteSource
 from assay.gen.strategy import Strategy, get_strategy, register_strategy
-from assay.observe import InvariantViolation, feature, fuzzing, invariant
+from assay.observe import InvariantViolation, OracleFailure, feature, fuzzing, invariant
 from assay.target import REGISTRY, Target, target
 
 __all__ = [
@@ -22,6 +22,7 @@ __all__ = [
     "CorpusError",
     "InvariantViolation",
     "MonitoringUnavailable",
+    "OracleFailure",
     "REGISTRY",
     "Strategy",
     "Target",

@@ -14,20 +14,39 @@ from typing import Hashable
 MAX_FEATURE_REPR = 64
 
 
-class InvariantViolation(AssertionError):
-    """A named relation the target checks did not hold (the ``invariant`` oracle).
+class OracleFailure(AssertionError):
+    """A semantic oracle fired: a relation the target checks did not hold.
 
-    ``name`` identifies the invariant and ``kind`` the class of detail (for example
-    ``"mismatch"`` or ``"decode-failed"``); both are folded into the signature, so
-    two different broken relations never dedup together.  ``detail`` is free text
-    for the artifact and is *not* part of the signature.
+    ``oracle`` is the tag (``invariant``, ``error-shape``, ``differential``,
+    ``fail-open``, ...), ``name`` identifies the relation and ``kind`` the class of
+    detail (``"mismatch"``, ``"decode-failed"``, ...); tag, name and kind make up the
+    signature, so two different broken relations never dedup together.  ``detail``
+    is free text and ``data`` plain JSON-able data for the artifact; neither is part
+    of the signature.
     """
 
-    def __init__(self, name: str, detail: str = "", *, kind: str = "") -> None:
+    #: The tag used when none is passed.
+    default_oracle = "invariant"
+
+    def __init__(
+        self,
+        name: str,
+        detail: str = "",
+        *,
+        kind: str = "",
+        oracle: str | None = None,
+        data: dict | None = None,
+    ) -> None:
         super().__init__(f"{name}: {detail}" if detail else name)
         self.name = name
         self.detail = detail
         self.kind = kind
+        self.oracle = oracle or self.default_oracle
+        self.data = data or {}
+
+
+class InvariantViolation(OracleFailure):
+    """A named invariant of the target did not hold (the ``invariant`` oracle)."""
 
 
 class FeatureSink:

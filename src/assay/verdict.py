@@ -16,7 +16,7 @@ from dataclasses import asdict, dataclass, field
 from types import TracebackType
 from typing import Any
 
-from assay.observe import InvariantViolation
+from assay.observe import OracleFailure
 
 #: How many innermost frames of the code under test make up a panic key.
 KEY_FRAMES = 3
@@ -77,6 +77,7 @@ class Verdict:
     key: str
     detail: str = ""
     exception: ExceptionInfo | None = field(default=None, compare=False)
+    data: dict[str, Any] = field(default_factory=dict, compare=False)
 
     @property
     def signature(self) -> str:
@@ -89,6 +90,7 @@ class Verdict:
             "signature": self.signature,
             "detail": self.detail,
             "exception": self.exception.to_json() if self.exception else None,
+            "data": self.data,
         }
 
     @classmethod
@@ -99,6 +101,7 @@ class Verdict:
             key=data["key"],
             detail=data.get("detail", ""),
             exception=ExceptionInfo.from_json(exc) if exc else None,
+            data=data.get("data") or {},
         )
 
 
@@ -144,14 +147,15 @@ def frames_key(frames: tuple[Frame, ...] | list[Frame]) -> str:
 def classify(exc: BaseException, expected: tuple[type[BaseException], ...]) -> Verdict | None:
     """Judge an exception a target raised: ``None`` when it is an expected rejection.
 
-    ``InvariantViolation`` and ``AssertionError`` are ``invariant`` findings (the
-    invariant's name, or the asserting function, in the key); every other exception
+    An :class:`~assay.observe.OracleFailure` is a finding of its own oracle tag (its
+    name and kind in the key); a bare ``AssertionError`` is an ``invariant`` finding
+    keyed by the asserting function; every other exception
     outside ``expected`` is a ``panic`` keyed by its type and innermost frames.
     """
-    if isinstance(exc, InvariantViolation):
+    if isinstance(exc, OracleFailure):
         info = exception_info(exc)
         key = exc.name + (f"/{exc.kind}" if exc.kind else "")
-        return Verdict("invariant", key, exc.detail, info)
+        return Verdict(exc.oracle, key, exc.detail, info, dict(exc.data))
     if isinstance(exc, AssertionError):
         info = exception_info(exc)
         where = info.frames[0].identity if info.frames else "?"

@@ -1,0 +1,81 @@
+"""Project configuration: ``[tool.assay]`` in ``pyproject.toml``."""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from assay.errors import ConfigError
+
+#: Every key ``[tool.assay]`` accepts, with its default.
+DEFAULTS: dict[str, Any] = {
+    "targets": ["fuzz"],
+    "corpus": ".assay/corpus",
+    "artifacts": ".assay/artifacts",
+    "dictionary": [],
+    "regressions": "tests/fuzz_regressions",
+    "staging": ".assay/staging",
+    "quarantine": ".assay/quarantine.jsonl",
+}
+
+
+@dataclass
+class Project:
+    """A project's assay settings, with paths made absolute."""
+
+    root: Path
+    targets: list[str]
+    corpus: Path
+    artifacts: Path
+    dictionary: list[bytes]
+    regressions: Path
+    staging: Path
+    quarantine: Path
+    raw: dict[str, Any] = field(default_factory=dict)
+
+
+def load_project(root: str | os.PathLike[str] | None = None) -> Project:
+    """Read ``[tool.assay]`` from ``root/pyproject.toml`` (all defaults if absent)."""
+    base = Path(root or os.getcwd()).resolve()
+    if not base.is_dir():
+        raise ConfigError(f"project directory {base} does not exist; pass an existing folder to --project")
+    pyproject = base / "pyproject.toml"
+    section: dict[str, Any] = {}
+    if pyproject.exists():
+        try:
+            doc = tomllib.loads(pyproject.read_text("utf-8"))
+        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+            raise ConfigError(f"{pyproject} is not valid TOML ({exc}); fix the file and run again") from None
+        section = doc.get("tool", {}).get("assay", {})
+        if not isinstance(section, dict):
+            raise ConfigError(f"{pyproject}: [tool.assay] must be a table")
+    unknown = sorted(set(section) - set(DEFAULTS))
+    if unknown:
+        raise ConfigError(
+            f"{pyproject}: unknown key(s) {', '.join(unknown)} in [tool.assay]; known keys: {', '.join(DEFAULTS)}"
+        )
+    merged = {**DEFAULTS, **section}
+    for key in ("targets", "dictionary"):
+        value = merged[key]
+        if isinstance(value, str):
+            value = [value]
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise ConfigError(f"{pyproject}: [tool.assay] {key} must be a list of strings, not {value!r}")
+        merged[key] = value
+    for key in ("corpus", "artifacts", "regressions", "staging", "quarantine"):
+        if not isinstance(merged[key], str) or not merged[key]:
+            raise ConfigError(f"{pyproject}: [tool.assay] {key} must be a non-empty path string")
+    return Project(
+        root=base,
+        targets=merged["targets"],
+        corpus=base / merged["corpus"],
+        artifacts=base / merged["artifacts"],
+        dictionary=[t.encode("utf-8") for t in merged["dictionary"]],
+        regressions=base / merged["regressions"],
+        staging=base / merged["staging"],
+        quarantine=base / merged["quarantine"],
+        raw=section,
+    )

@@ -1,0 +1,90 @@
+"""Where each generated case's input comes from: byte mutation or a strategy."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from assay.gen.mutators import MAX_DICTIONARY, ByteMutator
+from assay.gen.strategy import Strategy
+
+#: Share of cases that generate a fresh value from the strategy.
+FRESH_SHARE = 0.1
+#: Share of strategy-mutated cases that also get byte mutations (adjacent inputs).
+BYTE_AFTER_STRUCTURE = 0.2
+#: Share of strategy cases that cross two corpus values over.
+CROSSOVER_SHARE = 0.15
+
+
+class InputSource:
+    """Turns (case RNG, corpus) into the next input, deterministically.
+
+    Without a strategy this is libFuzzer-style byte mutation of a corpus entry
+    (random bytes while the corpus is empty).  With a strategy, corpus entries the
+    strategy can parse are mutated structurally, sometimes crossed over, sometimes
+    byte-mutated afterwards; a share of cases are fresh valid values.
+    """
+
+    def __init__(self, max_len: int, dictionary: list[bytes], strategy: Strategy | None = None) -> None:
+        self.max_len = max_len
+        self.mutator = ByteMutator(max_len, dictionary)
+        self.strategy = strategy
+        self.corpus: list[bytes] = []
+        self.values: list[Any] = []
+        self.parsed: list[int] = []  # indices of entries the strategy could read
+
+    def add(self, data: bytes) -> None:
+        """Add a corpus entry (and its parsed structure, if a strategy reads it)."""
+        self.corpus.append(data)
+        if self.strategy is not None:
+            value = self.strategy.parse(data)
+            self.values.append(value)
+            if value is not None:
+                self.parsed.append(len(self.values) - 1)
+            if value is not None and len(self.mutator.dictionary) < MAX_DICTIONARY:
+                known = set(self.mutator.dictionary)
+                for token in self.strategy.tokens(value):
+                    if token and token not in known and len(self.mutator.dictionary) < MAX_DICTIONARY:
+                        self.mutator.dictionary.append(token)
+                        known.add(token)
+
+    def next(self, rng: random.Random) -> tuple[bytes, list[str]]:
+        """The next input and the names of the operators that made it."""
+        if self.strategy is not None:
+            return self._structured(rng)
+        if not self.corpus:
+            return rng.randbytes(rng.randint(0, min(64, self.max_len))), ["random"]
+        parent = self.corpus[rng.randrange(len(self.corpus))]
+        other = self.corpus[rng.randrange(len(self.corpus))]
+        return self.mutator.mutate(parent, rng, other)
+
+    def _structured(self, rng: random.Random) -> tuple[bytes, list[str]]:
+        s = self.strategy
+        assert s is not None
+        parsed = self.parsed
+        if not parsed or rng.random() < FRESH_SHARE:
+            data, ops = s.render(s.generate(rng)), [f"{s.name}:generate"]
+        else:
+            value = self.values[rng.choice(parsed)]
+            if len(parsed) > 1 and rng.random() < CROSSOVER_SHARE:
+                value = s.crossover(value, self.values[rng.choice(parsed)], rng)
+                ops = [f"{s.name}:crossover"]
+            else:
+                value = s.mutate(value, rng)
+                ops = [f"{s.name}:mutate"]
+            data = s.render(value)
+            if rng.random() < BYTE_AFTER_STRUCTURE:
+                data, more = self.mutator.mutate(data, rng, None)
+                ops += more
+        if len(data) > self.max_len:
+            data = data[: self.max_len]
+        return data, ops
+
+    def structural_candidates(self, data: bytes):
+        """Strategy shrink candidates of ``data`` as bytes (for the shrinker)."""
+        if self.strategy is None:
+            return ()
+        value = self.strategy.parse(data)
+        if value is None:
+            return ()
+        return (self.strategy.render(v) for v in self.strategy.shrink_candidates(value))

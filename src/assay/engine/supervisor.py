@@ -1,0 +1,379 @@
+"""The parent side of one target's campaign: fork, watch, restart, record.
+
+Design
+------
+The parent is warm (targets imported) and forks a worker that runs the schedule.
+It never executes target code itself.  It listens on the worker's pipe and keeps
+the authoritative state: the corpus, every coverage and feature key seen, the
+signatures found, where the schedule stands.  It polls the worker's journal to
+enforce the per-input timeout: first ``SIGUSR1`` (the worker raises a
+``WedgeTimeout`` inside the target), then, if the input ignores it, a stack dump
+and ``SIGKILL``.
+
+When a worker dies (signal, ``os._exit``, kill for a hang, out of memory), the
+parent reads the exact active input from the journal, judges the death, replays
+the input in fresh children to learn whether it is deterministic, writes the
+artifact, and forks a new worker that resumes at the next case with the same
+corpus and seen keys: nothing is lost and the schedule continues.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+from dataclasses import dataclass, field
+from multiprocessing.connection import Pipe
+from typing import Any, Callable, Hashable
+
+from assay.engine import isolate, journal as jr
+from assay.errors import AssayError
+from assay.engine.worker import Plan, Worker, install_soft_timeout
+from assay.feedback.scope import Scope
+from assay.feedback.sysmon import SysmonFeedback
+from assay.store.artifacts import Finding, build_metadata, write_artifact
+from assay.store.corpus import Corpus, digest
+from assay.target import Target
+from assay.verdict import Verdict
+
+#: Seconds between the parent's looks at the worker's journal.
+POLL = 0.05
+#: Replays (in fresh children) that decide whether a worker death is deterministic.
+DEATH_REPLAYS = 2
+#: Worker deaths outside any input tolerated before the campaign gives up.
+MAX_IDLE_DEATHS = 3
+
+
+class WorkerError(AssayError):
+    """A campaign worker failed in assay's own code (not the target's)."""
+
+
+@dataclass
+class Progress:
+    target: str
+    cases: int
+    edges: int
+    lines: int
+    features: int
+    corpus: int
+    findings: int
+    elapsed: float
+    time_left: float | None
+
+
+@dataclass
+class FindingRecord:
+    signature: str
+    oracle: str
+    artifact: str
+    new: bool
+    occurrences: int = 1
+
+
+@dataclass
+class TargetOutcome:
+    name: str
+    seed: int
+    sources: list[str]
+    strategy: str | None
+    initial_manifest: list[str]
+    corpus_additions: list[str] = field(default_factory=list)
+    schedule_digest: str = ""
+    schedule_count: int = 0
+    cases: int = 0
+    elapsed: float = 0.0
+    edges: int = 0
+    lines: int = 0
+    features: int = 0
+    corpus_size: int = 0
+    findings: list[FindingRecord] = field(default_factory=list)
+    worker_restarts: int = 0
+    status: str = "clean"
+
+    @property
+    def execs_per_sec(self) -> float:
+        return self.cases / self.elapsed if self.elapsed > 0 else 0.0
+
+
+class Supervisor:
+    """Runs one target's campaign in crash-isolated workers (see module docstring)."""
+
+    def __init__(
+        self,
+        target: Target,
+        *,
+        tseed: int,
+        master_seed: int,
+        initial: list[bytes],
+        initial_manifest: list[str],
+        corpus: Corpus | None,
+        artifact_root: str,
+        sources: list[str],
+        max_cases: int | None,
+        budget: float | None,
+        replay_only: bool,
+        shrink_cases: int,
+        strategy: Any,
+        dictionary: list[bytes],
+        progress: Callable[[Progress], None] | None = None,
+    ) -> None:
+        self.target = target
+        self.master_seed = master_seed
+        self.corpus_store = corpus
+        self.artifact_root = artifact_root
+        self.sources = sources
+        self.progress = progress
+        self.budget = budget
+        self.outcome = TargetOutcome(
+            name=target.name, seed=tseed, sources=sources,
+            strategy=strategy and f"{strategy.name}@{strategy.version}", initial_manifest=initial_manifest,
+        )
+        self.plan = Plan(
+            target=target, tseed=tseed, initial=initial, initial_pos=0, generated_pos=0,
+            max_cases=max_cases, deadline=None, replay_only=replay_only, corpus=[], seen=[],
+            known_signatures=set(), chain=bytes(32), shrink_cases=shrink_cases,
+            strategy=strategy, dictionary=dictionary,
+        )
+        self.pending: dict[str, tuple] = {}
+        self.records: dict[str, FindingRecord] = {}
+        self.started = 0.0
+        self.last_stats: tuple = (0, {"edges": 0, "lines": 0}, 0, 0)
+        self.idle_deaths = 0
+
+    # -- the loop over worker lifetimes --------------------------------------------------------
+    def run(self) -> TargetOutcome:
+        self.started = time.monotonic()
+        if self.budget is not None:
+            self.plan.deadline = self.started + self.budget
+        journal = jr.Journal(self.target.max_len)
+        try:
+            while True:
+                finished = self._one_worker(journal)
+                if finished:
+                    break
+                self.outcome.worker_restarts += 1
+                if self.plan.deadline is not None and time.monotonic() >= self.plan.deadline:
+                    break
+                if self.plan.max_cases is not None and self.plan.generated_pos >= self.plan.max_cases and (
+                    self.plan.initial_pos >= len(self.plan.initial)
+                ):
+                    break
+        finally:
+            journal.close()
+            for sig in list(self.pending):
+                self._flush_pending(sig)
+        o = self.outcome
+        o.elapsed = time.monotonic() - self.started
+        o.schedule_digest = self.plan.chain.hex()
+        o.schedule_count = self.plan.initial_pos + self.plan.generated_pos
+        o.cases = o.schedule_count
+        o.corpus_size = len(self.plan.corpus)
+        o.findings = list(self.records.values())
+        o.status = "findings" if o.findings else "clean"
+        return o
+
+    def _one_worker(self, journal: jr.Journal) -> bool:
+        """Fork a worker and watch it; True if it finished the schedule."""
+        capture = isolate.new_capture()
+        journal.reset()
+        reader, writer = Pipe(duplex=False)
+        pid = os.fork()
+        if pid == 0:
+            code = 0
+            try:
+                reader.close()
+                self._child(journal, writer, capture)
+            except BaseException:
+                import traceback
+
+                traceback.print_exc()
+                code = 70
+            finally:
+                os._exit(code)
+        writer.close()
+        done = False
+        killed = False
+        signalled_for: tuple | None = None
+        try:
+            while True:
+                if reader.poll(POLL):
+                    try:
+                        msg = reader.recv()
+                    except EOFError:
+                        break
+                    if msg[0] == "done":
+                        done = True
+                        self._on_done(msg)
+                    else:
+                        self._on_message(msg)
+                    continue
+                state, position, started = journal.state()
+                now = time.monotonic()
+                if state == jr.RUNNING:
+                    over = now - started - self.target.timeout
+                    if over > isolate.KILL_GRACE:
+                        isolate.kill_with_stack(pid)
+                        killed = True
+                    elif over > 0 and signalled_for != (position, started):
+                        signalled_for = (position, started)
+                        _signal(pid, signal.SIGUSR1)
+                if self.plan.deadline is not None and now > self.plan.deadline + max(5.0, 2 * self.target.timeout):
+                    isolate.kill_with_stack(pid)  # a worker that ignores its own deadline
+                    killed = True
+                self._report_progress()
+            _, status = os.waitpid(pid, 0)
+            while reader.poll(0):  # drain what the worker sent before dying
+                try:
+                    msg = reader.recv()
+                except EOFError:
+                    break
+                self._on_message(msg) if msg[0] != "done" else (self._on_done(msg), None)
+                done = done or msg[0] == "done"
+            if not done:
+                self._on_death(journal, status, killed, isolate.read_tail(capture))
+        except BaseException:
+            try:
+                os.kill(pid, signal.SIGKILL)
+                os.waitpid(pid, 0)
+            except (ProcessLookupError, ChildProcessError):
+                pass
+            raise
+        finally:
+            reader.close()
+            try:
+                os.unlink(capture)
+            except FileNotFoundError:
+                pass
+        return done
+
+    def _child(self, journal: jr.Journal, writer, capture: str) -> None:
+        isolate.child_setup(capture, self.target.rss_limit_mb)
+        install_soft_timeout(journal)
+        feedback = SysmonFeedback(Scope(self.sources))
+        feedback.start()
+        feedback.mark_seen(self.plan.seen)
+        worker = Worker(self.plan, feedback, journal, writer.send)
+        try:
+            initial_done, generated = worker.run()
+        finally:
+            feedback.stop()
+        writer.send(("done", journal.chain, initial_done, generated, worker.executed, feedback.counts()))
+        writer.close()
+
+    # -- messages ---------------------------------------------------------------------------------
+    def _on_message(self, msg: tuple) -> None:
+        kind = msg[0]
+        if kind == "corpus":
+            _, data, new, from_initial = msg
+            self.plan.corpus.append(data)
+            self.plan.seen.extend(new)
+            self._count_keys(new)
+            if not from_initial and self.corpus_store is not None and not self.plan.replay_only:
+                self.outcome.corpus_additions.append(self.corpus_store.add(data))
+            elif not from_initial:
+                self.outcome.corpus_additions.append(digest(data))
+        elif kind == "stats":
+            self.last_stats = msg[1:]
+        elif kind == "raw":
+            _, sig, verdict, data, ops, pos = msg
+            self.plan.known_signatures.add(sig)
+            self.pending[sig] = (verdict, data, ops, pos)
+        elif kind == "finding":
+            _, sig, verdict, original, minimized, ops, pos, determinism, shrink_cases = msg
+            self.pending.pop(sig, None)
+            self._record(Finding(
+                target=self.target.name, verdict=Verdict.from_json(verdict), input=minimized, original=original,
+                determinism=determinism, mutation_operators=ops, case_index=pos,
+                extra={"shrink_cases": shrink_cases},
+            ))
+        elif kind == "again":
+            rec = self.records.get(msg[1])
+            if rec is not None:
+                rec.occurrences += 1
+
+    def _on_done(self, msg: tuple) -> None:
+        _, chain, initial_done, generated, executed, counts = msg
+        self.plan.chain = chain
+        self.plan.initial_pos = initial_done
+        self.plan.generated_pos = generated
+
+    def _count_keys(self, keys: list[Hashable]) -> None:
+        for key in keys:
+            if isinstance(key[0], int):
+                if len(key) == 3:
+                    self.outcome.edges += 1
+                else:
+                    self.outcome.lines += 1
+            else:
+                self.outcome.features += 1
+
+    # -- a worker that died -----------------------------------------------------------------------
+    def _on_death(self, journal: jr.Journal, status: int, killed: bool, output: str) -> None:
+        state, phase, position, sub, started, data, chain = journal.read()
+        if started == 0.0:
+            raise WorkerError(f"the worker for target {self.target.name!r} died before running any input:\n{output[-4000:]}")
+        self.plan.chain = chain
+        if phase == jr.INITIAL:
+            self.plan.initial_pos = position + 1
+        else:
+            self.plan.initial_pos = len(self.plan.initial)
+            self.plan.generated_pos = position + 1
+        if state != jr.RUNNING:
+            # Died between inputs (the OOM killer, say): resume; but a worker that keeps
+            # dying outside any input is assay's fault, not the target's.
+            self.idle_deaths += 1
+            if self.idle_deaths > MAX_IDLE_DEATHS:
+                raise WorkerError(f"the worker for target {self.target.name!r} keeps dying between inputs:\n{output[-4000:]}")
+            return
+        verdict = isolate.death_verdict(status, output, killed_for_timeout=killed, timeout=self.target.timeout)
+        sig = verdict.signature
+        if sig in self.plan.known_signatures:
+            rec = self.records.get(sig)
+            if rec is not None:
+                rec.occurrences += 1
+            return
+        self.plan.known_signatures.add(sig)
+        same = 0
+        for _ in range(DEATH_REPLAYS):
+            again = isolate.run_isolated(self.target, data).verdict
+            same += again is not None and again.signature == sig
+        self._record(Finding(
+            target=self.target.name, verdict=verdict, input=data, original=data,
+            determinism={"replays": DEATH_REPLAYS, "reproduced": same, "same_signature": same == DEATH_REPLAYS},
+            case_index=position, diagnostic=output,
+            extra={"infrastructure": True, "during": "shrink" if sub == jr.DERIVED else "case"},
+        ))
+
+    def _flush_pending(self, sig: str) -> None:
+        verdict, data, ops, pos = self.pending.pop(sig)
+        self._record(Finding(
+            target=self.target.name, verdict=Verdict.from_json(verdict), input=data, original=data,
+            determinism={"replays": 0, "reproduced": 0, "same_signature": None}, mutation_operators=ops,
+            case_index=pos, extra={"shrink_interrupted": True},
+        ))
+
+    def _record(self, finding: Finding) -> None:
+        meta = build_metadata(finding, campaign_seed=self.master_seed, target_seed=self.plan.tseed, sources=self.sources)
+        if self.outcome.strategy:
+            meta["strategy"] = self.outcome.strategy
+        path, new = write_artifact(self.artifact_root, finding, meta)
+        self.records[finding.signature] = FindingRecord(finding.signature, finding.verdict.oracle, str(path), new)
+
+    def _report_progress(self) -> None:
+        if self.progress is None:
+            return
+        executed, counts, features, corpus = self.last_stats
+        now = time.monotonic()
+        left = None if self.plan.deadline is None else max(0.0, self.plan.deadline - now)
+        self.progress(Progress(
+            self.target.name, self.plan.initial_pos + self.plan.generated_pos + executed,
+            self.outcome.edges, self.outcome.lines, self.outcome.features, len(self.plan.corpus),
+            len(self.records), now - self.started, left,
+        ))
+
+
+def _signal(pid: int, signum: int) -> None:
+    try:
+        os.kill(pid, signum)
+    except ProcessLookupError:
+        pass

@@ -1,0 +1,179 @@
+"""The campaign loop, as it runs inside a forked worker.
+
+The worker executes the schedule (initial inputs, then generated cases), keeps
+inputs that reach new edges, lines or features, and judges every run.  It sends
+everything the parent must not lose (corpus additions with their new keys, raw and
+shrunk findings, progress) over a pipe *before* moving to the next case, and
+publishes the active input in the :class:`~assay.engine.journal.Journal` before
+running it.  So when the worker dies, the parent knows exactly where to resume and
+which input did it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import signal
+import time
+from dataclasses import dataclass, field
+from typing import Any, Hashable
+
+from assay.engine import execute, journal as jr
+from assay.engine.generate import InputSource
+from assay.engine.seeds import case_rng
+from assay.engine.shrink import shrink
+from assay.feedback.protocol import Feedback
+from assay.target import Target
+
+#: Cases between checks of the clock (budget, progress messages).
+CLOCK_EVERY = 64
+#: Seconds between progress messages.
+PROGRESS_EVERY = 0.5
+#: Capture-file size at which a chatty target's output is truncated.
+MAX_CAPTURE = 16 * 1024 * 1024
+#: Replays of a failing input that decide whether it is deterministic.
+DETERMINISM_REPLAYS = 2
+
+
+@dataclass
+class Plan:
+    """Everything a (re)started worker needs; inherited through ``fork``."""
+
+    target: Target
+    tseed: int
+    initial: list[bytes]
+    initial_pos: int
+    generated_pos: int
+    max_cases: int | None
+    deadline: float | None
+    replay_only: bool
+    corpus: list[bytes]
+    seen: list[Hashable]
+    known_signatures: set[str]
+    chain: bytes
+    shrink_cases: int
+    strategy: Any = None
+    dictionary: list[bytes] = field(default_factory=list)
+
+
+class Worker:
+    def __init__(self, plan: Plan, feedback: Feedback, journal: jr.Journal, send) -> None:
+        self.plan = plan
+        self.target = plan.target
+        self.feedback = feedback
+        self.journal = journal
+        self.send = send
+        self.source = InputSource(plan.target.max_len, plan.dictionary, plan.strategy)
+        for entry in plan.corpus:
+            self.source.add(entry)
+        self.seen_features: set[Hashable] = {k for k in plan.seen if isinstance(k, tuple) and k and k[0] in ("f", "outcome")}
+        self.known = set(plan.known_signatures)
+        self.journal.chain = plan.chain
+        self._last_progress = time.monotonic()
+        self.executed = 0
+
+    # -- schedule ------------------------------------------------------------------------
+    def run(self) -> tuple[int, int]:
+        """Execute the rest of the schedule; returns (initial done, generated position)."""
+        plan = self.plan
+        for pos in range(plan.initial_pos, len(plan.initial)):
+            self.case(jr.INITIAL, pos, plan.initial[pos], ["initial"])
+            self._tick(pos)
+        if plan.replay_only:
+            return len(plan.initial), plan.generated_pos
+        i = plan.generated_pos
+        while plan.max_cases is None or i < plan.max_cases:
+            if i % CLOCK_EVERY == 0 and self._tick(i):
+                break
+            self.feedback.maybe_restart(i)
+            data, ops = self.source.next(case_rng(plan.tseed, i))
+            self.case(jr.GENERATED, i, data, ops)
+            i += 1
+        return len(plan.initial), i
+
+    def _tick(self, position: int) -> bool:
+        """Send progress when due; True once the budget is spent."""
+        now = time.monotonic()
+        if now - self._last_progress >= PROGRESS_EVERY:
+            self._last_progress = now
+            self.send(("stats", self.executed, self.feedback.counts(), len(self.seen_features), len(self.source.corpus)))
+            if position % (CLOCK_EVERY * 64) == 0:
+                _truncate_capture()
+        return self.plan.deadline is not None and now >= self.plan.deadline
+
+    # -- one case ----------------------------------------------------------------------------
+    def case(self, phase: int, pos: int, data: bytes, ops: list[str]) -> None:
+        j = self.journal
+        j.chain = hashlib.sha256(j.chain + len(data).to_bytes(4, "big") + data).digest()
+        j.begin(phase, pos, jr.CASE, data)
+        result = execute.run(self.target, data)
+        j.end()
+        self.executed += 1
+        new = self.feedback.take_new()
+        for key in result.features:
+            if key not in self.seen_features:
+                self.seen_features.add(key)
+                new.append(key)
+        if result.outcome not in self.seen_features:
+            self.seen_features.add(result.outcome)
+            new.append(result.outcome)
+        if result.verdict is not None:
+            self.finding(phase, pos, data, ops, result.verdict)
+        elif new:
+            self.source.add(data)
+            self.send(("corpus", data, new, phase == jr.INITIAL))
+
+    def finding(self, phase: int, pos: int, data: bytes, ops: list[str], verdict) -> None:
+        sig = verdict.signature
+        if sig in self.known:
+            self.send(("again", sig))
+            return
+        self.known.add(sig)
+        self.send(("raw", sig, verdict.to_json(), data, ops, pos))
+        self.feedback.pause(True)
+        try:
+            same = 0
+            for _ in range(DETERMINISM_REPLAYS):
+                again = self._derived(phase, pos, data)
+                same += again is not None and again.signature == sig
+            minimized, shrink_cases = data, 0
+            if same == DETERMINISM_REPLAYS and verdict.oracle != "wedge":
+
+                def still_fails(candidate: bytes) -> bool:
+                    v = self._derived(phase, pos, candidate)
+                    return v is not None and v.signature == sig
+
+                result = shrink(data, still_fails, self.plan.shrink_cases, self.source.structural_candidates)
+                minimized, shrink_cases = result.data, result.cases
+                final = self._derived(phase, pos, minimized)
+                if final is not None and final.signature == sig:
+                    verdict = final  # the traceback of the input we keep
+        finally:
+            self.feedback.pause(False)
+        determinism = {"replays": DETERMINISM_REPLAYS, "reproduced": same, "same_signature": same == DETERMINISM_REPLAYS}
+        self.send(("finding", sig, verdict.to_json(), data, minimized, ops, pos, determinism, shrink_cases))
+
+    def _derived(self, phase: int, pos: int, data: bytes):
+        self.journal.begin(phase, pos, jr.DERIVED, data)
+        try:
+            return execute.run(self.target, data).verdict
+        finally:
+            self.journal.end()
+
+
+def _truncate_capture() -> None:
+    try:
+        if os.fstat(2).st_size > MAX_CAPTURE:
+            os.ftruncate(2, 0)
+    except OSError:
+        pass
+
+
+def install_soft_timeout(journal: jr.Journal) -> None:
+    """SIGUSR1 from the parent raises :class:`WedgeTimeout` if a case is running."""
+
+    def on_usr1(signum, frame):  # noqa: ARG001
+        if journal.mem[0] == jr.RUNNING:
+            raise execute.WedgeTimeout()
+
+    signal.signal(signal.SIGUSR1, on_usr1)

@@ -1,0 +1,6 @@
+"""Coverage feedback: which code an input reached, recorded through PEP 669."""
+
+from assay.feedback.protocol import Feedback
+from assay.feedback.scope import Scope
+
+__all__ = ["Feedback", "Scope"]

@@ -1,0 +1,30 @@
+"""The interface every feedback collector offers the engine."""
+
+from __future__ import annotations
+
+from typing import Hashable, Protocol
+
+
+class Feedback(Protocol):
+    """Records coverage items; reports only the ones never seen before."""
+
+    def start(self) -> None:
+        """Begin recording (claims any process-wide resources)."""
+
+    def stop(self) -> None:
+        """Stop recording and release everything :meth:`start` claimed."""
+
+    def take_new(self) -> list[Hashable]:
+        """Items first seen since the last call, in the order they were seen."""
+
+    def pause(self, paused: bool) -> None:
+        """While paused nothing is recorded (used while shrinking)."""
+
+    def mark_seen(self, keys: list[Hashable]) -> None:
+        """Treat ``keys`` as already seen (a restarted worker inherits them)."""
+
+    def maybe_restart(self, case_index: int) -> None:
+        """Give retired items a chance to fire again, on a schedule of case indices."""
+
+    def counts(self) -> dict[str, int]:
+        """How many items of each kind have been seen."""

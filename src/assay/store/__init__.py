@@ -1,0 +1,1 @@
+"""On-disk stores: the content-addressed corpus and the findings' artifacts."""

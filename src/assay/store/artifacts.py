@@ -1,0 +1,161 @@
+"""Findings on disk: ``<root>/<target>/<sha256>/input | metadata.json | diagnostic.log``.
+
+The directory is named by the SHA-256 of the (minimized) input and published with
+one rename, so a killed run leaves no half-written artifact.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import sys
+import sysconfig
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterator
+
+from assay._version import __version__
+from assay.errors import ArtifactError
+from assay.store.atomic import TMP_PREFIX, publish_dir
+from assay.store.corpus import digest
+from assay.verdict import Verdict
+
+#: Version of the ``metadata.json`` layout; bump on incompatible changes.
+SCHEMA_VERSION = 1
+#: Most bytes of captured worker output kept in ``diagnostic.log``.
+MAX_DIAGNOSTIC = 256 * 1024
+
+
+@dataclass
+class Finding:
+    """A failure the engine found, ready to be written as an artifact."""
+
+    target: str
+    verdict: Verdict
+    input: bytes
+    original: bytes
+    determinism: dict[str, Any]
+    mutation_operators: list[str] = field(default_factory=list)
+    case_index: int | None = None
+    diagnostic: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def signature(self) -> str:
+        return self.verdict.signature
+
+
+def runtime_identity() -> dict[str, Any]:
+    return {
+        "assay_version": __version__,
+        "python": {
+            "version": platform.python_version(),
+            "implementation": sys.implementation.name,
+            "abi": sysconfig.get_config_var("SOABI") or "",
+            "abiflags": getattr(sys, "abiflags", ""),
+        },
+        "platform": platform.platform(),
+    }
+
+
+def build_metadata(
+    finding: Finding, *, campaign_seed: int | None, target_seed: int | None, sources: list[str]
+) -> dict[str, Any]:
+    """The ``metadata.json`` content for ``finding``."""
+    v = finding.verdict
+    meta: dict[str, Any] = {
+        "schema_version": SCHEMA_VERSION,
+        "campaign_seed": campaign_seed,
+        "target_seed": target_seed,
+        "target": finding.target,
+        "input_sha256": digest(finding.input),
+        "original_sha256": digest(finding.original),
+        "original_size": len(finding.original),
+        "minimized_size": len(finding.input),
+        "oracle": v.oracle,
+        "signature": v.signature,
+        "verdict": v.to_json(),
+        "exception": v.exception.to_json() if v.exception else None,
+        "determinism": finding.determinism,
+        "sources": sources,
+        "mutation_operators": finding.mutation_operators,
+        "case_index": finding.case_index,
+    }
+    meta.update(runtime_identity())
+    meta.update(finding.extra)
+    return meta
+
+
+def artifact_dir(root: str | os.PathLike[str], finding: Finding) -> Path:
+    base = Path(root)
+    mutant = finding.extra.get("mutant_id")
+    if mutant:
+        base = base / "mutants" / digest(str(mutant).encode())
+    return base / finding.target / digest(finding.input)
+
+
+def write_artifact(root: str | os.PathLike[str], finding: Finding, metadata: dict[str, Any]) -> tuple[Path, bool]:
+    """Publish ``finding`` under ``root``; returns (directory, newly written?)."""
+    final = artifact_dir(root, finding)
+    files = {
+        "input": finding.input,
+        "metadata.json": (json.dumps(metadata, indent=2, sort_keys=True, ensure_ascii=False) + "\n").encode(),
+    }
+    if finding.diagnostic:
+        files["diagnostic.log"] = finding.diagnostic[-MAX_DIAGNOSTIC:].encode("utf-8", "replace")
+    return final, publish_dir(final, files)
+
+
+@dataclass(frozen=True)
+class Artifact:
+    """A finding read back from disk."""
+
+    path: Path
+    input: bytes
+    metadata: dict[str, Any]
+
+    @property
+    def target(self) -> str:
+        return self.metadata["target"]
+
+    @property
+    def signature(self) -> str:
+        return self.metadata["signature"]
+
+    @property
+    def verdict(self) -> Verdict:
+        return Verdict.from_json(self.metadata["verdict"])
+
+
+def load_artifact(path: str | os.PathLike[str]) -> Artifact:
+    """Read the artifact in directory ``path`` (or the directory of an ``input`` file)."""
+    p = Path(path)
+    if p.is_file():
+        p = p.parent
+    try:
+        data = (p / "input").read_bytes()
+        meta = json.loads((p / "metadata.json").read_text("utf-8"))
+    except FileNotFoundError as exc:
+        raise ArtifactError(f"{p} is not an assay artifact (missing {Path(exc.filename).name})") from None
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise ArtifactError(f"{p / 'metadata.json'} is not valid JSON ({exc}); restore or delete the artifact") from None
+    for key in ("target", "signature", "verdict", "input_sha256"):
+        if key not in meta:
+            raise ArtifactError(f"{p / 'metadata.json'} lacks {key!r}; it was not written by this version of assay")
+    if digest(data) != meta["input_sha256"]:
+        raise ArtifactError(f"{p / 'input'} does not match input_sha256 in its metadata; the artifact was modified")
+    return Artifact(p, data, meta)
+
+
+def iter_artifacts(root: str | os.PathLike[str], target: str | None = None) -> Iterator[Artifact]:
+    """Every artifact under ``root`` (optionally one target's), in a stable order."""
+    root = Path(root)
+    if not root.is_dir():
+        return
+    for meta in sorted(root.rglob("metadata.json")):
+        if any(part.startswith(TMP_PREFIX) for part in meta.parts):
+            continue
+        art = load_artifact(meta.parent)
+        if target is None or art.target == target:
+            yield art

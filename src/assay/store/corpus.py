@@ -1,0 +1,93 @@
+"""The content-addressed corpus: ``<root>/<target>/<sha256>.input``.
+
+Before a campaign the directory of every selected target is checked; any entry
+that breaks a rule makes the whole run refuse, listing every offender, with
+nothing changed.  Writes are atomic.  Replay-only campaigns never write.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from assay.errors import CorpusError
+from assay.store.atomic import TMP_PREFIX, write_bytes
+
+SUFFIX = ".input"
+_NAME = re.compile(r"^[0-9a-f]{64}\.input$")
+
+
+def digest(data: bytes) -> str:
+    """The lowercase SHA-256 hex digest of ``data``."""
+    return hashlib.sha256(data).hexdigest()
+
+
+@dataclass(frozen=True)
+class Offence:
+    path: str
+    problem: str
+
+
+class Corpus:
+    """One target's corpus directory."""
+
+    def __init__(self, root: str | os.PathLike[str], target: str, max_len: int) -> None:
+        self.dir = Path(root) / target
+        self.target = target
+        self.max_len = max_len
+
+    def check(self) -> list[Offence]:
+        """Every entry breaking a rule (a missing directory is an empty corpus)."""
+        if not self.dir.exists():
+            return []
+        if not self.dir.is_dir():
+            return [Offence(str(self.dir), "is not a directory")]
+        offences = []
+        for entry in sorted(os.scandir(self.dir), key=lambda e: e.name):
+            path = entry.path
+            if entry.name.startswith(TMP_PREFIX):
+                offences.append(Offence(path, "temporary file left by an interrupted write; delete it"))
+            elif entry.is_symlink() or not entry.is_file():
+                offences.append(Offence(path, "unexpected entry (only <sha256>.input files belong here)"))
+            elif not _NAME.match(entry.name):
+                offences.append(Offence(path, "unexpected file name (must be the lowercase SHA-256 of the content + .input)"))
+            else:
+                data = Path(path).read_bytes()
+                if digest(data) + SUFFIX != entry.name:
+                    offences.append(Offence(path, f"name does not match content (content SHA-256 is {digest(data)})"))
+                elif len(data) > self.max_len:
+                    offences.append(Offence(path, f"{len(data)} bytes exceeds the target's max_len={self.max_len}"))
+        return offences
+
+    def load(self) -> list[tuple[str, bytes]]:
+        """``(digest, bytes)`` of every entry, sorted by digest.  Call :meth:`check` first."""
+        if not self.dir.is_dir():
+            return []
+        out = []
+        for name in sorted(os.listdir(self.dir)):
+            if _NAME.match(name):
+                out.append((name[: -len(SUFFIX)], (self.dir / name).read_bytes()))
+        return out
+
+    def add(self, data: bytes) -> str:
+        """Store ``data`` (idempotent) and return its digest."""
+        d = digest(data)
+        path = self.dir / (d + SUFFIX)
+        if not path.exists():
+            write_bytes(path, data)
+        return d
+
+
+def check_all(corpora: list[Corpus]) -> None:
+    """Raise :class:`CorpusError` listing every offender in every corpus."""
+    offences = [o for c in corpora for o in c.check()]
+    if offences:
+        lines = "\n".join(f"  {o.path}: {o.problem}" for o in offences)
+        raise CorpusError(
+            f"refusing to run: {len(offences)} corpus entr{'y breaks' if len(offences) == 1 else 'ies break'} "
+            f"the content-addressing rules (nothing was changed):\n{lines}\n"
+            "Fix or remove these files, then run again."
+        )
