@@ -11,7 +11,8 @@ from assay.engine.shrink import DEFAULT_MAX_CASES
 from assay.engine.supervisor import Progress, Supervisor, TargetOutcome
 from assay.errors import ConfigError
 from assay.feedback.sysmon import monitoring
-from assay.gen.mutators import tokens_from
+from assay.gen.constants import harvest
+from assay.gen.mutators import MAX_DICTIONARY, tokens_from
 from assay.gen.strategy import get_strategy
 from assay.store.corpus import Corpus, check_all
 from assay.target import Target
@@ -30,6 +31,7 @@ class CampaignOptions:
     shrink_cases: int = DEFAULT_MAX_CASES
     dictionary: list[bytes] = field(default_factory=list)
     project_root: str | None = None
+    harvest: bool = True
 
 
 @dataclass
@@ -73,7 +75,9 @@ def prepare(targets: list[Target], options: CampaignOptions) -> list[_Prepared]:
             if data not in seen:
                 seen.add(data)
                 initial.append(data)
-        dictionary = sorted(set(t.dictionary) | set(options.dictionary) | set(tokens_from(t.seeds)))
+        given = sorted(set(t.dictionary) | set(options.dictionary) | set(tokens_from(t.seeds)))
+        harvested = [tok for tok in harvest(sources) if tok not in set(given)] if options.harvest else []
+        dictionary = (given + harvested)[:MAX_DICTIONARY]
         prepared.append(_Prepared(t, corpus, sources, strategy, initial, [d for d, _ in entries], dictionary))
     return prepared
 

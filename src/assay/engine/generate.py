@@ -14,6 +14,11 @@ FRESH_SHARE = 0.1
 BYTE_AFTER_STRUCTURE = 0.2
 #: Share of strategy cases that cross two corpus values over.
 CROSSOVER_SHARE = 0.15
+#: Share of cases whose parent is one of the newest corpus entries: new entries
+#: are where the frontier is (the deepest compare solved so far).
+RECENT_SHARE = 0.5
+#: How many of the newest entries count as recent.
+RECENT_WINDOW = 4
 
 
 class InputSource:
@@ -54,9 +59,16 @@ class InputSource:
             return self._structured(rng)
         if not self.corpus:
             return rng.randbytes(rng.randint(0, min(64, self.max_len))), ["random"]
-        parent = self.corpus[rng.randrange(len(self.corpus))]
+        parent = self.corpus[self._pick(rng, len(self.corpus))]
         other = self.corpus[rng.randrange(len(self.corpus))]
         return self.mutator.mutate(parent, rng, other)
+
+    @staticmethod
+    def _pick(rng: random.Random, n: int) -> int:
+        """A corpus index, biased towards the newest entries."""
+        if n > RECENT_WINDOW and rng.random() < RECENT_SHARE:
+            return n - 1 - rng.randrange(RECENT_WINDOW)
+        return rng.randrange(n)
 
     def _structured(self, rng: random.Random) -> tuple[bytes, list[str]]:
         s = self.strategy
@@ -65,7 +77,7 @@ class InputSource:
         if not parsed or rng.random() < FRESH_SHARE:
             data, ops = s.render(s.generate(rng)), [f"{s.name}:generate"]
         else:
-            value = self.values[rng.choice(parsed)]
+            value = self.values[parsed[self._pick(rng, len(parsed))]]
             if len(parsed) > 1 and rng.random() < CROSSOVER_SHARE:
                 value = s.crossover(value, self.values[rng.choice(parsed)], rng)
                 ops = [f"{s.name}:crossover"]

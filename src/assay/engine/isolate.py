@@ -47,8 +47,11 @@ def child_setup(capture_path: str, rss_limit_mb: int) -> None:
     os.dup2(fd, 1)
     os.dup2(fd, 2)
     os.close(fd)
-    faulthandler.enable(file=sys.stderr, all_threads=False)
-    faulthandler.register(signal.SIGUSR2, file=sys.stderr, all_threads=False)
+    # The parent's sys.stdout/stderr may be capture objects (pytest) with no real fd.
+    sys.stdout = open(1, "w", closefd=False, errors="replace")
+    sys.stderr = open(2, "w", closefd=False, errors="replace")
+    faulthandler.enable(file=2, all_threads=False)
+    faulthandler.register(signal.SIGUSR2, file=2, all_threads=False)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent owns Ctrl-C
     if rss_limit_mb > 0:
         limit = rss_limit_mb * 1024 * 1024

@@ -204,7 +204,8 @@ class ByteMutator:
         """A mutated copy of ``data`` and the names of the mutations applied."""
         buf = bytearray(data)
         applied: list[str] = []
-        depth = rng.randint(1, MAX_STACK)
+        # Mostly one or two mutations: each extra one risks undoing the useful one.
+        depth = min(MAX_STACK, 1 + int(rng.expovariate(1.0)))
         attempts = 0
         while len(applied) < depth and attempts < depth * 4:
             attempts += 1

@@ -1,0 +1,5 @@
+import sys
+
+from assay.cli import main
+
+sys.exit(main())

@@ -1,0 +1,285 @@
+"""The ``assay`` command line: a thin adapter over the library.
+
+Only :func:`main` turns exceptions into exit codes: 0 clean, 1 findings,
+2 usage or configuration error (with a message saying what to change).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any, Sequence
+
+from assay._version import __version__
+from assay.errors import AssayError, ConfigError
+
+#: Subcommands that live beside their feature; each module has ``register(subparsers)``.
+PLUGGED_COMMANDS = ("assay.promote.cli", "assay.compose.cli")
+#: Budget used when neither --fuzz-cases nor --fuzz-budget is given.
+DEFAULT_BUDGET = 60.0
+#: Seconds between redraws of the live progress line.
+PROGRESS_EVERY = 0.25
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} must be at least 1")
+    return value
+
+
+def _seed(text: str) -> int:
+    try:
+        return int(text, 0)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an integer seed") from None
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"{text!r} must be more than 0 seconds")
+    return value
+
+
+def _shard(text: str) -> tuple[int, int]:
+    try:
+        k, n = (int(x) for x in text.split("/"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not K/N (for example 1/4)") from None
+    if not 1 <= k <= n:
+        raise argparse.ArgumentTypeError(f"shard {text!r} needs 1 <= K <= N")
+    return k, n
+
+
+def add_project_arg(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--project", metavar="DIR", help="project folder holding pyproject.toml (default: current folder)")
+
+
+def add_fuzz_args(parser: argparse.ArgumentParser) -> None:
+    """The shared ``--fuzz-*`` vocabulary."""
+    g = parser.add_argument_group("campaign")
+    g.add_argument("--fuzz-target", action="append", default=[], metavar="NAME", help="target to run (repeatable; default: all)")
+    g.add_argument("--fuzz-backend", choices=("python", "native", "all"), default="python")
+    g.add_argument("--fuzz-cases", type=_positive_int, metavar="N", help="generated cases per target (after seeds and corpus)")
+    g.add_argument("--fuzz-budget", type=_seconds, metavar="S", help=f"wall-clock seconds shared by all targets (default {DEFAULT_BUDGET:g} without --fuzz-cases)")
+    g.add_argument("--fuzz-seed", type=_seed, metavar="N", help="master seed (default: random; printed and reported)")
+    g.add_argument("--fuzz-replay-only", action="store_true", help="run seeds and corpus only; generate and write nothing")
+    g.add_argument("--fuzz-corpus", metavar="DIR", help="corpus root (default from [tool.assay] corpus)")
+    g.add_argument("--fuzz-artifacts", metavar="DIR", help="artifact root (default from [tool.assay] artifacts)")
+    g.add_argument("--report", metavar="FILE", help="write the JSON report here")
+    g.add_argument("--jobs", type=_positive_int, default=1, metavar="N", help="parallel workers (only 1 in this version)")
+    g.add_argument("--shard", type=_shard, metavar="K/N", help="run only the K-th of N slices of the sorted targets")
+    g.add_argument("--shrink-cases", type=_positive_int, default=1024, metavar="N", help="shrink budget per finding")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="assay", description="Fuzzing and mutation testing for Python.")
+    parser.add_argument("--version", action="version", version=f"assay {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+
+    fuzz = sub.add_parser("fuzz", help="run a fuzz campaign over registered targets")
+    add_project_arg(fuzz)
+    add_fuzz_args(fuzz)
+    fuzz.add_argument("--promote", action="store_true", help="after the run, promote new findings into regression tests")
+    fuzz.set_defaults(func=cmd_fuzz)
+
+    targets = sub.add_parser("targets", help="list registered targets and their settings")
+    add_project_arg(targets)
+    targets.add_argument("--json", action="store_true", help="machine-readable output")
+    targets.set_defaults(func=cmd_targets)
+
+    replay = sub.add_parser("replay", help="rerun one input (a file or an artifact folder) and print the verdict")
+    add_project_arg(replay)
+    replay.add_argument("target", help="target name")
+    replay.add_argument("input", help="input file, or artifact folder")
+    replay.add_argument("--isolated", action="store_true", help="run in a forked child (for crashes and hangs)")
+    replay.set_defaults(func=cmd_replay)
+
+    for module_name in PLUGGED_COMMANDS:
+        try:
+            module = importlib.import_module(module_name)
+        except ModuleNotFoundError as exc:
+            if exc.name and module_name.startswith(exc.name):
+                continue  # that feature is not part of this build
+            raise
+        module.register(sub)
+    return parser
+
+
+# -- fuzz ---------------------------------------------------------------------------------------
+def cmd_fuzz(args: argparse.Namespace) -> int:
+    from assay.config import load_project
+    from assay.discovery import load_targets, select
+    from assay.engine.campaign import CampaignOptions, run_campaign
+    from assay.report import build_report, summary, write_report
+
+    if args.fuzz_backend != "python":
+        raise ConfigError(
+            f"--fuzz-backend {args.fuzz_backend}: the native (libFuzzer) backend is not part of this version; "
+            "use --fuzz-backend python"
+        )
+    if args.jobs != 1:
+        raise ConfigError("--jobs N > 1 is not part of this version; run shards with --shard K/N instead")
+    project = load_project(args.project)
+    registry = load_targets(project)
+    chosen = select(registry, args.fuzz_target)
+    skipped: dict[str, str] = {}
+    if args.shard:
+        k, n = args.shard
+        keep = [t for i, t in enumerate(chosen) if i % n == k - 1]
+        for t in chosen:
+            if t not in keep:
+                skipped[t.name] = f"not in shard {k}/{n}"
+        chosen = keep
+    if not chosen:
+        raise ConfigError("the selection holds no target (check --fuzz-target and --shard); nothing was run")
+    budget = args.fuzz_budget
+    if budget is None and args.fuzz_cases is None and not args.fuzz_replay_only:
+        budget = DEFAULT_BUDGET
+    options = CampaignOptions(
+        corpus_root=_path(args.fuzz_corpus, project.corpus),
+        artifact_root=_path(args.fuzz_artifacts, project.artifacts),
+        max_cases=args.fuzz_cases,
+        budget=budget,
+        seed=args.fuzz_seed,
+        replay_only=args.fuzz_replay_only,
+        shrink_cases=args.shrink_cases,
+        dictionary=project.dictionary,
+        project_root=str(project.root),
+    )
+    progress = _Progress(sys.stderr)
+    result = run_campaign(chosen, options, progress=progress)
+    progress.finish()
+    print(summary(result))
+    if args.report:
+        write_report(args.report, build_report(result, arguments=_arguments(args), skipped=skipped))
+        print(f"report: {args.report}")
+    code = 1 if result.findings else 0
+    if args.promote and result.findings:
+        from assay.promote.cli import format_summary, promote_artifacts
+        from assay.store.artifacts import load_artifact
+
+        artifacts = [load_artifact(f.artifact) for t in result.targets for f in t.findings]
+        promoted = promote_artifacts(project, artifacts)
+        print(format_summary(promoted))
+    return code
+
+
+def _path(flag: str | None, default: Path) -> str:
+    return str(Path(flag).resolve()) if flag else str(default)
+
+
+def _arguments(args: argparse.Namespace) -> dict[str, Any]:
+    return {k: (list(v) if isinstance(v, tuple) else v) for k, v in vars(args).items() if k != "func"}
+
+
+class _Progress:
+    """A live progress line on a terminal; silent otherwise."""
+
+    def __init__(self, stream) -> None:
+        self.stream = stream
+        self.live = stream.isatty()
+        self.last = 0.0
+        self.drawn = False
+
+    def __call__(self, p) -> None:
+        from assay.report import progress_line
+
+        now = time.monotonic()
+        if not self.live or now - self.last < PROGRESS_EVERY:
+            return
+        self.last = now
+        line = progress_line(p)
+        width = os.get_terminal_size(self.stream.fileno()).columns if self.live else 120
+        self.stream.write("\r" + line[: width - 1].ljust(width - 1))
+        self.stream.flush()
+        self.drawn = True
+
+    def finish(self) -> None:
+        if self.drawn:
+            self.stream.write("\n")
+            self.stream.flush()
+
+
+# -- targets --------------------------------------------------------------------------------------
+def cmd_targets(args: argparse.Namespace) -> int:
+    from assay.config import load_project
+    from assay.discovery import load_targets
+
+    project = load_project(args.project)
+    registry = load_targets(project)
+    settings = [t.settings() for t in registry.all()]
+    if args.json:
+        print(json.dumps(settings, indent=2))
+        return 0
+    for s in settings:
+        print(s["name"])
+        for key in ("expected", "sources", "max_len", "seeds", "timeout", "strategy", "dictionary", "replays", "defined_in"):
+            value = s[key]
+            if isinstance(value, list):
+                value = ", ".join(value) or "-"
+            print(f"    {key:<11} {value if value is not None else '-'}")
+    return 0
+
+
+# -- replay ----------------------------------------------------------------------------------------
+def cmd_replay(args: argparse.Namespace) -> int:
+    from assay.config import load_project
+    from assay.discovery import load_targets
+    from assay.engine.execute import run_input
+    from assay.engine.isolate import run_isolated
+    from assay.store.artifacts import load_artifact
+
+    project = load_project(args.project)
+    target = load_targets(project).get(args.target)
+    path = Path(args.input)
+    if path.is_dir():
+        data = load_artifact(path).input
+    elif path.is_file():
+        data = path.read_bytes()
+    else:
+        raise ConfigError(f"{path} is neither an input file nor an artifact folder")
+    if args.isolated:
+        verdict = run_isolated(target, data).verdict
+    else:
+        verdict = run_input(target, data, timeout=target.timeout)
+    print(f"input: {len(data)} bytes {data[:200]!r}{'...' if len(data) > 200 else ''}")
+    if verdict is None:
+        print("verdict: pass (no oracle fired)")
+        return 0
+    print(f"verdict: {verdict.oracle}\nsignature: {verdict.signature}")
+    if verdict.detail:
+        print(f"detail: {verdict.detail}")
+    if verdict.exception and verdict.exception.traceback:
+        print(verdict.exception.traceback.rstrip())
+    return 1
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.func(args) or 0)
+    except AssayError as exc:
+        print(f"assay: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("assay: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,96 @@
+"""The campaign report (JSON, versioned) and the human summary."""
+
+from __future__ import annotations
+
+import datetime as _dt
+from typing import Any
+
+from assay._version import __version__
+from assay.engine.campaign import CampaignResult
+from assay.engine.supervisor import Progress, TargetOutcome
+from assay.store.artifacts import runtime_identity
+from assay.store.atomic import write_json
+
+#: Version of the report layout; bump on incompatible changes.
+REPORT_VERSION = 1
+
+
+def target_report(t: TargetOutcome) -> dict[str, Any]:
+    return {
+        "seed": t.seed,
+        "sources": t.sources,
+        "strategy": t.strategy,
+        "initial_corpus": t.initial_manifest,
+        "corpus_additions": t.corpus_additions,
+        "schedule_digest": t.schedule_digest,
+        "schedule_count": t.schedule_count,
+        "cases": t.cases,
+        "elapsed": round(t.elapsed, 3),
+        "execs_per_sec": round(t.execs_per_sec, 1),
+        "coverage": {"edges": t.edges, "lines": t.lines},
+        "features": t.features,
+        "corpus_size": t.corpus_size,
+        "worker_restarts": t.worker_restarts,
+        "findings": [
+            {"signature": f.signature, "oracle": f.oracle, "artifact": f.artifact, "new": f.new, "occurrences": f.occurrences}
+            for f in t.findings
+        ],
+        "status": t.status,
+    }
+
+
+def build_report(
+    result: CampaignResult | None,
+    *,
+    arguments: dict[str, Any],
+    skipped: dict[str, str] | None = None,
+    status: str | None = None,
+    error: str | None = None,
+) -> dict[str, Any]:
+    """The report as plain data."""
+    targets = {t.name: target_report(t) for t in (result.targets if result else [])}
+    if status is None:
+        status = "findings" if result and result.findings else "clean"
+    return {
+        "report_version": REPORT_VERSION,
+        "assay_version": __version__,
+        "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+        "arguments": arguments,
+        "master_seed": result.master_seed if result else None,
+        "elapsed": round(result.elapsed, 3) if result else 0.0,
+        "targets": targets,
+        "skipped": skipped or {},
+        "status": status,
+        "error": error,
+        "runtime": runtime_identity(),
+    }
+
+
+def write_report(path: str, report: dict[str, Any]) -> None:
+    write_json(path, report)
+
+
+def progress_line(p: Progress) -> str:
+    left = "" if p.time_left is None else f" left {p.time_left:5.1f}s"
+    rate = p.cases / p.elapsed if p.elapsed > 0 else 0.0
+    return (
+        f"{p.target}: {p.cases} cases {rate:,.0f}/s edges {p.edges} lines {p.lines} "
+        f"features {p.features} corpus {p.corpus} findings {p.findings}{left}"
+    )
+
+
+def summary(result: CampaignResult) -> str:
+    """A plain, multi-line summary for the end of a run."""
+    lines = [f"assay: master seed {result.master_seed} (repeat with --fuzz-seed {result.master_seed})"]
+    for t in result.targets:
+        lines.append(
+            f"  {t.name}: {t.cases} cases in {t.elapsed:.1f}s ({t.execs_per_sec:,.0f}/s), "
+            f"{t.edges} edges, {t.lines} lines, {t.features} features, corpus {t.corpus_size} "
+            f"(+{len(t.corpus_additions)}), {len(t.findings)} finding(s)"
+        )
+        for f in t.findings:
+            flag = "new" if f.new else "known"
+            lines.append(f"    [{f.oracle}] {f.signature}  ({flag}, seen {f.occurrences}x)\n      {f.artifact}")
+    total = result.findings
+    lines.append(f"{total} finding(s)" if total else "no findings")
+    return "\n".join(lines)

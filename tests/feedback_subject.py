@@ -1,0 +1,22 @@
+"""Code measured by test_feedback.py (kept apart so the tests' own code is out of scope)."""
+
+
+def branchy(x: int) -> int:
+    if x > 5:
+        return 1
+    return 2
+
+
+def looped(n: int) -> int:
+    total = 0
+    for i in range(n):
+        if i == 7:
+            total += 100
+        total += i
+    return total
+
+
+def gate(x: int) -> str:
+    if x == 1:
+        return "a"
+    return "b"

@@ -1,0 +1,154 @@
+"""Campaigns on planted bugs: search, determinism, crash isolation, replay-only."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from assay.engine.isolate import run_isolated
+from assay.store.artifacts import iter_artifacts, load_artifact
+
+
+def _snapshot(folder: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+@pytest.mark.campaign
+def test_finds_nested_byte_compares(planted, campaign):
+    # Seed 3 solves it at case ~38,600 (measured); the cap leaves room.
+    result = campaign([planted.get("planted_nested_compares")], cases=100_000, seed=3)
+    (t,) = result.targets
+    assert [f.oracle for f in t.findings] == ["panic"]
+    art = load_artifact(t.findings[0].artifact)
+    assert art.input.startswith(b"FUZZBUG!")
+    assert art.metadata["minimized_size"] == 8
+
+
+@pytest.mark.campaign
+def test_feature_feedback_reaches_a_bug_branches_cannot_see(planted, campaign):
+    result = campaign([planted.get("planted_feature_only")], cases=60_000, seed=1)
+    (t,) = result.targets
+    assert t.findings, "feature feedback must climb to depth 12"
+    assert t.features > 5
+
+
+def test_same_seed_same_schedule_different_seed_different(planted, campaign, tmp_path):
+    target = planted.get("planted_nested_compares")
+    runs = []
+    for n, seed in enumerate((11, 11, 12)):
+        result = campaign([target], cases=3000, seed=seed, corpus=tmp_path / f"c{n}", artifacts=tmp_path / f"a{n}")
+        runs.append(result.targets[0])
+    a, b, c = runs
+    assert a.schedule_digest == b.schedule_digest
+    assert a.corpus_additions == b.corpus_additions and a.corpus_additions
+    assert a.schedule_count == b.schedule_count == 3000 + len(target.seeds)
+    assert a.schedule_digest != c.schedule_digest
+
+
+def test_corpus_snapshot_is_part_of_the_schedule(planted, campaign, tmp_path):
+    target = planted.get("planted_nested_compares")
+    first = campaign([target], cases=2000, seed=5, corpus=tmp_path / "c").targets[0]
+    again = campaign([target], cases=2000, seed=5, corpus=tmp_path / "c").targets[0]
+    assert sorted(first.corpus_additions) == again.initial_manifest
+    assert again.schedule_digest != first.schedule_digest
+
+
+def test_replay_only_runs_seeds_and_corpus_and_writes_nothing(planted, campaign, tmp_path):
+    target = planted.get("planted_nested_compares")
+    campaign([target], cases=2000, seed=5, corpus=tmp_path / "c")
+    before = _snapshot(tmp_path / "c")
+    assert before
+    result = campaign([target], cases=2000, seed=5, corpus=tmp_path / "c", replay_only=True)
+    t = result.targets[0]
+    assert t.schedule_count == len(before) + len(target.seeds)
+    assert _snapshot(tmp_path / "c") == before
+
+
+@pytest.mark.parametrize(
+    "name, trigger, oracle",
+    [
+        ("planted_segfault", b"X", "crash"),
+        ("planted_exit", b"E", "crash"),
+        ("planted_hang", b"H", "wedge"),
+        ("planted_hang_swallow", b"S", "wedge"),
+        ("planted_memory", b"M", "panic"),
+    ],
+)
+def test_isolation_keeps_the_exact_input_and_continues(planted, campaign, tmp_path, name, trigger, oracle):
+    target = planted.get(name)
+    # The trigger is in the corpus, so the failure happens at a known point.
+    corpus = tmp_path / "corpus" / name
+    corpus.mkdir(parents=True)
+    from assay.store.corpus import Corpus
+
+    Corpus(tmp_path / "corpus", name, target.max_len).add(trigger + b"yz")
+    Corpus(tmp_path / "corpus", name, target.max_len).add(trigger + b"abc")
+    result = campaign([target], cases=300, seed=2)
+    t = result.targets[0]
+    assert t.schedule_count == 300 + len(target.seeds) + 2, "the run went on to the end"
+    failing = [f for f in t.findings if f.oracle == oracle]
+    assert len(failing) == 1, f"one finding per distinct failure, got {t.findings}"
+    assert failing[0].occurrences >= 2
+    art = load_artifact(failing[0].artifact)
+    assert art.input.startswith(trigger)
+    if oracle == "crash":
+        assert art.metadata["determinism"]["same_signature"] is True
+        if name == "planted_segfault":  # os._exit writes nothing, so no log there
+            log = (Path(failing[0].artifact) / "diagnostic.log").read_text()
+            assert "Segmentation fault" in log and "planted_segfault" in log
+        again = run_isolated(target, art.input).verdict
+        assert again is not None and again.signature == art.signature
+    if name == "planted_segfault":
+        assert "SIGSEGV" in art.signature
+
+
+def test_one_artifact_per_signature_and_distinct_bugs_apart(planted, campaign, tmp_path):
+    target = planted.get("planted_two_bugs")
+    from assay.store.corpus import Corpus
+
+    store = Corpus(tmp_path / "corpus", target.name, target.max_len)
+    for prefix in (b"A1", b"A2", b"B1", b"B2"):
+        store.add(prefix)
+    result = campaign([target], cases=200, seed=1)
+    sigs = sorted(f.signature for f in result.targets[0].findings)
+    assert len(sigs) == 2 and len(set(sigs)) == 2
+    assert len(list(iter_artifacts(tmp_path / "artifacts"))) == 2
+
+
+def test_invariant_finding_is_named_and_shrunk(planted, campaign, tmp_path):
+    target = planted.get("planted_invariant")
+    from assay.store.corpus import Corpus
+
+    Corpus(tmp_path / "corpus", target.name, target.max_len).add(b"Ixy")
+    result = campaign([target], cases=50, seed=1)
+    (finding,) = [f for f in result.targets[0].findings if f.oracle == "invariant"]
+    assert finding.signature.startswith("invariant:parity")
+    meta = load_artifact(finding.artifact).metadata
+    assert meta["determinism"] == {"replays": 2, "reproduced": 2, "same_signature": True}
+    assert meta["minimized_size"] <= meta["original_size"]
+
+
+def test_clean_target_has_no_findings(planted, campaign):
+    result = campaign([planted.get("planted_clean")], cases=3000, seed=1)
+    assert result.findings == 0
+
+
+def test_artifact_metadata_fields(planted, campaign, tmp_path):
+    target = planted.get("planted_two_bugs")
+    from assay.store.corpus import Corpus
+
+    Corpus(tmp_path / "corpus", target.name, target.max_len).add(b"A" + b"x" * 20)
+    result = campaign([target], cases=10, seed=99)
+    art = load_artifact(result.targets[0].findings[0].artifact)
+    m = art.metadata
+    for key in ("schema_version", "campaign_seed", "target_seed", "target", "input_sha256", "original_size",
+                "minimized_size", "oracle", "exception", "signature", "determinism", "sources",
+                "mutation_operators", "assay_version", "python", "platform"):
+        assert key in m, key
+    assert m["campaign_seed"] == 99
+    assert m["original_size"] == 21 and m["minimized_size"] == 1
+    assert m["exception"]["type"] == "builtins.IndexError"
+    assert m["python"]["abi"]
+    assert not any(name.startswith(".tmp-") for name in os.listdir(tmp_path / "artifacts" / target.name))

@@ -1,0 +1,114 @@
+"""The command line as a user meets it: exit codes, messages, reports."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import PLANTED
+
+
+def assay(*args, cwd=None, timeout=300):
+    return subprocess.run(
+        [sys.executable, "-m", "assay", *args], capture_output=True, text=True, cwd=cwd, timeout=timeout
+    )
+
+
+def _project(tmp_path: Path, body: str, toml: str = '[tool.assay]\ntargets = ["fuzz"]\n') -> Path:
+    (tmp_path / "pyproject.toml").write_text(toml)
+    (tmp_path / "fuzz").mkdir()
+    (tmp_path / "fuzz" / f"cli_{tmp_path.name[-8:].replace('-', '_')}.py").write_text(body)
+    return tmp_path
+
+
+def test_findings_exit_1_with_report(tmp_path):
+    report = tmp_path / "report.json"
+    r = assay("fuzz", "--project", str(PLANTED), "--fuzz-target", "planted_two_bugs", "--fuzz-cases", "3000",
+              "--fuzz-seed", "4", "--fuzz-corpus", str(tmp_path / "c"), "--fuzz-artifacts", str(tmp_path / "a"),
+              "--report", str(report))
+    assert r.returncode == 1, r.stderr
+    assert "finding" in r.stdout
+    data = json.loads(report.read_text())
+    t = data["targets"]["planted_two_bugs"]
+    assert data["master_seed"] == 4 and data["status"] == "findings"
+    assert t["findings"] and t["schedule_digest"] and t["schedule_count"] == 3000 + 1
+    assert isinstance(t["seed"], int) and "initial_corpus" in t and "corpus_additions" in t
+
+
+def test_clean_run_exit_0(tmp_path):
+    r = assay("fuzz", "--project", str(PLANTED), "--fuzz-target", "planted_clean", "--fuzz-cases", "500",
+              "--fuzz-corpus", str(tmp_path / "c"), "--fuzz-artifacts", str(tmp_path / "a"))
+    assert r.returncode == 0, r.stderr + r.stdout
+    assert "no findings" in r.stdout
+
+
+def test_unknown_target_exit_2():
+    r = assay("fuzz", "--project", str(PLANTED), "--fuzz-target", "no_such_target", "--fuzz-cases", "1")
+    assert r.returncode == 2
+    assert "no target named 'no_such_target'" in r.stderr
+
+
+def test_bad_flag_exit_2():
+    r = assay("fuzz", "--fuzz-cases", "many")
+    assert r.returncode == 2 and "not a whole number" in r.stderr
+
+
+def test_import_failure_names_the_file(tmp_path):
+    project = _project(tmp_path, "import assay\nimport no_such_module_here\n")
+    r = assay("targets", "--project", str(project))
+    assert r.returncode == 2
+    assert "failed to import" in r.stderr and "no_such_module_here" in r.stderr and "fuzz/" in r.stderr
+
+
+def test_files_without_targets_exit_2(tmp_path):
+    project = _project(tmp_path, "x = 1\n")
+    r = assay("fuzz", "--project", str(project), "--fuzz-cases", "1")
+    assert r.returncode == 2 and "no fuzz target found" in r.stderr
+
+
+def test_broken_config_exit_2(tmp_path):
+    project = _project(tmp_path, "x = 1\n", toml="[tool.assay\ntargets = 3\n")
+    r = assay("targets", "--project", str(project))
+    assert r.returncode == 2 and "not valid TOML" in r.stderr
+    (tmp_path / "pyproject.toml").write_text("[tool.assay]\ntargetz = ['fuzz']\n")
+    r = assay("targets", "--project", str(project))
+    assert r.returncode == 2 and "unknown key(s) targetz" in r.stderr
+
+
+def test_malformed_corpus_exit_2_names_offender(tmp_path):
+    bad = tmp_path / "c" / "planted_clean"
+    bad.mkdir(parents=True)
+    (bad / "oops.bin").write_bytes(b"x")
+    r = assay("fuzz", "--project", str(PLANTED), "--fuzz-target", "planted_clean", "--fuzz-cases", "5",
+              "--fuzz-corpus", str(tmp_path / "c"), "--fuzz-artifacts", str(tmp_path / "a"))
+    assert r.returncode == 2 and "oops.bin" in r.stderr
+    assert not (tmp_path / "a").exists()
+
+
+def test_targets_lists_settings():
+    r = assay("targets", "--project", str(PLANTED), "--json")
+    assert r.returncode == 0, r.stderr
+    names = {t["name"]: t for t in json.loads(r.stdout)}
+    assert "planted_hang" in names and names["planted_hang"]["timeout"] == 0.5
+
+
+def test_shard_selecting_nothing_and_native_backend_exit_2(tmp_path):
+    r = assay("fuzz", "--project", str(PLANTED), "--fuzz-target", "planted_clean", "--shard", "2/2", "--fuzz-cases", "1")
+    assert r.returncode == 2 and "holds no target" in r.stderr
+    r = assay("fuzz", "--project", str(PLANTED), "--fuzz-backend", "native", "--fuzz-cases", "1")
+    assert r.returncode == 2 and "native" in r.stderr
+
+
+def test_replay_prints_verdict(tmp_path):
+    inp = tmp_path / "in.bin"
+    inp.write_bytes(b"A")
+    r = assay("replay", "--project", str(PLANTED), "planted_two_bugs", str(inp))
+    assert r.returncode == 1
+    assert "panic:builtins.IndexError" in r.stdout and "Traceback" in r.stdout
+    inp.write_bytes(b"hello")
+    r = assay("replay", "--project", str(PLANTED), "planted_two_bugs", str(inp))
+    assert r.returncode == 0 and "pass" in r.stdout

@@ -1,0 +1,125 @@
+"""The sys.monitoring feedback: both branch directions, retirement, coexistence."""
+
+from __future__ import annotations
+
+import sys
+
+import pytest
+
+from assay.feedback.scope import Scope
+from assay.feedback import sysmon
+from assay.feedback.sysmon import SysmonFeedback
+
+import feedback_subject as subject
+from feedback_subject import branchy, gate, looped
+
+SUBJECT = subject.__file__
+
+
+@pytest.fixture
+def feedback():
+    fb = SysmonFeedback(Scope([SUBJECT]))
+    fb.start()
+    yield fb
+    fb.stop()
+
+
+def _edges(keys):
+    return [k for k in keys if len(k) == 3]
+
+
+def test_both_directions_of_a_branch_are_learned(feedback):
+    branchy(1)
+    first = _edges(feedback.take_new())
+    branchy(9)
+    second = _edges(feedback.take_new())
+    assert len(first) == 1 and len(second) == 1
+    assert first[0][:2] == second[0][:2], "same branch site"
+    assert first[0][2] != second[0][2], "different destinations"
+
+
+def test_seen_items_do_not_fire_again(feedback):
+    branchy(1)
+    branchy(9)
+    feedback.take_new()
+    for x in (0, 3, 7, 100):
+        branchy(x)
+    assert feedback.take_new() == []
+
+
+def test_one_way_site_other_direction_found_after_many_hits(feedback):
+    # The i == 7 site goes one way 7 times per call; its other direction must still
+    # be learned on a later call although the site was hot before.
+    for _ in range(10):
+        looped(5)
+    feedback.take_new()
+    looped(10)
+    new = feedback.take_new()
+    assert new, "the i == 7 branch (and its body line) must be new"
+
+
+def test_retired_one_way_site_rearmed_by_restart(feedback, monkeypatch):
+    monkeypatch.setattr(sysmon, "ONE_WAY_CAP", 3)
+
+    for _ in range(10):
+        gate(0)  # retire the one-way site
+    feedback.take_new()
+    feedback.maybe_restart(sysmon.RESTART_EVERY)
+    gate(1)
+    assert _edges(feedback.take_new()), "after restart the other direction is recorded"
+
+
+def test_out_of_scope_code_records_nothing():
+    import json
+
+    fb = SysmonFeedback(Scope([SUBJECT]))
+    fb.start()
+    try:
+        json.loads('{"a": [1, 2, {"b": null}]}')
+        assert fb.take_new() == []
+    finally:
+        fb.stop()
+
+
+def test_pause_records_nothing_and_disables_nothing(feedback):
+    feedback.pause(True)
+    branchy(1)
+    assert feedback.take_new() == []
+    feedback.pause(False)
+    branchy(1)
+    assert feedback.take_new(), "events were not disabled while paused"
+
+
+def test_tool_id_is_released():
+    fb = SysmonFeedback(Scope([SUBJECT]))
+    fb.start()
+    tool = fb.tool_id
+    assert sys.monitoring.get_tool(tool) == "assay"
+    fb.stop()
+    assert sys.monitoring.get_tool(tool) is None
+
+
+def test_coexists_with_coverage_py(tmp_path):
+    coverage = pytest.importorskip("coverage")
+    import os
+
+    os.environ["COVERAGE_CORE"] = "sysmon"
+    try:
+        cov = coverage.Coverage(data_file=str(tmp_path / ".cov"), branch=False, include=[SUBJECT])
+        cov.start()
+        fb = SysmonFeedback(Scope([SUBJECT]))
+        fb.start()
+        try:
+            branchy(1)
+            branchy(9)
+            learned = _edges(fb.take_new())
+        finally:
+            fb.stop()
+            cov.stop()
+    finally:
+        os.environ.pop("COVERAGE_CORE", None)
+    assert len(learned) == 2, "assay still learns both directions with coverage.py running"
+    data = cov.get_data()
+    lines = data.lines(SUBJECT) or []
+    start = branchy.__code__.co_firstlineno
+    assert {start + 2, start + 3} <= set(lines), "coverage.py still measured both returns of branchy"

@@ -1,0 +1,86 @@
+"""The byte mutators and the shrinker, as pure functions."""
+
+from __future__ import annotations
+
+import random
+
+from assay.engine.seeds import case_rng, target_seed
+from assay.engine.shrink import shrink
+from assay.gen.mutators import MUTATIONS, ByteMutator, tokens_from
+
+
+def test_every_output_is_clamped_to_max_len():
+    m = ByteMutator(16, [b"A" * 40])
+    rng = random.Random(0)
+    data = b"x" * 16
+    for _ in range(3000):
+        out, ops = m.mutate(data, rng, b"y" * 200)
+        assert len(out) <= 16
+        assert ops and all(op in MUTATIONS for op in ops)
+
+
+def test_same_case_rng_same_mutation():
+    m = ByteMutator(64, [b"GET", b"HTTP/1.1"])
+    seed = target_seed(7, "t")
+    a = [m.mutate(b"hello world", case_rng(seed, i), b"other")[0] for i in range(200)]
+    b = [m.mutate(b"hello world", case_rng(seed, i), b"other")[0] for i in range(200)]
+    assert a == b
+    c = [m.mutate(b"hello world", case_rng(target_seed(8, "t"), i), b"other")[0] for i in range(200)]
+    assert a != c
+
+
+def test_dictionary_tokens_are_used():
+    m = ByteMutator(64, [b"MAGICTOKEN"])
+    rng = random.Random(1)
+    hits = sum(b"MAGICTOKEN" in m.mutate(b"abc", rng)[0] for _ in range(500))
+    assert hits > 20
+
+
+def test_tokens_from_seeds():
+    toks = tokens_from([b"GET /index.html HTTP/1.1\r\nHost: x\r\n\r\n"])
+    assert b"GET" in toks and b"HTTP" in toks and b"\r\n" in toks and b"Host" in toks
+
+
+def test_case_rng_independent_of_order():
+    seed = target_seed(1, "x")
+    forward = [case_rng(seed, i).random() for i in range(10)]
+    backward = [case_rng(seed, i).random() for i in reversed(range(10))]
+    assert forward == list(reversed(backward))
+
+
+def test_shrink_to_the_essential_bytes():
+    data = b"aaaaBUGbbbbbbbbbbbbbbbbbbbbbbbbb"
+    result = shrink(data, lambda d: b"BUG" in d)
+    assert result.data == b"BUG"
+
+
+def test_shrink_simplifies_bytes():
+    result = shrink(b"zzzz9", lambda d: len(d) >= 3)
+    assert result.data == b"\x00\x00\x00"
+
+
+def test_shrink_is_bounded():
+    calls = []
+
+    def pred(d):
+        calls.append(d)
+        return len(d) > 10
+
+    result = shrink(bytes(range(256)) * 4, pred, max_cases=10)
+    assert len(calls) == 10 and result.exhausted
+
+
+def test_shrink_keeps_only_failing_candidates():
+    result = shrink(b"xxAxxBxx", lambda d: b"A" in d and b"B" in d)
+    assert b"A" in result.data and b"B" in result.data and len(result.data) == 2
+
+
+def test_shrink_uses_structural_candidates_first():
+    seen = []
+
+    def structural(d):
+        seen.append(d)
+        yield d[: len(d) // 2]
+
+    result = shrink(b"B" * 64, lambda d: d.startswith(b"B"), structural=structural)
+    assert seen and result.data == b"B"
