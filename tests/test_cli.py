@@ -112,3 +112,32 @@ def test_replay_prints_verdict(tmp_path):
     inp.write_bytes(b"hello")
     r = assay("replay", "--project", str(PLANTED), "planted_two_bugs", str(inp))
     assert r.returncode == 0 and "pass" in r.stdout
+
+
+@pytest.mark.parametrize("signum", ["SIGINT", "SIGTERM"])
+def test_interrupted_run_loses_nothing(tmp_path, signum):
+    import signal
+    import time
+
+    from assay.store.artifacts import iter_artifacts
+    from assay.store.corpus import Corpus
+
+    report = tmp_path / "r.json"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "assay", "fuzz", "--project", str(PLANTED), "--fuzz-target", "planted_feature_only",
+         "--fuzz-budget", "120", "--fuzz-corpus", str(tmp_path / "c"), "--fuzz-artifacts", str(tmp_path / "a"),
+         "--report", str(report)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    deadline = time.monotonic() + 60
+    folder = tmp_path / "c" / "planted_feature_only"
+    while time.monotonic() < deadline and len(list(folder.glob("*.input"))) < 3:
+        time.sleep(0.1)
+    proc.send_signal(getattr(signal, signum))
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert Corpus(tmp_path / "c", "planted_feature_only", 64).check() == [], "no half-written corpus entry"
+    list(iter_artifacts(tmp_path / "a"))  # every artifact loads (raises on a broken one)
+    data = json.loads(report.read_text())
+    assert data["status"] == "interrupted"
+    assert data["targets"]["planted_feature_only"]["corpus_additions"]

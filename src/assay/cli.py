@@ -165,9 +165,13 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
     progress.finish()
     print(summary(result))
     if args.report:
-        write_report(args.report, build_report(result, arguments=_arguments(args), skipped=skipped))
+        status = "interrupted" if result.interrupted else None
+        write_report(args.report, build_report(result, arguments=_arguments(args), skipped=skipped, status=status))
         print(f"report: {args.report}")
     code = 1 if result.findings else 0
+    if result.interrupted:
+        print("assay: interrupted; findings and corpus so far are saved", file=sys.stderr)
+        return 130
     if args.promote and result.findings:
         from assay.promote.cli import format_summary, promote_artifacts
         from assay.store.artifacts import load_artifact
@@ -268,7 +272,14 @@ def cmd_replay(args: argparse.Namespace) -> int:
     return 1
 
 
+def _terminate(signum, frame):  # noqa: ARG001
+    raise KeyboardInterrupt  # SIGTERM stops as gracefully as Ctrl-C
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    import signal
+
+    signal.signal(signal.SIGTERM, _terminate)
     parser = build_parser()
     args = parser.parse_args(argv)
     try:

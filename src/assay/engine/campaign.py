@@ -42,6 +42,10 @@ class CampaignResult:
     elapsed: float
 
     @property
+    def interrupted(self) -> bool:
+        return any(t.status == "interrupted" for t in self.targets)
+
+    @property
     def findings(self) -> int:
         return sum(len(t.findings) for t in self.targets)
 
@@ -118,5 +122,8 @@ def run_campaign(
             dictionary=p.dictionary,
             progress=progress,
         )
-        outcomes.append(supervisor.run())
+        outcome = supervisor.run()
+        outcomes.append(outcome)
+        if outcome.status == "interrupted":
+            break
     return CampaignResult(master, outcomes, started, time.monotonic() - started)

@@ -146,9 +146,15 @@ class Supervisor:
         if self.budget is not None:
             self.plan.deadline = self.started + self.budget
         journal = jr.Journal(self.target.max_len)
+        interrupted = False
         try:
             while True:
-                finished = self._one_worker(journal)
+                try:
+                    finished = self._one_worker(journal)
+                except KeyboardInterrupt:
+                    interrupted = True
+                    self._resume_after(journal)
+                    break
                 if finished:
                     break
                 self.outcome.worker_restarts += 1
@@ -169,7 +175,7 @@ class Supervisor:
         o.cases = o.schedule_count
         o.corpus_size = len(self.plan.corpus)
         o.findings = list(self.records.values())
-        o.status = "findings" if o.findings else "clean"
+        o.status = "interrupted" if interrupted else ("findings" if o.findings else "clean")
         return o
 
     def _one_worker(self, journal: jr.Journal) -> bool:
@@ -312,12 +318,7 @@ class Supervisor:
         state, phase, position, sub, started, data, chain = journal.read()
         if started == 0.0:
             raise WorkerError(f"the worker for target {self.target.name!r} died before running any input:\n{output[-4000:]}")
-        self.plan.chain = chain
-        if phase == jr.INITIAL:
-            self.plan.initial_pos = position + 1
-        else:
-            self.plan.initial_pos = len(self.plan.initial)
-            self.plan.generated_pos = position + 1
+        self._resume_after(journal)
         if state != jr.RUNNING:
             # Died between inputs (the OOM killer, say): resume; but a worker that keeps
             # dying outside any input is assay's fault, not the target's.
@@ -343,6 +344,18 @@ class Supervisor:
             case_index=position, diagnostic=output,
             extra={"infrastructure": True, "during": "shrink" if sub == jr.DERIVED else "case"},
         ))
+
+    def _resume_after(self, journal: jr.Journal) -> None:
+        """Move the schedule past the case the journal names (its worker is gone)."""
+        _state, phase, position, _sub, started, _data, chain = journal.read()
+        if started == 0.0:
+            return
+        self.plan.chain = chain
+        if phase == jr.INITIAL:
+            self.plan.initial_pos = position + 1
+        else:
+            self.plan.initial_pos = len(self.plan.initial)
+            self.plan.generated_pos = position + 1
 
     def _flush_pending(self, sig: str) -> None:
         verdict, data, ops, pos = self.pending.pop(sig)

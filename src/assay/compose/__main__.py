@@ -1,0 +1,7 @@
+"""``python -m assay.compose [options]``: the ``assay compose`` subcommand, standalone."""
+
+import sys
+
+from assay.compose.cli import main
+
+sys.exit(main(["compose", *sys.argv[1:]]))

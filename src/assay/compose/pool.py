@@ -1,0 +1,161 @@
+"""The leaf pool: clean leaves, each judged once by the classifier at start-up.
+
+Labels in the leaves file are hints only.  The classifier's own verdict on each
+leaf is what the oracle uses (F asks "is the whole at least as strict as its
+parts?", whatever the parts' verdicts are); where a hint disagrees with the
+verdict, the summary says so, since that is either a wrong hint or a leaf-level
+bug the composition oracle by design cannot see.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from dataclasses import dataclass, field
+from typing import Any, Sequence
+
+from assay.compose.classifier import Classifier, Judgement, VerdictTypeError
+from assay.compose.leaves import REASONS, FilterResult, LeafCheck, LeafEntry, filter_leaves, lex
+from assay.compose.tree import Pool
+from assay.errors import ConfigError
+
+log = logging.getLogger("assay.compose")
+
+#: Longest command word kept in a signature.
+MAX_WORD = 40
+
+
+def word_slug(word: str) -> str:
+    """A command word as a signature-safe token (``/usr/bin/rm`` -> ``rm``)."""
+    base = word.rsplit("/", 1)[-1] or word
+    slug = re.sub(r"[^A-Za-z0-9._+-]", "_", base)[:MAX_WORD]
+    return slug or "_"
+
+
+@dataclass(frozen=True)
+class PoolLeaf:
+    """An admitted leaf with its start-up verdict."""
+
+    index: int
+    text: str
+    words: tuple[str, ...]
+    word_ends: tuple[int, ...]
+    label: str | None
+    judgement: Judgement
+
+    @property
+    def allowed(self) -> bool:
+        return self.judgement.allowed
+
+    @property
+    def word(self) -> str:
+        """The command word, signature-safe."""
+        return word_slug(self.words[0] if self.words else self.text.split()[0])
+
+
+@dataclass
+class PoolSummary:
+    """Pool size, rejections by reason, verdict counts and hint disagreements."""
+
+    candidates: int
+    admitted: int
+    allowed: int
+    denied: int
+    rejected: dict[str, int]
+    disagreements: list[dict[str, Any]] = field(default_factory=list)
+    errors: list[dict[str, Any]] = field(default_factory=list)
+
+    def lines(self) -> list[str]:
+        """The summary as human-readable lines."""
+        out = [
+            f"leaf pool: {self.admitted} of {self.candidates} admitted "
+            f"({self.allowed} allowed, {self.denied} denied by the classifier)"
+        ]
+        for reason, count in self.rejected.items():
+            out.append(f"  rejected {count:>4}  {reason}: {REASONS.get(reason, reason)}")
+        for d in self.disagreements:
+            out.append(f"  hint disagrees: {d['label']}: {d['text']!r} is {d['verdict']} by the classifier")
+        for e in self.errors:
+            out.append(f"  classifier raised on {e['text']!r}: {e['error']}")
+        if self.admitted and not self.denied:
+            out.append("  note: no leaf is denied, so F can only fire through redirects")
+        if self.admitted and not self.allowed:
+            out.append("  note: no leaf is allowed, so R and the redirect/embed checks cannot fire")
+        return out
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "candidates": self.candidates,
+            "admitted": self.admitted,
+            "allowed": self.allowed,
+            "denied": self.denied,
+            "rejected": dict(self.rejected),
+            "disagreements": list(self.disagreements),
+            "errors": list(self.errors),
+        }
+
+
+@dataclass
+class LeafPool:
+    """The judged leaves plus what decoding and rendering need."""
+
+    leaves: list[PoolLeaf]
+    summary: PoolSummary
+
+    def __post_init__(self) -> None:
+        self.view = Pool(tuple(l.text for l in self.leaves), tuple(l.word_ends for l in self.leaves))
+
+    def __len__(self) -> int:
+        return len(self.leaves)
+
+    @property
+    def allowed_indices(self) -> list[int]:
+        return [l.index for l in self.leaves if l.allowed]
+
+    @property
+    def denied_indices(self) -> list[int]:
+        return [l.index for l in self.leaves if not l.allowed]
+
+
+def build_pool(entries: Sequence[LeafEntry], classifier: Classifier, check: LeafCheck | None = None) -> LeafPool:
+    """Filter ``entries`` and judge every admitted leaf once (raises ConfigError if none is left)."""
+    filtered: FilterResult = filter_leaves(entries, check)
+    leaves: list[PoolLeaf] = []
+    disagreements: list[dict[str, Any]] = []
+    errors: list[dict[str, Any]] = []
+    for entry in filtered.admitted:
+        try:
+            judgement = classifier.judge(entry.text)
+        except ConfigError:
+            raise
+        except VerdictTypeError as exc:
+            raise ConfigError(str(exc)) from None
+        except Exception as exc:  # noqa: BLE001 - a leaf the classifier cannot judge is left out, loudly
+            errors.append({"text": entry.text, "error": f"{type(exc).__name__}: {exc}"})
+            filtered.rejected.append((entry, "classifier-error"))
+            continue
+        lexed = lex(entry.text)
+        words = lexed.words or tuple(entry.text.split())
+        ends = tuple(end for _, end in lexed.spans) or (len(entry.text),)
+        leaves.append(PoolLeaf(len(leaves), entry.text, words, ends, entry.label, judgement))
+        if entry.label and (entry.label == "allow") != judgement.allowed:
+            disagreements.append({
+                "text": entry.text, "label": entry.label, "line": entry.line,
+                "verdict": "allowed" if judgement.allowed else "denied",
+            })
+    allowed = sum(1 for l in leaves if l.allowed)
+    summary = PoolSummary(
+        candidates=len(entries), admitted=len(leaves), allowed=allowed, denied=len(leaves) - allowed,
+        rejected=filtered.counts, disagreements=disagreements, errors=errors,
+    )
+    for line in summary.lines():
+        log.info("compose: %s", line.strip())
+    for d in disagreements:
+        log.warning("compose: hint %s: %r, but the classifier says %s", d["label"], d["text"], d["verdict"])
+    if not leaves:
+        reasons = ", ".join(f"{k} {v}" for k, v in summary.rejected.items()) or "no candidates"
+        raise ConfigError(
+            f"the leaf pool is empty after filtering ({len(entries)} candidates; rejected: {reasons}); "
+            "add atomic commands (no ; & | < > # $( or backticks, balanced quotes) to the leaves"
+        )
+    return LeafPool(leaves, summary)

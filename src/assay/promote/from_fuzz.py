@@ -1,0 +1,121 @@
+"""Fuzz artifacts as promotion candidates, and the library entry point for them.
+
+An artifact is replayed through the project's real target, exactly as its emitted
+test will: in this process with the target's timeout, or in a forked child for
+``crash`` and ``wedge`` findings (which kill or hang their process).  The replay
+only compares signatures, so every oracle tag goes through the same path.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any, Iterable
+
+from assay.config import Project
+from assay.discovery import load_targets
+from assay.engine.execute import run_input
+from assay.engine.isolate import run_isolated
+from assay.errors import ArtifactError, ConfigError
+from assay.promote.emit import ISOLATED_ORACLES, relative_posix, render_artifact_test
+from assay.promote.rubric import Candidate, Promoter
+from assay.promote.summary import PromoteSummary
+from assay.store.artifacts import Artifact, iter_artifacts, load_artifact
+from assay.target import Registry, Target
+from assay.verdict import Verdict
+
+
+class ArtifactCandidate(Candidate):
+    """One fuzz artifact (its input is already minimized by the engine)."""
+
+    source = "fuzz"
+
+    def __init__(self, artifact: Artifact, target: Target | None, project_root: Path, problem: str | None = None) -> None:
+        meta = artifact.metadata
+        self.artifact = artifact
+        self.target_obj = target
+        self.target = artifact.target
+        self.oracle = str(meta.get("oracle") or artifact.verdict.oracle)
+        self.signature = artifact.signature
+        self.origin = relative_posix(artifact.path.resolve(), project_root)
+        self.problem = problem
+        self.replays = target.replays if target is not None else None
+        seed = meta.get("campaign_seed")
+        self.seed = "none" if seed is None else str(seed)
+
+    @property
+    def isolated(self) -> bool:
+        return self.oracle in ISOLATED_ORACLES
+
+    def replay(self) -> Verdict | None:
+        assert self.target_obj is not None
+        if self.isolated:
+            return run_isolated(self.target_obj, self.artifact.input).verdict
+        return run_input(self.target_obj, self.artifact.input, timeout=self.target_obj.timeout)
+
+    def render(self, test_path: Path, project_root: Path) -> dict[Path, bytes]:
+        assert self.signature is not None
+        return render_artifact_test(
+            test_path, project_root, origin=self.origin, target=self.target, oracle=self.oracle,
+            signature=self.signature, seed=self.seed, data=self.artifact.input,
+        )
+
+    def log_fields(self) -> dict[str, Any]:
+        return {"artifact": self.origin, "input_sha256": self.artifact.metadata.get("input_sha256")}
+
+
+def candidate_for(artifact: Artifact, registry: Registry, project_root: Path) -> ArtifactCandidate:
+    """The candidate for ``artifact``; a problem (not an error) when it cannot be replayed."""
+    meta = artifact.metadata
+    if artifact.target not in registry:
+        return ArtifactCandidate(
+            artifact, None, project_root,
+            problem=f"no target named {artifact.target!r} is registered any more (registered: "
+            f"{', '.join(registry.names()) or 'none'})",
+        )
+    target = registry.get(artifact.target)
+    problem = None
+    if meta.get("mutant_id"):
+        problem = f"found on mutant {meta['mutant_id']!r}, not on the real code"
+    elif str(meta.get("oracle", "")).startswith("native-"):
+        problem = "native findings are replayed by the native harness, not in Python"
+    return ArtifactCandidate(artifact, target, project_root, problem)
+
+
+def pending_artifacts(project: Project) -> list[Artifact]:
+    """Every artifact under the project's artifact root, except those found on mutants."""
+    return [a for a in iter_artifacts(project.artifacts) if not a.metadata.get("mutant_id")]
+
+
+def _load(item: Artifact | str | os.PathLike[str]) -> Artifact:
+    if isinstance(item, Artifact):
+        return item
+    path = Path(item)
+    if not path.exists():
+        raise ArtifactError(f"artifact {path} does not exist; pass an artifact folder (holding input and metadata.json)")
+    return load_artifact(path)
+
+
+def promote_artifacts(
+    project: Project,
+    artifacts: Iterable[Artifact | str | os.PathLike[str]] | None = None,
+    *,
+    write: bool = False,
+    replays: int | None = None,
+) -> PromoteSummary:
+    """Run the promoter over fuzz ``artifacts`` (default: :func:`pending_artifacts`).
+
+    Emit-only unless ``write``: tests go to the staging folder, and only ``write``
+    puts them into the regressions folder and records their buckets.  ``replays``
+    overrides every target's ``replays`` setting for the flake guard.
+    """
+    if replays is not None and (isinstance(replays, bool) or not isinstance(replays, int) or replays < 1):
+        raise ConfigError(f"--replays must be a whole number of at least 1, not {replays!r}")
+    chosen = [_load(a) for a in artifacts] if artifacts is not None else pending_artifacts(project)
+    promoter = Promoter(project, write=write, replays=replays)
+    if not chosen:
+        return promoter.summary
+    registry = load_targets(project)
+    for artifact in chosen:
+        promoter.promote(candidate_for(artifact, registry, project.root))
+    return promoter.summary

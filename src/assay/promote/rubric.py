@@ -1,0 +1,161 @@
+"""The promoter: minimize -> dedup -> flake guard -> emit, for any source of failures.
+
+A source (fuzz artifacts, a failing Hypothesis test, a failing state machine)
+implements :class:`Candidate`: its signature, one replay, and the files of its
+regression test.  Everything else is generic and lives here:
+
+1. **Minimize** is a passthrough: the engine and Hypothesis have already shrunk.
+2. **Dedup** against the bucket store, and against what this run already promoted:
+   a known signature is reported as already known and never promoted again.
+3. **Flake guard**: replay K times; promote only if every replay fails with the
+   candidate's own signature.  The first replay that passes or fails differently
+   stops the guard and the failure is quarantined (logged with how many replays
+   it survived), never written as a test.
+4. **Emit** into staging (default) or, with ``write``, into the regressions folder,
+   recording the bucket only after the test file is on disk.
+"""
+
+from __future__ import annotations
+
+import os
+from abc import ABC, abstractmethod
+from pathlib import Path
+from typing import Any
+
+from assay.config import Project
+from assay.promote.buckets import BUCKETS_FILE, BucketStore
+from assay.promote.emit import regression_file_name
+from assay.promote.quarantine import QuarantineLog
+from assay.promote.summary import KNOWN, PROMOTED, QUARANTINED, Outcome, PromoteSummary
+from assay.store.atomic import write_bytes
+from assay.target import DEFAULT_REPLAYS
+from assay.verdict import Verdict
+
+
+class Candidate(ABC):
+    """One failure offered for promotion.
+
+    ``target`` names the file (``test_regression_<target>_<oracle>_<hash12>.py``);
+    ``origin`` says where the failure came from (an artifact path, a test node id);
+    ``problem``, when set, is why the failure cannot be replayed faithfully, and
+    makes the promoter quarantine it without replaying.
+    """
+
+    source: str = "?"
+    target: str = "?"
+    oracle: str = "?"
+    signature: str | None = None
+    origin: str = "?"
+    problem: str | None = None
+    #: Flake-guard replays this candidate asks for (``None``: the promoter's default).
+    replays: int | None = None
+
+    def minimize(self) -> "Candidate":
+        """Passthrough: what reaches the promoter is already shrunk."""
+        return self
+
+    @abstractmethod
+    def replay(self) -> Verdict | None:
+        """Run the failure once more, exactly as the emitted test will."""
+
+    @abstractmethod
+    def render(self, test_path: Path, project_root: Path) -> dict[Path, bytes]:
+        """The files of the regression test whose main file is ``test_path``."""
+
+    def log_fields(self) -> dict[str, Any]:
+        """Extra fields for this candidate's quarantine log entry."""
+        return {}
+
+
+class Promoter:
+    """Runs the rubric for one project; collects a :class:`PromoteSummary`."""
+
+    def __init__(
+        self,
+        project: Project,
+        *,
+        write: bool = False,
+        replays: int | None = None,
+        store: BucketStore | None = None,
+        quarantine: QuarantineLog | None = None,
+    ) -> None:
+        if replays is not None and (not isinstance(replays, int) or replays < 1):
+            from assay.errors import ConfigError
+
+            raise ConfigError(f"replays must be a whole number of at least 1, not {replays!r}")
+        self.project = project
+        self.write = write
+        self.replays = replays
+        self.store = store or BucketStore(project.regressions / BUCKETS_FILE)
+        self.quarantine = quarantine or QuarantineLog(project.quarantine)
+        self.summary = PromoteSummary(root=project.root, regressions=project.regressions)
+        self._seen: dict[str, Path | None] = {}
+
+    def promote(self, candidate: Candidate) -> Outcome:
+        """Run the rubric on ``candidate``; the outcome is also added to :attr:`summary`."""
+        outcome = self._promote(candidate.minimize())
+        self.summary.outcomes.append(outcome)
+        return outcome
+
+    def _promote(self, cand: Candidate) -> Outcome:
+        sig = cand.signature
+        base = dict(signature=sig, target=cand.target, oracle=cand.oracle, origin=cand.origin)
+        if sig is not None:
+            known = self.store.get(sig)
+            if known is not None:
+                return Outcome(KNOWN, path=Path(known), **base)
+            if sig in self._seen:
+                return Outcome(KNOWN, path=self._seen[sig], **base)
+        k = self.replays or cand.replays or DEFAULT_REPLAYS
+        if cand.problem or sig is None:
+            reason = cand.problem or "the failure has no signature to compare replays against"
+            return self._quarantine(cand, base, k, 0, [], f"not replayable: {reason}")
+        observed: list[str | None] = []
+        for i in range(k):
+            try:
+                verdict = cand.replay()
+            except Exception as exc:  # noqa: BLE001 - a replay that cannot run is a quarantine reason
+                observed.append(f"error:{type(exc).__name__}")
+                return self._quarantine(
+                    cand, base, k, i, observed, f"replay {i + 1} could not run: {type(exc).__name__}: {exc}"
+                )
+            got = verdict.signature if verdict is not None else None
+            observed.append(got)
+            if got != sig:
+                what = "passed" if got is None else f"failed with another signature ({got})"
+                return self._quarantine(cand, base, k, i, observed, f"replay {i + 1} of {k} {what}")
+        return self._emit(cand, base, k)
+
+    def _quarantine(
+        self, cand: Candidate, base: dict[str, Any], k: int, survived: int, observed: list[str | None], reason: str
+    ) -> Outcome:
+        self.quarantine.append({
+            **base,
+            "source": cand.source,
+            "replays": k,
+            "survived": survived,
+            "observed": observed,
+            "reason": reason,
+            **cand.log_fields(),
+        })
+        return Outcome(QUARANTINED, path=self.quarantine.path, replays=k, survived=survived, reason=reason, **base)
+
+    def _emit(self, cand: Candidate, base: dict[str, Any], k: int) -> Outcome:
+        assert cand.signature is not None
+        folder = self.project.regressions if self.write else self.project.staging
+        test_path = folder / regression_file_name(cand.target, cand.oracle, cand.signature)
+        files = cand.render(test_path, self.project.root)
+        # Companion files first, the test last: a reader never sees a test without its input.
+        for path in sorted(files, key=lambda p: p == test_path):
+            write_bytes(path, files[path])
+        if self.write:
+            self.store.add(cand.signature, _relative(test_path, self.project.root))
+        self._seen[cand.signature] = test_path
+        return Outcome(PROMOTED, path=test_path, written=self.write, replays=k, survived=k, **base)
+
+
+def _relative(path: Path, root: Path) -> str:
+    try:
+        return Path(os.path.relpath(path, root)).as_posix()
+    except ValueError:
+        return path.as_posix()
