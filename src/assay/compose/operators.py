@@ -30,6 +30,12 @@ def _escape(chars: str) -> Callable[[str], str]:
     return lambda s: "".join("\\" + c if c in chars else c for c in s)
 
 
+def _unparen(s: str) -> str:
+    """Pad an operand placed right inside parentheses, so that ``$( (a; b) )`` never
+    reads as the arithmetic ``$((a; b))`` (which would run neither part)."""
+    return (" " if s.startswith("(") else "") + s + (" " if s.endswith(")") else "")
+
+
 #: Quoting filters: each returns its operand escaped so that, inside the named
 #: context, the shell reads back the operand unchanged.
 QUOTERS: dict[str, Callable[[str], str]] = {
@@ -41,6 +47,7 @@ QUOTERS: dict[str, Callable[[str], str]] = {
     # command, so only the backtick rules apply (escaping " would change it for
     # parsers such as bashlex that keep the backslash)
     "backtick-dq": _escape("\\`$"),
+    "paren": _unparen,  # right after "(" / before ")": never form "((" or "))"
 }
 
 
@@ -259,14 +266,14 @@ SHELL_BINARY: tuple[BinaryOp, ...] = (
     _b("background-tight", "{A}&{B}", "background"),
     _b("newline", "{A}\n{B}", "newline"),
     _b("newline-spaced", "{A} \n {B}", "newline"),
-    _b("subst", '{A}; echo "$({B})"', "subst"),
-    _b("subst-tight", '{A};echo "$({B})"', "subst"),
-    _b("subst-unquoted", "{A}; echo $({B})", "subst"),
+    _b("subst", '{A}; echo "$({B|paren})"', "subst"),
+    _b("subst-tight", '{A};echo "$({B|paren})"', "subst"),
+    _b("subst-unquoted", "{A}; echo $({B|paren})", "subst"),
     _b("backtick", '{A}; echo "`{B|backtick-dq}`"', "backtick"),
     _b("backtick-tight", '{A};echo "`{B|backtick-dq}`"', "backtick"),
     _b("backtick-unquoted", "{A}; echo `{B|backtick}`", "backtick"),
     _b("subshell", "( {A}; {B} )", "subshell"),
-    _b("subshell-tight", "({A};{B})", "subshell"),
+    _b("subshell-tight", "({A|paren};{B|paren})", "subshell"),
     _b("group", "{ {A}; {B}; }", "group"),
     _b("group-tight", "{ {A};{B};}", "group"),
 )
@@ -304,14 +311,14 @@ SHELL_REDIRECTS: tuple[Redirect, ...] = (
 
 #: Substitutions that run ``{D}`` from inside another command.
 SHELL_EMBEDS: tuple[Embed, ...] = (
-    Embed("arg-subst", "$({D})"),
-    Embed("arg-subst-quoted", '"$({D})"'),
+    Embed("arg-subst", "$({D|paren})"),
+    Embed("arg-subst-quoted", '"$({D|paren})"'),
     Embed("arg-backtick", "`{D|backtick}`"),
     Embed("arg-backtick-quoted", '"`{D|backtick-dq}`"'),
-    Embed("arg-option", "--x=$({D})"),
-    Embed("arg-procsub", "<({D})"),
-    Embed("prefix-subst", "X=$({D})", "prefix"),
-    Embed("prefix-subst-quoted", 'X="$({D})"', "prefix"),
+    Embed("arg-option", "--x=$({D|paren})"),
+    Embed("arg-procsub", "<({D|paren})"),
+    Embed("prefix-subst", "X=$({D|paren})", "prefix"),
+    Embed("prefix-subst-quoted", 'X="$({D|paren})"', "prefix"),
 )
 
 #: Files no allowed command may write (override with ``protected_paths=...``).

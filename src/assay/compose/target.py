@@ -18,7 +18,9 @@ from assay.compose.leaves import DEFAULT_STATE_HEADS, LeafCheck, LeafEntry, as_e
 from assay.compose.operators import SHELL, OperatorTable
 from assay.compose.oracle import DEFAULT_BOUND, DEFAULT_FAMILIES, ComposeOptions, Composition
 from assay.compose.pool import build_pool
+from assay.compose.strategy import VERSION, ComposeStrategy
 from assay.compose.tree import MAX_LEAVES
+from assay.gen.strategy import register_strategy
 from assay.target import REGISTRY, make_target
 
 #: Largest fuzz input the composition target reads (decoding ignores the rest).
@@ -44,6 +46,7 @@ def composition_target(
     max_leaves: int = MAX_LEAVES,
     check_levels: bool = True,
     seeds: bool = True,
+    structured: bool = True,
     sources: Sequence[str] | None = None,
     timeout: float | None = None,
     max_len: int = DEFAULT_MAX_LEN,
@@ -60,7 +63,9 @@ def composition_target(
     The pool is filtered and every leaf judged here, once.  ``bound``,
     ``r_families``, ``families``, ``protected_paths`` and ``table`` shape the checks
     (see :class:`~assay.compose.oracle.ComposeOptions`); ``leaf_check`` replaces the
-    shell leaf filter (for another language's table).  ``register=True`` also adds
+    shell leaf filter (for another language's table).  ``structured`` (default) lets
+    the engine mutate and shrink the tree itself through a per-target strategy named
+    ``compose-<name>``, on top of byte mutations.  ``register=True`` also adds
     the target to the global registry.  Raises :class:`~assay.errors.ConfigError`
     for an empty pool or bad options.
     """
@@ -92,9 +97,14 @@ def composition_target(
     kwargs: dict[str, Any] = dict(target_options)
     if timeout is not None:
         kwargs["timeout"] = timeout
+    strategy = None
+    if structured:
+        strategy = f"compose-{name}@{VERSION}"
+        register_strategy(ComposeStrategy(f"compose-{name}", composition))
     tgt = make_target(
         compose_target,
         name=name,
+        strategy=strategy,
         sources=list(sources),
         seeds=composition.seeds() if seeds else (),
         max_len=max_len,

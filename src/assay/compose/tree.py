@@ -9,11 +9,12 @@ A case is one of:
   inside another leaf.
 
 Decoding reads the bytes front to back with :class:`~assay.gen.bytesource.ByteSource`
-and is total.  It is shaped for the byte shrinker: an exhausted or zero byte
-always means the simplest choice (a tree, a leaf, index 0), a node costs more bytes
-than a leaf, and leaf indices are single draws, so shorter and smaller inputs
-decode to fewer leaves with lower indices.  :func:`encode` is the exact inverse,
-used for seeds and tests.
+and is total.  It is shaped for the byte shrinker: the first byte picks the kind
+of case (zero: a tree); a tree is postfix instructions of one byte each, so every
+subtree is a contiguous run of bytes that deletion removes whole, and smaller
+bytes select lower leaf indices.  Shrinking therefore ends at the fewest leaves,
+with the lowest indices, that still violate.  :func:`encode` is the exact
+inverse, used for seeds and tests.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from assay.gen.bytesource import ByteSource
 MAX_LEAVES = 8
 #: A first byte below this decodes to a tree; above, to a metamorphic family member.
 TREE_SHARE = 160
-#: A node byte at or above this makes an inner node; below, a leaf.
+#: A tree byte at or above this is an operator instruction; below, a leaf.
 NODE_AT = 128
 
 
@@ -95,20 +96,40 @@ def families(table: OperatorTable, enabled: Sequence[str] = ("wrapper", "redirec
 
 
 # -- decoding ---------------------------------------------------------------------------------
+#
+# A tree is read as postfix (reverse Polish) instructions, one byte each for pools
+# and tables of up to 128 entries: a byte below NODE_AT pushes a leaf, a byte at or
+# above it joins the top two trees of the stack with an operator.  The case is the
+# tree on top of the stack once the bytes run out.  Every subtree is a contiguous
+# run of bytes, so deleting bytes (what the shrinker does) drops subtrees whole:
+# the shrunk input keeps just the smallest part that still violates.
 
 
 def _index(src: ByteSource, n: int) -> int:
     return src.draw_int(0, n - 1)
 
 
+def _payload(src: ByteSource, first: int, n: int) -> int:
+    """The index an instruction byte (plus one more byte for tables over 128) selects."""
+    low = first & (NODE_AT - 1)
+    if n > NODE_AT:
+        low = (low << 8) | src.draw_int(0, 255)
+    return low % n
+
+
 def draw_tree(src: ByteSource, pool_size: int, table: OperatorTable, budget: int = MAX_LEAVES) -> Tree:
-    """A tree of at most ``budget`` leaves (prefix order: tag, op, left, right)."""
-    if budget >= 2 and src.draw_int(0, 255) >= NODE_AT:
-        op = _index(src, len(table.binary))
-        left = draw_tree(src, pool_size, table, budget - 1)
-        right = draw_tree(src, pool_size, table, budget - count_leaves(left))
-        return Node(left, op, right)
-    return Leaf(_index(src, pool_size))
+    """The tree that the rest of ``src`` spells in postfix (at most ``budget`` leaves)."""
+    stack: list[Tree] = []
+    while not src.exhausted:
+        byte = src.draw_int(0, 255)
+        if byte < NODE_AT:
+            stack.append(Leaf(_payload(src, byte, pool_size)))
+            continue
+        op = _payload(src, byte, len(table.binary))
+        if len(stack) >= 2 and count_leaves(stack[-2]) + count_leaves(stack[-1]) <= budget:
+            right = stack.pop()
+            stack[-1] = Node(stack[-1], op, right)
+    return stack[-1] if stack else Leaf(0)
 
 
 def decode(
@@ -150,15 +171,22 @@ def _int_bytes(value: int, n: int) -> bytes:
     return value.to_bytes((span.bit_length() + 7) // 8, "big")
 
 
+def _instruction(kind: int, value: int, n: int) -> bytes:
+    if n > NODE_AT:
+        return bytes([kind | (value >> 8), value & 0xFF])
+    return bytes([kind | value])
+
+
 def _encode_tree(tree: Tree, pool_size: int, table: OperatorTable, budget: int) -> bytes:
-    if isinstance(tree, Leaf):
-        tag = b"\x00" if budget >= 2 else b""
-        return tag + _int_bytes(tree.index, pool_size)
-    if budget < 2:
+    if count_leaves(tree) > budget:
         raise ValueError("tree has more leaves than the budget allows")
-    left = _encode_tree(tree.left, pool_size, table, budget - 1)
-    right = _encode_tree(tree.right, pool_size, table, budget - count_leaves(tree.left))
-    return bytes([NODE_AT]) + _int_bytes(tree.op, len(table.binary)) + left + right
+
+    def post(t: Tree) -> bytes:
+        if isinstance(t, Leaf):
+            return _instruction(0, t.index, pool_size)
+        return post(t.left) + post(t.right) + _instruction(NODE_AT, t.op, len(table.binary))
+
+    return post(tree)
 
 
 def encode(

@@ -32,6 +32,7 @@ class CampaignOptions:
     dictionary: list[bytes] = field(default_factory=list)
     project_root: str | None = None
     harvest: bool = True
+    cmplog: bool = True
 
 
 @dataclass
@@ -121,6 +122,7 @@ def run_campaign(
             strategy=p.strategy,
             dictionary=p.dictionary,
             progress=progress,
+            cmplog=options.cmplog,
         )
         outcome = supervisor.run()
         outcomes.append(outcome)

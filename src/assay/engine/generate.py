@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
+from assay.feedback.cmplog import replace_one
 from assay.gen.mutators import MAX_DICTIONARY, ByteMutator
 from assay.gen.strategy import Strategy
 
@@ -19,6 +20,9 @@ CROSSOVER_SHARE = 0.15
 RECENT_SHARE = 0.5
 #: How many of the newest entries count as recent.
 RECENT_WINDOW = 4
+#: Share of byte-mode cases that apply one input-to-state replacement from the
+#: parent's comparison log, when it has any.
+CMP_SHARE = 0.3
 
 
 class InputSource:
@@ -37,21 +41,33 @@ class InputSource:
         self.corpus: list[bytes] = []
         self.values: list[Any] = []
         self.parsed: list[int] = []  # indices of entries the strategy could read
+        self.cmp_pairs: list[list[tuple[bytes, bytes]]] = []
+        self._known_tokens = set(self.mutator.dictionary)
 
-    def add(self, data: bytes) -> None:
-        """Add a corpus entry (and its parsed structure, if a strategy reads it)."""
+    def add(self, data: bytes, pairs: list[tuple[bytes, bytes]] = (), tokens: list[bytes] = ()) -> None:
+        """Add a corpus entry, its comparison replacements and dictionary tokens.
+
+        With a strategy, the entry's parsed structure is kept too.
+        """
         self.corpus.append(data)
+        self.cmp_pairs.append(list(pairs))
+        self._add_tokens(tokens)
         if self.strategy is not None:
             value = self.strategy.parse(data)
             self.values.append(value)
             if value is not None:
                 self.parsed.append(len(self.values) - 1)
-            if value is not None and len(self.mutator.dictionary) < MAX_DICTIONARY:
-                known = set(self.mutator.dictionary)
-                for token in self.strategy.tokens(value):
-                    if token and token not in known and len(self.mutator.dictionary) < MAX_DICTIONARY:
-                        self.mutator.dictionary.append(token)
-                        known.add(token)
+            if value is not None:
+                self._add_tokens(self.strategy.tokens(value))
+
+    def _add_tokens(self, tokens) -> None:
+        dictionary = self.mutator.dictionary
+        for token in tokens:
+            if len(dictionary) >= MAX_DICTIONARY:
+                return
+            if token and token not in self._known_tokens:
+                dictionary.append(token)
+                self._known_tokens.add(token)
 
     def next(self, rng: random.Random) -> tuple[bytes, list[str]]:
         """The next input and the names of the operators that made it."""
@@ -59,7 +75,14 @@ class InputSource:
             return self._structured(rng)
         if not self.corpus:
             return rng.randbytes(rng.randint(0, min(64, self.max_len))), ["random"]
-        parent = self.corpus[self._pick(rng, len(self.corpus))]
+        index = self._pick(rng, len(self.corpus))
+        parent = self.corpus[index]
+        pairs = self.cmp_pairs[index]
+        if pairs and rng.random() < CMP_SHARE:
+            pattern, replacement = pairs[rng.randrange(len(pairs))]
+            out = replace_one(parent, pattern, replacement, rng.randrange(64))
+            if out is not None:
+                return out[: self.max_len], ["cmp-replace"]
         other = self.corpus[rng.randrange(len(self.corpus))]
         return self.mutator.mutate(parent, rng, other)
 

@@ -29,6 +29,7 @@ from typing import Any, Callable, Hashable
 from assay.engine import isolate, journal as jr
 from assay.errors import AssayError
 from assay.engine.worker import Plan, Worker, install_soft_timeout
+from assay.feedback.cmplog import CmpLog
 from assay.feedback.scope import Scope
 from assay.feedback.sysmon import SysmonFeedback
 from assay.store.artifacts import Finding, build_metadata, write_artifact
@@ -116,6 +117,7 @@ class Supervisor:
         strategy: Any,
         dictionary: list[bytes],
         progress: Callable[[Progress], None] | None = None,
+        cmplog: bool = True,
     ) -> None:
         self.target = target
         self.master_seed = master_seed
@@ -134,6 +136,10 @@ class Supervisor:
             known_signatures=set(), chain=bytes(32), shrink_cases=shrink_cases,
             strategy=strategy, dictionary=dictionary,
         )
+        if cmplog:
+            log = CmpLog(Scope(sources).contains)
+            log.attach()  # in the parent, once: every worker inherits the compiled twins
+            self.plan.cmplog = log
         self.pending: dict[str, tuple] = {}
         self.records: dict[str, FindingRecord] = {}
         self.started = 0.0
@@ -270,8 +276,9 @@ class Supervisor:
     def _on_message(self, msg: tuple) -> None:
         kind = msg[0]
         if kind == "corpus":
-            _, data, new, from_initial = msg
+            _, data, new, from_initial, pairs, tokens = msg
             self.plan.corpus.append(data)
+            self.plan.corpus_meta.append((pairs, tokens))
             self.plan.seen.extend(new)
             self._count_keys(new)
             if not from_initial and self.corpus_store is not None and not self.plan.replay_only:

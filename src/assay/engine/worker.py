@@ -22,6 +22,7 @@ from assay.engine import execute, journal as jr
 from assay.engine.generate import InputSource
 from assay.engine.seeds import case_rng
 from assay.engine.shrink import shrink
+from assay.feedback.cmplog import input_to_state
 from assay.feedback.protocol import Feedback
 from assay.target import Target
 
@@ -54,6 +55,8 @@ class Plan:
     shrink_cases: int
     strategy: Any = None
     dictionary: list[bytes] = field(default_factory=list)
+    corpus_meta: list[tuple[list, list]] = field(default_factory=list)  # (cmp pairs, tokens) per entry
+    cmplog: Any = None
 
 
 class Worker:
@@ -64,8 +67,8 @@ class Worker:
         self.journal = journal
         self.send = send
         self.source = InputSource(plan.target.max_len, plan.dictionary, plan.strategy)
-        for entry in plan.corpus:
-            self.source.add(entry)
+        for entry, (pairs, tokens) in zip(plan.corpus, plan.corpus_meta):
+            self.source.add(entry, pairs, tokens)
         self.seen_features: set[Hashable] = {k for k in plan.seen if isinstance(k, tuple) and k and k[0] in ("f", "outcome")}
         self.known = set(plan.known_signatures)
         self.journal.chain = plan.chain
@@ -120,8 +123,23 @@ class Worker:
         if result.verdict is not None:
             self.finding(phase, pos, data, ops, result.verdict)
         elif new:
-            self.source.add(data)
-            self.send(("corpus", data, new, phase == jr.INITIAL))
+            pairs, tokens = self._analyse(phase, pos, data)
+            self.source.add(data, pairs, tokens)
+            self.send(("corpus", data, new, phase == jr.INITIAL, pairs, tokens))
+
+    def _analyse(self, phase: int, pos: int, data: bytes) -> tuple[list, list]:
+        """Comparison log of a new corpus entry: one run with the instrumented twins."""
+        cmplog = self.plan.cmplog
+        if cmplog is None or not cmplog.swaps:
+            return [], []
+        self.feedback.pause(True)
+        self.journal.begin(phase, pos, jr.DERIVED, data)
+        try:
+            records = cmplog.record(lambda: execute.run(self.target, data))
+        finally:
+            self.journal.end()
+            self.feedback.pause(False)
+        return input_to_state(data, records)
 
     def finding(self, phase: int, pos: int, data: bytes, ops: list[str], verdict) -> None:
         sig = verdict.signature

@@ -181,10 +181,8 @@ class _Doc:
                     if ident.startswith("#"):
                         self.anchors[(base, ident[1:])] = schema
                     else:
-                        base = _join(base, ident)
-                        uri, frag = urldefrag(base)
-                        base = uri
-                        self.by_uri.setdefault(uri, schema)
+                        base = urldefrag(_join(base, ident))[0]
+                        self.by_uri.setdefault(base, schema)
             if depth == 0:
                 self.by_uri.setdefault(base, schema)
             anchor = schema.get("$anchor")
@@ -243,8 +241,9 @@ class _Doc:
 
 def _join(base: str, ref: str) -> str:
     if base.startswith("urn:") and not re.match(r"^[a-zA-Z][a-zA-Z0-9+.-]*:", ref):
-        # urljoin does not understand URNs; a relative reference from one keeps the URN.
-        return base.split("#")[0] + (ref if ref.startswith("#") else "")
+        # urljoin does not understand URNs: a fragment stays in the URN's document, and a
+        # relative path stays as written (it can only match a resource passed under that name).
+        return base.split("#")[0] + ref if ref.startswith("#") else ref
     return urljoin(base, ref)
 
 
@@ -759,7 +758,7 @@ class _Generator:
         if kind == "boolean":
             return self.draw.chance(0.5)
         if kind in ("integer", "number"):
-            return self._number(parts, kind == "integer")
+            return self._number(parts, types is not None and "number" not in types)
         if kind == "string":
             return self._string(parts)
         if kind == "array":

@@ -108,11 +108,11 @@ def render_artifact_test(
         if isolated
         else "    verdict = run_input(target, INPUT, timeout=target.timeout)\n"
     )
-    where = "in a child process, since this failure kills or hangs its process" if isolated else "in this process"
+    where = ",\nin a child process since this failure kills or hangs its process" if isolated else ""
     text = (
         header(origin, target, oracle, signature, seed)
         + f'"""Regression test for target {target!r}: replays the minimized fuzz input\n'
-        f"{where}, through the project's real target and oracle.\n\n"
+        f"through the project's real target and oracle{where}.\n\n"
         'It fails while the bug is present and passes once it is fixed.\n"""\n\n'
         "from pathlib import Path\n\n"
         "from assay.config import load_project\n"

@@ -197,6 +197,9 @@ class UncapturedFailure(Candidate):
     def replay(self) -> Verdict | None:  # pragma: no cover - never replayed: problem is set
         raise NotImplementedError
 
+    def log_fields(self) -> dict[str, Any]:
+        return {"test": self.origin}
+
     def render(self, test_path: Path, project_root: Path) -> dict[Path, bytes]:  # pragma: no cover
         raise NotImplementedError
 

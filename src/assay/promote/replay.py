@@ -33,13 +33,18 @@ def _is_framework(module: str) -> bool:
 
 def _not_a_failure(exc: BaseException) -> bool:
     """Skips, xfails and rejected assumptions say nothing about the bug."""
-    name = f"{type(exc).__module__}.{type(exc).__qualname__}"
-    return name in {
-        "_pytest.outcomes.Skipped",
-        "_pytest.outcomes.XFailed",
-        "unittest.case.SkipTest",
-        "hypothesis.errors.UnsatisfiedAssumption",
-    }
+    kinds: list[type] = []
+    # Only modules already imported can have raised: look them up rather than import them.
+    outcomes = sys.modules.get("_pytest.outcomes")
+    if outcomes is not None:
+        kinds += [outcomes.Skipped, outcomes.XFailed]
+    case = sys.modules.get("unittest.case")
+    if case is not None:
+        kinds.append(case.SkipTest)
+    errors = sys.modules.get("hypothesis.errors")
+    if errors is not None:
+        kinds.append(errors.UnsatisfiedAssumption)
+    return isinstance(exc, tuple(kinds))
 
 
 def user_verdict(exc: BaseException) -> Verdict | None:
@@ -271,7 +276,11 @@ def _bind(targets: list[ast.expr], value: Any, variables: dict[str, Any]) -> Non
         if isinstance(target, ast.Name):
             variables[names[0]] = value
         else:
-            values = list(getattr(value, "values", value))  # hypothesis.stateful.multiple(...)
+            from hypothesis.stateful import MultipleResults  # what multiple(...) returns
+
+            values = list(value.values if isinstance(value, MultipleResults) else value)
+            if len(values) != len(names):
+                raise ValueError(f"{ast.unparse(target)} = ... got {len(values)} values")
             variables.update(zip(names, values))
 
 

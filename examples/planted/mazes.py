@@ -1,0 +1,61 @@
+"""Search mazes: planted bugs behind comparisons a fuzzer must get past.
+
+Used by the test suite and by ``bench/time_to_bug.py``.  Each raises
+``RuntimeError`` once solved; nothing else ever fails.
+"""
+
+from __future__ import annotations
+
+import zlib
+
+import assay
+
+
+@assay.target(seeds=[b"hello"], max_len=64)
+def maze_magic_slice(data: bytes) -> None:
+    """A 4-byte magic compared as a slice."""
+    if data[:4] == b"\x7fELF":
+        raise RuntimeError("maze: magic slice")
+
+
+@assay.target(seeds=[b"hello"], max_len=64)
+def maze_magic_startswith(data: bytes) -> None:
+    """The same magic through ``startswith``."""
+    if data.startswith(b"\x89PNG"):
+        raise RuntimeError("maze: magic startswith")
+
+
+@assay.target(seeds=[b"GET / x"], max_len=64)
+def maze_keyword_str(data: bytes) -> None:
+    """A keyword compared as ``str`` after decoding and splitting."""
+    words = data.decode("latin-1").split()
+    if words and words[0] == "PROPFIND":
+        raise RuntimeError("maze: keyword")
+
+
+@assay.target(seeds=[b"id,7,name"], max_len=64)
+def maze_int_field(data: bytes) -> None:
+    """An integer field compared to a constant."""
+    fields = data.split(b",")
+    if len(fields) > 2 and fields[1].isdigit() and int(fields[1]) == 48879:
+        raise RuntimeError("maze: integer field")
+
+
+def _magic() -> int:
+    # Computed at run time so it is not a literal a fuzzer could harvest.
+    return zlib.crc32(b"assay") & 0xFFFF
+
+
+@assay.target(seeds=[b"\x00\x00rest"], max_len=64)
+def maze_computed_magic(data: bytes) -> None:
+    """A 16-bit magic that is no literal in the source (only comparison feedback sees it)."""
+    if len(data) >= 2 and int.from_bytes(data[:2], "big") == _magic():
+        raise RuntimeError("maze: computed magic")
+
+
+@assay.target(seeds=[b"\x00\x00\x00\x00body"], max_len=64)
+def maze_checksum(data: bytes) -> None:
+    """A branch guarded by a CRC-32 of the payload."""
+    if len(data) >= 8 and int.from_bytes(data[:4], "little") == zlib.crc32(data[4:]):
+        if data[4:7] == b"CMD":
+            raise RuntimeError("maze: checksum")

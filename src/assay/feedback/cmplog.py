@@ -1,0 +1,271 @@
+"""Comparison feedback (input-to-state), in the spirit of AFL++'s CmpLog.
+
+Design
+------
+The fast path must stay untouched, so comparisons are *not* traced during normal
+execution.  Instead every in-scope source file is compiled a second time from an
+AST in which each single comparison (``==``, ``!=``, ordering, ``in``) becomes a
+call to a recorder, and ``startswith``/``endswith``/``dict.get`` calls go through
+one too: an instrumented twin of each code object (like pytest rewriting
+asserts).  Only when a new corpus entry is analysed are the twins swapped into
+the live functions (``fn.__code__``), the entry is run once, and the originals
+are swapped back.  Nested functions, lambdas and comprehensions follow their
+parent's code, so swapping the module- and class-level functions covers them.
+
+The recorded operand pairs become *input-to-state* replacements: when one operand's
+encoding (bytes, UTF-8, a byte, ASCII decimal, little/big-endian integers) occurs
+in the input, replacing it with the other operand's encoding is a mutation that
+solves that comparison in one step.  Operands that do not occur in the input go
+to the dictionary instead.
+"""
+
+from __future__ import annotations
+
+import ast
+import operator
+import os
+import sys
+from types import CodeType, FunctionType, ModuleType
+from typing import Any, Callable, Iterable
+
+#: Most operand pairs recorded while analysing one input.
+MAX_RECORDS = 1024
+#: Most replacement pairs kept per corpus entry.
+MAX_PAIRS = 64
+#: Most dictionary tokens one analysis contributes.
+MAX_TOKENS = 32
+#: Longest operand (in bytes) worth recording.
+MAX_OPERAND = 256
+#: Most elements of a container (``x in {...}``) turned into pairs.
+MAX_CONTAINER = 16
+#: Most source files compiled as twins.
+MAX_FILES = 400
+
+_OPS: dict[type, tuple[int, Callable[[Any, Any], Any]]] = {
+    ast.Eq: (0, operator.eq),
+    ast.NotEq: (1, operator.ne),
+    ast.Lt: (2, operator.lt),
+    ast.LtE: (3, operator.le),
+    ast.Gt: (4, operator.gt),
+    ast.GtE: (5, operator.ge),
+    ast.In: (6, lambda a, b: a in b),
+    ast.NotIn: (7, lambda a, b: a not in b),
+}
+_BY_ID = {i: fn for i, fn in _OPS.values()}
+_CALLS = ("startswith", "endswith", "get")
+_CMP, _CALL = "__assay_cmp__", "__assay_call__"
+
+_records: list[tuple[Any, Any]] | None = None
+
+
+def _record(a: Any, b: Any) -> None:
+    rec = _records
+    if rec is not None and len(rec) < MAX_RECORDS:
+        rec.append((a, b))
+
+
+def _is_operand(v: Any) -> bool:
+    return isinstance(v, (bytes, bytearray, str, int)) and not isinstance(v, bool)
+
+
+def assay_cmp(op: int, a: Any, b: Any) -> Any:
+    """Replacement for one comparison: evaluate it and record its operands."""
+    result = _BY_ID[op](a, b)
+    if _records is not None:
+        if op >= 6:
+            if _is_operand(a) and isinstance(b, (tuple, list, set, frozenset, dict)) and len(b) <= 4096:
+                for i, elem in enumerate(b):
+                    if i >= MAX_CONTAINER:
+                        break
+                    if _is_operand(elem):
+                        _record(a, elem)
+            elif isinstance(a, (str, bytes)) and isinstance(b, (str, bytes)):
+                _record(None, a)  # wants ``a`` somewhere in the input: a dictionary token
+        elif _is_operand(a) and _is_operand(b) and a != b:
+            _record(a, b)
+    return result
+
+
+def assay_call(name: str, obj: Any, *args: Any, **kwargs: Any) -> Any:
+    """Replacement for ``obj.name(*args)`` that records prefix/suffix/key compares."""
+    result = getattr(obj, name)(*args, **kwargs)
+    if _records is not None and args:
+        want = args[0]
+        if name in ("startswith", "endswith") and isinstance(obj, (str, bytes)):
+            options = want if isinstance(want, tuple) else (want,)
+            for w in options[:MAX_CONTAINER]:
+                if isinstance(w, type(obj)) and w:
+                    seen = obj[: len(w)] if name == "startswith" else obj[-len(w):]
+                    if seen != w:
+                        _record(seen, w)
+        elif name == "get" and isinstance(obj, dict) and _is_operand(want) and want not in obj:
+            for i, key in enumerate(obj):
+                if i >= MAX_CONTAINER:
+                    break
+                if _is_operand(key):
+                    _record(want, key)
+    return result
+
+
+class _Rewriter(ast.NodeTransformer):
+    def visit_Compare(self, node: ast.Compare) -> ast.AST:
+        self.generic_visit(node)
+        if len(node.ops) != 1 or type(node.ops[0]) not in _OPS:
+            return node
+        op_id = _OPS[type(node.ops[0])][0]
+        call = ast.Call(ast.Name(_CMP, ast.Load()), [ast.Constant(op_id), node.left, node.comparators[0]], [])
+        return ast.copy_location(call, node)
+
+    def visit_Call(self, node: ast.Call) -> ast.AST:
+        self.generic_visit(node)
+        func = node.func
+        if isinstance(func, ast.Attribute) and func.attr in _CALLS and not any(
+            isinstance(a, ast.Starred) for a in node.args
+        ):
+            call = ast.Call(
+                ast.Name(_CALL, ast.Load()), [ast.Constant(func.attr), func.value, *node.args], node.keywords
+            )
+            return ast.copy_location(call, node)
+        return node
+
+
+def _twin_codes(path: str) -> dict[tuple[str, int], CodeType]:
+    """Instrumented code objects of ``path``, by (qualname, first line)."""
+    try:
+        with open(path, "rb") as fh:
+            tree = ast.parse(fh.read(), filename=path)
+        tree = ast.fix_missing_locations(_Rewriter().visit(tree))
+        module_code = compile(tree, path, "exec", dont_inherit=True)
+    except (OSError, SyntaxError, ValueError, RecursionError):
+        return {}
+    found: dict[tuple[str, int], CodeType] = {}
+    stack = [module_code]
+    while stack:
+        code = stack.pop()
+        for const in code.co_consts:
+            if isinstance(const, CodeType):
+                found[(const.co_qualname, const.co_firstlineno)] = const
+                stack.append(const)
+    return found
+
+
+def _functions_of(module: ModuleType) -> Iterable[FunctionType]:
+    seen: set[int] = set()
+    stack: list[Any] = list(vars(module).values())
+    while stack:
+        obj = stack.pop()
+        if id(obj) in seen:
+            continue
+        seen.add(id(obj))
+        if isinstance(obj, (staticmethod, classmethod)):
+            stack.append(obj.__func__)
+        elif isinstance(obj, property):
+            stack.extend(f for f in (obj.fget, obj.fset, obj.fdel) if f is not None)
+        elif isinstance(obj, FunctionType):
+            if obj.__module__ == module.__name__:
+                yield obj
+        elif isinstance(obj, type) and obj.__module__ == module.__name__:
+            stack.extend(vars(obj).values())
+
+
+class CmpLog:
+    """Instrumented twins of the in-scope code, swapped in to analyse one input."""
+
+    def __init__(self, scope_contains: Callable[[str], bool]) -> None:
+        self.contains = scope_contains
+        self.swaps: list[tuple[FunctionType, CodeType, CodeType]] = []
+        self.files = 0
+
+    def attach(self) -> None:
+        """Compile twins for every imported in-scope module and pair them with live functions."""
+        by_file: dict[str, list[ModuleType]] = {}
+        for module in list(sys.modules.values()):
+            path = getattr(module, "__file__", None)
+            if path and path.endswith(".py") and self.contains(path):
+                by_file.setdefault(os.path.realpath(path), []).append(module)
+        for path in sorted(by_file)[:MAX_FILES]:
+            twins = _twin_codes(path)
+            if not twins:
+                continue
+            self.files += 1
+            for module in by_file[path]:
+                vars(module).setdefault(_CMP, assay_cmp)
+                vars(module).setdefault(_CALL, assay_call)
+                for fn in _functions_of(module):
+                    code = fn.__code__
+                    twin = twins.get((code.co_qualname, code.co_firstlineno))
+                    if twin is not None and len(twin.co_freevars) == len(code.co_freevars):
+                        self.swaps.append((fn, code, twin))
+
+    def record(self, run: Callable[[], Any]) -> list[tuple[Any, Any]]:
+        """Run ``run`` with the twins swapped in; the operand pairs it compared."""
+        global _records
+        records: list[tuple[Any, Any]] = []
+        _records = records
+        for fn, _orig, twin in self.swaps:
+            fn.__code__ = twin
+        try:
+            run()
+        finally:
+            for fn, orig, _twin in self.swaps:
+                fn.__code__ = orig
+            _records = None
+        return records
+
+
+def _encodings(v: Any) -> dict[str, bytes]:
+    """The ways ``v`` may appear in input bytes, by kind."""
+    if isinstance(v, (bytes, bytearray)):
+        return {"raw": bytes(v)} if 0 < len(v) <= MAX_OPERAND else {}
+    if isinstance(v, str):
+        raw = v.encode("utf-8", "surrogatepass")
+        return {"raw": raw} if 0 < len(raw) <= MAX_OPERAND else {}
+    if isinstance(v, int):
+        out = {"dec": str(v).encode()}
+        if 0 <= v <= 0xFF:
+            out["u8"] = bytes([v])
+        for width in (2, 4, 8):
+            if -(1 << (8 * width - 1)) <= v < (1 << (8 * width)):
+                u = v % (1 << (8 * width))
+                out[f"le{width}"] = u.to_bytes(width, "little")
+                out[f"be{width}"] = u.to_bytes(width, "big")
+        return out
+    return {}
+
+
+def _matching(a: Any, b: Any) -> list[tuple[bytes, bytes]]:
+    """Pairs (how ``a`` appears, what ``b`` would look like there), kind with kind."""
+    ea, eb = _encodings(a), _encodings(b)
+    return [(ea[k], eb[k]) for k in ea if k in eb]
+
+
+def input_to_state(data: bytes, records: list[tuple[Any, Any]]) -> tuple[list[tuple[bytes, bytes]], list[bytes]]:
+    """Replacement pairs whose pattern occurs in ``data``, and dictionary tokens."""
+    pairs: dict[tuple[bytes, bytes], None] = {}
+    tokens: dict[bytes, None] = {}
+    for a, b in records:
+        if a is None:
+            for tok in _encodings(b).values():
+                if tok not in data:
+                    tokens.setdefault(tok, None)
+            continue
+        for x, y in _matching(a, b) + _matching(b, a):
+            if x != y and x in data:
+                if len(pairs) < MAX_PAIRS:
+                    pairs.setdefault((x, y), None)
+            elif y not in data and len(tokens) < MAX_TOKENS:
+                tokens.setdefault(y, None)
+    return list(pairs), list(tokens)[:MAX_TOKENS]
+
+
+def replace_one(data: bytes, pattern: bytes, replacement: bytes, pick: int) -> bytes | None:
+    """``data`` with the ``pick``-th occurrence (modulo the count) of ``pattern`` replaced."""
+    spots = []
+    start = data.find(pattern)
+    while start != -1 and len(spots) < 64:
+        spots.append(start)
+        start = data.find(pattern, start + 1)
+    if not spots:
+        return None
+    at = spots[pick % len(spots)]
+    return data[:at] + replacement + data[at + len(pattern) :]

@@ -1,0 +1,43 @@
+"""Oracle helpers a target calls to judge a run beyond "it did not crash".
+
+Each helper raises :class:`~assay.observe.OracleFailure` (or its ``invariant``
+subclass) with a tag, a relation name and a kind, so the finding's signature is
+``<tag>:<name>/<kind>`` and distinct broken relations never dedup together:
+
+* ``invariant``: :func:`rechunk`, :func:`round_trip`, :func:`idempotent`,
+  :func:`monotonic`, :func:`monotonic_sequence` (metamorphic relations);
+* ``error-shape``: :func:`error_shape` (a validator and its user disagree);
+* ``differential``: :func:`differential` with an explicit :class:`AllowList`;
+* ``http-5xx`` / ``path-escape``: :func:`wsgi_call`, :func:`no_5xx`,
+  :func:`no_secret` (an in-process WSGI app).
+"""
+
+from assay.oracles._common import Outcome
+from assay.oracles.differential import Allow, AllowList, NOTHING_ALLOWED, both_raise, differential, errors_are
+from assay.oracles.errorshape import Shape, error_shape
+from assay.oracles.metamorphic import (
+    derive_chunkings,
+    idempotent,
+    monotonic,
+    monotonic_sequence,
+    rechunk,
+    round_trip,
+)
+
+__all__ = [
+    "Allow",
+    "AllowList",
+    "NOTHING_ALLOWED",
+    "Outcome",
+    "Shape",
+    "both_raise",
+    "derive_chunkings",
+    "differential",
+    "error_shape",
+    "errors_are",
+    "idempotent",
+    "monotonic",
+    "monotonic_sequence",
+    "rechunk",
+    "round_trip",
+]

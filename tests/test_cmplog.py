@@ -1,0 +1,46 @@
+"""Comparison feedback: twins record operands; input-to-state pairs."""
+
+from __future__ import annotations
+
+import feedback_subject as subject
+
+from assay.feedback.cmplog import CmpLog, input_to_state, replace_one
+from assay.feedback.scope import Scope
+
+
+def _log():
+    log = CmpLog(Scope([subject.__file__]).contains)
+    log.attach()
+    return log
+
+
+def test_twins_record_and_originals_return():
+    log = _log()
+    assert log.swaps
+    original = subject.branchy.__code__
+    records = log.record(lambda: subject.branchy(3))
+    assert (3, 5) in records
+    assert subject.branchy.__code__ is original, "originals are swapped back"
+    assert log.record(lambda: None) == []
+
+
+def test_twin_behaves_like_the_original():
+    log = _log()
+    out = []
+    log.record(lambda: out.extend([subject.branchy(9), subject.looped(10), subject.gate(1)]))
+    assert out == [subject.branchy(9), subject.looped(10), subject.gate(1)]
+
+
+def test_input_to_state_pairs_and_tokens():
+    records = [(ord("h"), 0x46), (b"hell", b"\x7fELF"), (5, 48879), (None, "PROPFIND")]
+    pairs, tokens = input_to_state(b"hello,5", records)
+    assert (b"h", b"F") in pairs
+    assert (b"hell", b"\x7fELF") in pairs
+    assert (b"5", b"48879") in pairs
+    assert b"PROPFIND" in tokens
+
+
+def test_replace_one_picks_an_occurrence():
+    assert replace_one(b"xaxa", b"a", b"B", 0) == b"xBxa"
+    assert replace_one(b"xaxa", b"a", b"B", 1) == b"xaxB"
+    assert replace_one(b"xx", b"a", b"B", 0) is None
