@@ -171,3 +171,15 @@ def test_artifact_metadata_fields(planted, campaign, tmp_path):
     assert m["exception"]["type"] == "builtins.IndexError"
     assert m["python"]["abi"]
     assert not any(name.startswith(".tmp-") for name in os.listdir(tmp_path / "artifacts" / target.name))
+
+
+def test_hypothesis_given_test_is_a_target(planted, campaign, tmp_path):
+    target = planted.get("maze_given_roundtrip")
+    assert target.defined_in.endswith("mazes.py")
+    # Seed 2 reaches n == 7 through comparison feedback at case 19 (measured).
+    result = campaign([target], cases=3000, seed=2)
+    (finding,) = result.targets[0].findings
+    assert finding.oracle == "invariant" and "maze_given_roundtrip" in finding.signature
+    art = load_artifact(finding.artifact)
+    assert "round trip lost the text" in art.metadata["exception"]["message"]
+    assert not (tmp_path / ".hypothesis").exists()

@@ -59,3 +59,21 @@ def maze_checksum(data: bytes) -> None:
     if len(data) >= 8 and int.from_bytes(data[:4], "little") == zlib.crc32(data[4:]):
         if data[4:7] == b"CMD":
             raise RuntimeError("maze: checksum")
+
+
+try:
+    from hypothesis import given, strategies as st
+except ImportError:  # hypothesis is a dev dependency; the other mazes need nothing
+    pass
+else:
+
+    @assay.target(max_len=256)
+    @given(st.text(max_size=40), st.integers(0, 1000))
+    def maze_given_roundtrip(text: str, n: int) -> None:
+        """A Hypothesis @given test as a target: a planted round-trip bug."""
+        encoded = f"{n}:{text}"
+        head, _, rest = encoded.partition(":")
+        assert int(head) == n
+        if n == 7 and text:  # the planted bug: n == 7 loses the text
+            rest = ""
+        assert rest == text, "round trip lost the text"

@@ -176,11 +176,16 @@ def target(
     Usable bare (``@assay.target``) or with settings
     (``@assay.target(expected=(ValueError,), seeds=[b"..."])``).  Returns the
     function unchanged, with the :class:`Target` on its ``assay_target`` attribute.
+    Applied to a Hypothesis ``@given`` test, the target feeds the bytes to the test
+    through ``fuzz_one_input``.
     """
 
     def register(func: Callable[[bytes], Any]) -> Callable[[bytes], Any]:
+        from assay.given import fuzz_function, is_given_test
+
+        body = fuzz_function(func) if is_given_test(func) else func
         tgt = make_target(
-            func,
+            body,
             name=name,
             expected=expected,
             sources=sources,
@@ -243,7 +248,7 @@ def make_target(
     if replays < 1:
         raise TargetError(f"target {tname!r}: replays must be at least 1")
     try:
-        defined_in = inspect.getsourcefile(func) or ""
+        defined_in = inspect.getsourcefile(inspect.unwrap(func)) or ""
     except TypeError:
         defined_in = ""
     return Target(

@@ -164,6 +164,10 @@ def _functions_of(module: ModuleType) -> Iterable[FunctionType]:
         elif isinstance(obj, FunctionType):
             if obj.__module__ == module.__name__:
                 yield obj
+            # Decorated functions, and the body of a Hypothesis @given test.
+            inner = getattr(obj, "__wrapped__", None) or getattr(getattr(obj, "hypothesis", None), "inner_test", None)
+            if inner is not None:
+                stack.append(inner)
         elif isinstance(obj, type) and obj.__module__ == module.__name__:
             stack.extend(vars(obj).values())
 
