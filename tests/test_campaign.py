@@ -28,11 +28,11 @@ def test_finds_nested_byte_compares(planted, campaign):
 @pytest.mark.campaign
 def test_nested_compares_without_comparison_feedback(planted, tmp_path):
     # Byte mutation plus harvested constants alone still get there, only slower
-    # (seed 3 needs about 39,000 cases): shows the fallback path works.
+    # (seed 2 needs about 66,000 cases): shows the fallback path works.
     from assay.engine.campaign import CampaignOptions, run_campaign
 
     options = CampaignOptions(corpus_root=str(tmp_path / "c"), artifact_root=str(tmp_path / "a"),
-                              max_cases=100_000, seed=3, cmplog=False)
+                              max_cases=100_000, seed=2, cmplog=False)
     (t,) = run_campaign([planted.get("planted_nested_compares")], options).targets
     assert [f.oracle for f in t.findings] == ["panic"]
     assert load_artifact(t.findings[0].artifact).metadata["case_index"] > 10_000
@@ -104,9 +104,9 @@ def test_isolation_keeps_the_exact_input_and_continues(planted, campaign, tmp_pa
 
     Corpus(tmp_path / "corpus", name, target.max_len).add(trigger + b"yz")
     Corpus(tmp_path / "corpus", name, target.max_len).add(trigger + b"abc")
-    result = campaign([target], cases=300, seed=2)
+    result = campaign([target], cases=60, seed=2)
     t = result.targets[0]
-    assert t.schedule_count == 300 + len(target.seeds) + 2, "the run went on to the end"
+    assert t.schedule_count == 60 + len(target.seeds) + 2, "the run went on to the end"
     failing = [f for f in t.findings if f.oracle == oracle]
     assert len(failing) == 1, f"one finding per distinct failure, got {t.findings}"
     assert failing[0].occurrences >= 2

@@ -108,11 +108,14 @@ def trees(draw, n_leaves: int, depth: int = 3):
 @given(trees(len(PLAIN)))
 def test_nested_trees_execute_every_leaf(tree) -> None:
     rendered = render(tree, make_pool(PLAIN), SHELL)
+    # bashlex 0.18 drops what follows a newline inside a substitution (the bug the
+    # worked example in examples/compose found): no test of rendering there
+    assume(not ("\n" in rendered and ("$(" in rendered or "`" in rendered)))
     try:
         found = commands(rendered)
     except bashlex.errors.ParsingError:
-        # bashlex 0.18 cannot parse && or || inside $( ): not a rendering question
-        assume("$(" not in rendered or ("&&" not in rendered and "||" not in rendered))
+        # bashlex 0.18 cannot parse &&, || or & inside $( ): not a rendering question
+        assume("$(" not in rendered and "`" not in rendered)
         raise
     leaves = []
 
@@ -128,6 +131,14 @@ def test_nested_trees_execute_every_leaf(tree) -> None:
         assert words(PLAIN[i]) in found, rendered
 
 
+@settings(max_examples=300, deadline=None)
+@given(trees(len(TRICKY), depth=4))
+def test_no_rendering_reads_as_arithmetic(tree) -> None:
+    """``$((…))`` and ``((…))`` are arithmetic: nested parts there would never run."""
+    rendered = render(tree, make_pool(TRICKY), SHELL)
+    assert "((" not in rendered and "))" not in rendered, rendered
+
+
 @pytest.mark.parametrize("member", range(len(SHELL.wrappers)), ids=[w.name for w in SHELL.wrappers])
 def test_wrappers_pass_the_inner_command_intact(member: int) -> None:
     wrapper = SHELL.wrappers[member]
@@ -135,7 +146,10 @@ def test_wrappers_pass_the_inner_command_intact(member: int) -> None:
     for i, leaf in enumerate(TRICKY):
         rendered = render(Wrap(member, Leaf(i)), pool, SHELL)
         argv = shlex.split(rendered)
-        if wrapper.compound:
+        if wrapper.compound and rendered.endswith('"'):
+            inner = rendered[rendered.index('"') + 1 : -1]
+            assert _posix_unescape(inner, '$`"\\') == leaf, rendered  # what "…" gives the inner shell
+        elif wrapper.compound:
             assert argv[-1] == leaf, rendered  # the string the inner shell parses
         else:
             assert " ".join(shlex.quote(w) for w in shlex.split(leaf)) in shlex.join(argv), rendered
@@ -166,11 +180,11 @@ def test_embeddings_run_the_inner_command(member: int) -> None:
         assert found[0][0] == "grep"
 
 
-def _posix_unbacktick(text: str) -> str:
-    """What the shell runs for `text`: a backslash before $, ` or \\ is removed (POSIX 2.6.3)."""
+def _posix_unescape(text: str, special: str) -> str:
+    """``text`` with the backslash removed before each ``special`` character (POSIX 2.2.3, 2.6.3)."""
     out, i = [], 0
     while i < len(text):
-        if text[i] == "\\" and i + 1 < len(text) and text[i + 1] in "$`\\":
+        if text[i] == "\\" and i + 1 < len(text) and text[i + 1] in special:
             out.append(text[i + 1])
             i += 2
         else:
@@ -182,9 +196,9 @@ def _posix_unbacktick(text: str) -> str:
 def test_quoters_round_trip_through_the_shell_rules() -> None:
     for leaf in TRICKY + ["echo `a` \\` $(b) \\\\"]:
         assert shlex.split("'" + QUOTERS["single"](leaf) + "'") == [leaf]
-        assert shlex.split('"' + QUOTERS["double"](leaf) + '"') == [leaf]
-        assert _posix_unbacktick(QUOTERS["backtick"](leaf)) == leaf
-        assert _posix_unbacktick(QUOTERS["backtick-dq"](leaf)) == leaf
+        assert _posix_unescape(QUOTERS["double"](leaf), '$`"\\') == leaf
+        assert _posix_unescape(QUOTERS["backtick"](leaf), "$`\\") == leaf
+        assert _posix_unescape(QUOTERS["backtick-dq"](leaf), "$`\\") == leaf
 
 
 def test_template_validation_and_fill() -> None:

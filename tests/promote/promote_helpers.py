@@ -1,6 +1,8 @@
 """Helpers for the promoter's tests: temporary projects, their targets and artifacts.
 
-Imported by the tests as ``promote_helpers`` (see conftest.py)."""
+There is no conftest.py here: a second ``conftest`` module would shadow the top-level
+one for ``from conftest import ...``.  Test modules import the fixtures below.
+"""
 
 from __future__ import annotations
 
@@ -9,6 +11,8 @@ import re
 import sys
 import textwrap
 from pathlib import Path
+
+import pytest
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
 
@@ -52,7 +56,7 @@ class TempProject:
 
         return load_project(self.root)
 
-    def artifact(self, name: str, data: bytes, *, isolated: bool | None = None, seed: int = 1234):
+    def artifact(self, name: str, data: bytes, *, isolated: bool = False, seed: int = 1234):
         """Run ``data`` through target ``name`` and write the finding as the engine would."""
         from assay.discovery import load_targets
         from assay.engine.execute import run_input
@@ -61,8 +65,6 @@ class TempProject:
 
         project = self.project()
         target = load_targets(project).get(name)
-        if isolated is None:
-            isolated = False
         verdict = run_isolated(target, data).verdict if isolated else run_input(target, data, timeout=target.timeout)
         assert verdict is not None, f"{name} did not fail on {data!r}"
         finding = Finding(
@@ -74,6 +76,7 @@ class TempProject:
         return load_artifact(path)
 
     def module(self):
+        """The imported target module (to reset the state a flaky target keeps)."""
         return sys.modules[self.stem]
 
 
@@ -81,3 +84,35 @@ def unique_stem(tmp_path: Path, prefix: str = "pt") -> str:
     return f"{prefix}_{re.sub(r'[^0-9A-Za-z_]', '_', tmp_path.name)}"
 
 
+def promote_in_pytester(pytester, *args: str):
+    """Run pytester's folder in-process with promotion on (through the main plugin when it can)."""
+    if main_plugin_promotes():
+        return pytester.runpytest("--assay-promote", *args)
+    pytester.makeconftest(
+        "from assay.promote.pytest_promote import PromotePlugin\n"
+        "def pytest_configure(config):\n"
+        "    config.pluginmanager.register(PromotePlugin(config), 'assay-promote')\n"
+    )
+    return pytester.runpytest(*child_pytest_args(), *args)
+
+
+@pytest.fixture(autouse=True)
+def isolated_registry():
+    """Each test registers its targets in an empty process-wide registry.
+
+    ``@assay.target`` refuses a second target of the same name from another file;
+    tests here reuse names (``parse``) in their own temporary projects.
+    """
+    from assay.target import REGISTRY
+
+    saved = dict(REGISTRY._targets)
+    REGISTRY.clear()
+    yield
+    REGISTRY.clear()
+    REGISTRY._targets.update(saved)
+
+
+@pytest.fixture
+def temp_project(tmp_path: Path) -> TempProject:
+    """A fresh project whose target file has a name no other test uses."""
+    return TempProject(tmp_path / "proj", unique_stem(tmp_path))

@@ -23,7 +23,6 @@ parts there can correctly give a denied whole.
 
 from __future__ import annotations
 
-import logging
 import re
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Sequence
@@ -31,14 +30,12 @@ from typing import Any, Callable, Iterable, Sequence
 from assay.compose.classifier import Classifier, Judgement
 from assay.compose.pool import LeafPool
 from assay.compose.tree import (
-    MAX_LEAVES, Case, Embedded, Leaf, Node, Redir, Tree, Wrap, decode, encode, families,
+    MAX_LEAVES, Case, Embedded, Leaf, Node, Redir, Tree, Wrap, decode, encode, executed_leaves, families,
     render, render_tree, shape, subtrees_postorder, to_json, tree_leaves, tree_ops,
 )
 from assay.compose.operators import OperatorTable
 from assay.errors import ConfigError
 from assay.observe import OracleFailure, feature
-
-log = logging.getLogger("assay.compose")
 
 #: Default largest tree (in leaves) that the over-denial check R judges.
 DEFAULT_BOUND = 4
@@ -112,7 +109,7 @@ class Composition:
     def check(self, data: bytes) -> None:
         """The target body: decode, render, judge, and raise on a violated relation."""
         case = self.case(data)
-        family, member = shape(case, self.table)
+        _, member = shape(case, self.table)
         whole = self.render(case)
         verdict = self.classifier.judge(whole)
         feature("compose.shape", f"{member}:{'allow' if verdict.allowed else 'deny'}")
@@ -275,7 +272,7 @@ class Composition:
     def _data(self, case: Case, whole: str, verdict: Judgement, prop: str, shape_name: str, witness: str,
               witness_verdict: Judgement, culprit: dict[str, Any]) -> dict[str, Any]:
         leaves = []
-        for i in dict.fromkeys(_all_leaves(case)):
+        for i in dict.fromkeys(executed_leaves(case)):
             leaf = self.pool.leaves[i]
             leaves.append({"index": i, "text": leaf.text, "verdict": leaf.judgement.to_json(), "label": leaf.label})
         return {
@@ -313,12 +310,3 @@ class Composition:
             cases += [Embedded(m, a, 0, d) for m in range(len(self.table.embeds))]
         return list(dict.fromkeys(self.encode(c) for c in cases))
 
-
-def _all_leaves(case: Case) -> list[int]:
-    if isinstance(case, (Leaf, Node)):
-        return tree_leaves(case)
-    if isinstance(case, Wrap):
-        return tree_leaves(case.inner)
-    if isinstance(case, Redir):
-        return [case.host]
-    return [case.host, case.inner]

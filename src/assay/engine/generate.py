@@ -20,6 +20,11 @@ CROSSOVER_SHARE = 0.15
 RECENT_SHARE = 0.5
 #: How many of the newest entries count as recent.
 RECENT_WINDOW = 4
+#: Share of cases whose parent is drawn from the entries that recently produced
+#: new coverage (weighted by how often they did).
+PRODUCTIVE_SHARE = 0.25
+#: How many recent productive picks are remembered.
+PRODUCTIVE_MEMORY = 256
 #: Share of byte-mode cases that apply one input-to-state replacement from the
 #: parent's comparison log, when it has any.
 CMP_SHARE = 0.3
@@ -42,6 +47,9 @@ class InputSource:
         self.values: list[Any] = []
         self.parsed: list[int] = []  # indices of entries the strategy could read
         self.cmp_pairs: list[list[tuple[bytes, bytes]]] = []
+        self.productive: list[int] = []  # parent indices whose children paid off, recent last
+        self.last_parent: int | None = None
+        self.last_pair: tuple[int, tuple[bytes, bytes]] | None = None
         self._known_tokens = set(self.mutator.dictionary)
 
     def add(self, data: bytes, pairs: list[tuple[bytes, bytes]] = (), tokens: list[bytes] = ()) -> None:
@@ -74,33 +82,66 @@ class InputSource:
         if self.strategy is not None:
             return self._structured(rng)
         if not self.corpus:
+            self.last_parent = None
             return rng.randbytes(rng.randint(0, min(64, self.max_len))), ["random"]
         index = self._pick(rng, len(self.corpus))
         parent = self.corpus[index]
         pairs = self.cmp_pairs[index]
+        self.last_pair = None
         if pairs and rng.random() < CMP_SHARE:
-            pattern, replacement = pairs[rng.randrange(len(pairs))]
-            out = replace_one(parent, pattern, replacement, rng.randrange(64))
+            pair = pairs[rng.randrange(len(pairs))]
+            out = replace_one(parent, pair[0], pair[1], rng.randrange(64))
             if out is not None:
+                self.last_pair = (index, pair)
                 return out[: self.max_len], ["cmp-replace"]
         other = self.corpus[rng.randrange(len(self.corpus))]
         return self.mutator.mutate(parent, rng, other)
 
-    @staticmethod
-    def _pick(rng: random.Random, n: int) -> int:
-        """A corpus index, biased towards the newest entries."""
-        if n > RECENT_WINDOW and rng.random() < RECENT_SHARE:
-            return n - 1 - rng.randrange(RECENT_WINDOW)
-        return rng.randrange(n)
+    def reward(self, ops: list[str]) -> None:
+        """The last input produced new coverage: favour its parent and its mutations.
+
+        Everything here follows from earlier cases' outcomes, so with one worker
+        the schedule stays a function of (seed, corpus snapshot, case index).
+        """
+        if self.last_parent is not None:
+            self.productive.append(self.last_parent)
+            if len(self.productive) > PRODUCTIVE_MEMORY:
+                del self.productive[: len(self.productive) - PRODUCTIVE_MEMORY]
+        self.mutator.reward(ops)
+
+    def failed(self) -> None:
+        """The last input failed: drop the comparison replacement that made it.
+
+        That replacement leads straight into a bug already found; applying it again
+        would mostly rediscover the same failure (at the cost of a timeout, for a hang).
+        """
+        if self.last_pair is not None:
+            index, pair = self.last_pair
+            if pair in self.cmp_pairs[index]:
+                self.cmp_pairs[index].remove(pair)
+            self.last_pair = None
+
+    def _pick(self, rng: random.Random, n: int) -> int:
+        """A corpus index: newest entries, recently productive ones, or any."""
+        roll = rng.random()
+        if n > RECENT_WINDOW and roll < RECENT_SHARE:
+            index = n - 1 - rng.randrange(RECENT_WINDOW)
+        elif self.productive and roll < RECENT_SHARE + PRODUCTIVE_SHARE:
+            index = self.productive[rng.randrange(len(self.productive))]
+        else:
+            index = rng.randrange(n)
+        self.last_parent = index
+        return index
 
     def _structured(self, rng: random.Random) -> tuple[bytes, list[str]]:
         s = self.strategy
         assert s is not None
         parsed = self.parsed
         if not parsed or rng.random() < FRESH_SHARE:
+            self.last_parent = None
             data, ops = s.render(s.generate(rng)), [f"{s.name}:generate"]
         else:
-            value = self.values[parsed[self._pick(rng, len(parsed))]]
+            value = self.values[parsed[self._pick(rng, len(parsed)) % len(parsed)]]
             if len(parsed) > 1 and rng.random() < CROSSOVER_SHARE:
                 value = s.crossover(value, self.values[rng.choice(parsed)], rng)
                 ops = [f"{s.name}:crossover"]

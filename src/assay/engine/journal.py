@@ -15,6 +15,10 @@ import time
 
 #: Header: state, phase, position, sub, start time, input length, digest chain.
 _HEADER = struct.Struct("<BBxxxxxxqqdQ32s")
+#: The parent's interrupt request: the (position, start time) it means to stop.
+_REQUEST = struct.Struct("<qd")
+_REQUEST_AT = _HEADER.size
+_DATA_AT = _HEADER.size + _REQUEST.size
 
 IDLE, RUNNING = 0, 1
 #: Phases of the schedule.
@@ -28,17 +32,20 @@ class Journal:
 
     def __init__(self, max_len: int) -> None:
         self.capacity = max_len
-        self.mem = mmap.mmap(-1, _HEADER.size + max_len)  # MAP_SHARED: survives fork
+        self.mem = mmap.mmap(-1, _DATA_AT + max_len)  # MAP_SHARED: survives fork
         self.chain = bytes(32)
 
     def begin(self, phase: int, position: int, sub: int, data: bytes) -> None:
         n = len(data)
-        self.mem[_HEADER.size : _HEADER.size + n] = data
-        _HEADER.pack_into(self.mem, 0, RUNNING, phase, position, sub, time.monotonic(), n, self.chain)
+        self.mem[_DATA_AT : _DATA_AT + n] = data
+        # Fields first, the RUNNING flag last: a parent that sees RUNNING also sees
+        # this case's start time, never the previous one's.
+        _HEADER.pack_into(self.mem, 0, IDLE, phase, position, sub, time.monotonic(), n, self.chain)
+        self.mem[0] = RUNNING
 
     def reset(self) -> None:
         """Zero the header (start time 0.0 means no input was begun)."""
-        self.mem[: _HEADER.size] = bytes(_HEADER.size)
+        self.mem[:_DATA_AT] = bytes(_DATA_AT)
 
     def end(self) -> None:
         self.mem[0] = IDLE
@@ -46,13 +53,22 @@ class Journal:
     def read(self) -> tuple[int, int, int, int, float, bytes, bytes]:
         """(state, phase, position, sub, started, input, chain)."""
         state, phase, position, sub, started, n, chain = _HEADER.unpack_from(self.mem, 0)
-        data = bytes(self.mem[_HEADER.size : _HEADER.size + min(n, self.capacity)])
+        data = bytes(self.mem[_DATA_AT : _DATA_AT + min(n, self.capacity)])
         return state, phase, position, sub, started, data, chain
 
     def state(self) -> tuple[int, int, float]:
         """(state, position, started) without copying the input."""
         state, _phase, position, _sub, started, _n, _chain = _HEADER.unpack_from(self.mem, 0)
         return state, position, started
+
+    def request_interrupt(self, position: int, started: float) -> None:
+        """Name the case the parent's next ``SIGUSR1`` is meant for."""
+        _REQUEST.pack_into(self.mem, _REQUEST_AT, position, started)
+
+    def interrupt_wanted(self) -> bool:
+        """True if the running case is the one the parent asked to interrupt."""
+        state, _phase, position, _sub, started, _n, _chain = _HEADER.unpack_from(self.mem, 0)
+        return state == RUNNING and _REQUEST.unpack_from(self.mem, _REQUEST_AT) == (position, started)
 
     def close(self) -> None:
         self.mem.close()

@@ -206,6 +206,7 @@ class Supervisor:
         done = False
         killed = False
         signalled_for: tuple | None = None
+        last_seen: tuple | None = None
         try:
             while True:
                 if reader.poll(POLL):
@@ -221,14 +222,19 @@ class Supervisor:
                     continue
                 state, position, started = journal.state()
                 now = time.monotonic()
-                if state == jr.RUNNING:
+                current = (position, started)
+                # Act only on a case seen running on two polls in a row: one read may
+                # race with the worker rewriting the header.
+                if state == jr.RUNNING and current == last_seen:
                     over = now - started - self.target.timeout
                     if over > isolate.KILL_GRACE:
                         isolate.kill_with_stack(pid)
                         killed = True
-                    elif over > 0 and signalled_for != (position, started):
-                        signalled_for = (position, started)
+                    elif over > 0 and signalled_for != current:
+                        signalled_for = current
+                        journal.request_interrupt(position, started)
                         _signal(pid, signal.SIGUSR1)
+                last_seen = current if state == jr.RUNNING else None
                 if self.plan.deadline is not None and now > self.plan.deadline + max(5.0, 2 * self.target.timeout):
                     isolate.kill_with_stack(pid)  # a worker that ignores its own deadline
                     killed = True

@@ -121,8 +121,11 @@ class Worker:
             self.seen_features.add(result.outcome)
             new.append(result.outcome)
         if result.verdict is not None:
+            self.source.failed()
             self.finding(phase, pos, data, ops, result.verdict)
         elif new:
+            if phase == jr.GENERATED:
+                self.source.reward(ops)
             pairs, tokens = self._analyse(phase, pos, data)
             self.source.add(data, pairs, tokens)
             self.send(("corpus", data, new, phase == jr.INITIAL, pairs, tokens))
@@ -191,7 +194,7 @@ def install_soft_timeout(journal: jr.Journal) -> None:
     """SIGUSR1 from the parent raises :class:`WedgeTimeout` if a case is running."""
 
     def on_usr1(signum, frame):  # noqa: ARG001
-        if journal.mem[0] == jr.RUNNING:
+        if journal.interrupt_wanted():  # never interrupt a case the parent did not mean
             raise execute.WedgeTimeout()
 
     signal.signal(signal.SIGUSR1, on_usr1)

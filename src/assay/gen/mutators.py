@@ -18,6 +18,10 @@ MAX_STACK = 5
 MAX_CHUNK = 128
 #: Most dictionary tokens kept per target.
 MAX_DICTIONARY = 512
+#: How many recent wins (mutations that led to new coverage) are remembered.
+WIN_MEMORY = 256
+#: Share of mutation picks drawn from recent wins rather than uniformly.
+WIN_SHARE = 0.3
 
 _INTERESTING_8 = (0, 1, 0x7F, 0x80, 0xFF, 0x10, 0x20, 0x40, 0x64)
 _INTERESTING_16 = (0, 0x80, 0xFF, 0x100, 0x200, 0x3E8, 0x400, 0x7FFF, 0x8000, 0xFFFF)
@@ -199,6 +203,17 @@ class ByteMutator:
         self.dictionary = list(dictionary)[:MAX_DICTIONARY]
         self.names = list(MUTATIONS)
         self.funcs = [MUTATIONS[n] for n in self.names]
+        self.index = {n: i for i, n in enumerate(self.names)}
+        self.wins: list[int] = []  # indices of mutations that recently paid off
+
+    def reward(self, ops: Iterable[str]) -> None:
+        """Remember that ``ops`` produced new coverage (picked more often for a while)."""
+        for op in ops:
+            i = self.index.get(op)
+            if i is not None:
+                self.wins.append(i)
+        if len(self.wins) > WIN_MEMORY:
+            del self.wins[: len(self.wins) - WIN_MEMORY]
 
     def mutate(self, data: bytes, rng: random.Random, other: bytes | None = None) -> tuple[bytes, list[str]]:
         """A mutated copy of ``data`` and the names of the mutations applied."""
@@ -209,7 +224,10 @@ class ByteMutator:
         attempts = 0
         while len(applied) < depth and attempts < depth * 4:
             attempts += 1
-            i = rng.randrange(len(self.funcs))
+            if self.wins and rng.random() < WIN_SHARE:
+                i = self.wins[rng.randrange(len(self.wins))]
+            else:
+                i = rng.randrange(len(self.funcs))
             out = self.funcs[i](self, buf, rng, other)
             if out is not None:
                 buf = out

@@ -9,12 +9,14 @@ subclass) with a tag, a relation name and a kind, so the finding's signature is
 * ``error-shape``: :func:`error_shape` (a validator and its user disagree);
 * ``differential``: :func:`differential` with an explicit :class:`AllowList`;
 * ``http-5xx`` / ``path-escape``: :func:`wsgi_call`, :func:`no_5xx`,
-  :func:`no_secret` (an in-process WSGI app).
+  :func:`http_5xx`, :func:`plant_secret`, :func:`no_secret` (an in-process
+  WSGI app).
 """
 
 from assay.oracles._common import Outcome
 from assay.oracles.differential import Allow, AllowList, NOTHING_ALLOWED, both_raise, differential, errors_are
 from assay.oracles.errorshape import Shape, error_shape
+from assay.oracles.http import PlantedSecret, WsgiResponse, http_5xx, no_5xx, no_secret, plant_secret, wsgi_call
 from assay.oracles.metamorphic import (
     derive_chunkings,
     idempotent,
@@ -29,15 +31,22 @@ __all__ = [
     "AllowList",
     "NOTHING_ALLOWED",
     "Outcome",
+    "PlantedSecret",
     "Shape",
+    "WsgiResponse",
     "both_raise",
     "derive_chunkings",
     "differential",
     "error_shape",
     "errors_are",
+    "http_5xx",
     "idempotent",
     "monotonic",
     "monotonic_sequence",
+    "no_5xx",
+    "no_secret",
+    "plant_secret",
     "rechunk",
     "round_trip",
+    "wsgi_call",
 ]

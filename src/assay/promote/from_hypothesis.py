@@ -20,6 +20,7 @@ The promotion itself happens in the test's teardown (see
 from __future__ import annotations
 
 import functools
+import inspect
 import re
 import sys
 from dataclasses import dataclass
@@ -61,9 +62,12 @@ class CapturedCall:
 class InnerTestCapture:
     """Wraps a ``@given`` test's inner function to record its failing calls."""
 
-    def __init__(self, test: Any, fixture_names: set[str]) -> None:
+    def __init__(self, test: Any, fixture_names: set[str], *, method: bool = False) -> None:
         self.handle = test.hypothesis
         self.fixture_names = fixture_names
+        # A method's instance is recreated by the replay, never written down.
+        params = list(inspect.signature(self.handle.inner_test).parameters)
+        self.self_name = params[0] if method and params else None
         self.calls: list[CapturedCall] = []
         self._original: Any = None
 
@@ -101,10 +105,10 @@ class InnerTestCapture:
                 f"the test takes pytest fixtures ({', '.join(used_fixtures)}), which a regression "
                 "test cannot recreate faithfully"
             )
-        if len(args) > 1:
+        if len(args) > (1 if self.self_name else 0):
             problems.append("the test was called with positional arguments other than self")
         for name, value in kwargs.items():
-            if name in self.fixture_names:
+            if name in self.fixture_names or name == self.self_name:
                 continue
             try:
                 arguments[name] = to_source(value, f"argument {name!r}")

@@ -91,9 +91,7 @@ def to_source(value: Any, _path: str = "value", _active: frozenset[int] = frozen
         return repr(value)
     if kind is float:
         return _float_source(value)
-    if kind is complex:
-        if math.isfinite(value.real) and math.isfinite(value.imag):
-            return repr(value)
+    if kind is complex:  # repr loses signed zeros ((-0-0j) evaluates to -0j): spell both parts
         return f"complex({_float_source(value.real)}, {_float_source(value.imag)})"
     if kind is bytearray:
         return f"bytearray({bytes(value)!r})"

@@ -88,7 +88,7 @@ class PromotePlugin:
         callspec = getattr(item, "callspec", None)
         if callspec is not None:
             fixtures -= set(callspec.params)  # parametrized values are plain data, replayable
-        with InnerTestCapture(test, fixtures) as capture:
+        with InnerTestCapture(test, fixtures, method=getattr(item, "cls", None) is not None) as capture:
             self._captures[item.nodeid] = capture
             return (yield)
 

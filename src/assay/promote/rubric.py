@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from assay.config import Project
+from assay.errors import ConfigError
 from assay.promote.buckets import BUCKETS_FILE, BucketStore
 from assay.promote.emit import regression_file_name
 from assay.promote.quarantine import QuarantineLog
@@ -79,9 +80,7 @@ class Promoter:
         store: BucketStore | None = None,
         quarantine: QuarantineLog | None = None,
     ) -> None:
-        if replays is not None and (not isinstance(replays, int) or replays < 1):
-            from assay.errors import ConfigError
-
+        if replays is not None and (isinstance(replays, bool) or not isinstance(replays, int) or replays < 1):
             raise ConfigError(f"replays must be a whole number of at least 1, not {replays!r}")
         self.project = project
         self.write = write

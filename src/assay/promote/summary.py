@@ -6,6 +6,8 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+#: Outcome statuses: a new regression test (staged or written), a signature the bucket
+#: store already has, and a failure the flake guard refused.
 PROMOTED = "promoted"
 KNOWN = "known"
 QUARANTINED = "quarantined"

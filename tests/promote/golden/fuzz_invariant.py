@@ -4,7 +4,7 @@
 # signature: invariant:round-trip
 # master seed: 1234
 """Regression test for target 'golden_invariant': replays the minimized fuzz input
-in this process, through the project's real target and oracle.
+through the project's real target and oracle.
 
 It fails while the bug is present and passes once it is fixed.
 """

@@ -4,7 +4,7 @@
 # signature: panic:builtins.ZeroDivisionError@golden_targets:divide<golden_targets:golden_panic
 # master seed: 1234
 """Regression test for target 'golden_panic': replays the minimized fuzz input
-in this process, through the project's real target and oracle.
+through the project's real target and oracle.
 
 It fails while the bug is present and passes once it is fixed.
 """

@@ -4,7 +4,8 @@
 # signature: wedge:timeout@golden_targets:golden_wedge
 # master seed: 1234
 """Regression test for target 'golden_wedge': replays the minimized fuzz input
-in a child process, since this failure kills or hangs its process, through the project's real target and oracle.
+through the project's real target and oracle,
+in a child process since this failure kills or hangs its process.
 
 It fails while the bug is present and passes once it is fixed.
 """

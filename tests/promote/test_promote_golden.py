@@ -17,7 +17,9 @@ from pathlib import Path
 import pytest
 
 from assay.promote import promote_artifacts
-from promote_helpers import GOLDEN, TempProject, child_pytest_args, main_plugin_promotes
+from promote_helpers import GOLDEN, TempProject, child_pytest_args, promote_in_pytester
+
+pytest_plugins = ["pytester"]
 
 REGEN = os.environ.get("ASSAY_REGEN_GOLDEN") == "1"
 
@@ -146,7 +148,7 @@ def test_fuzz_goldens_fail_while_the_bug_is_present_and_pass_once_fixed(fuzz_emi
 
 # -- Hypothesis sources ----------------------------------------------------------------------------
 PROPS = '''
-from hypothesis import given, note, settings, strategies as st
+from hypothesis import Phase, given, note, settings, strategies as st
 from hypothesis.stateful import Bundle, RuleBasedStateMachine, invariant, rule
 
 
@@ -154,7 +156,10 @@ def mean(xs):
     return sum(xs) // len(xs)
 
 
-@settings(derandomize=True, database=None)
+FAST = settings(derandomize=True, database=None, phases=[Phase.generate, Phase.shrink])  # no slow explain phase
+
+
+@FAST
 @given(st.lists(st.integers()), st.text())
 def test_mean(xs, label):
     note(f"{label}: {xs}")
@@ -182,24 +187,12 @@ class Account(RuleBasedStateMachine):
 
 
 TestAccount = Account.TestCase
-TestAccount.settings = settings(derandomize=True, database=None, max_examples=200)
+TestAccount.settings = settings(FAST, max_examples=200)
 '''
 
 PROPS_FIXED = PROPS.replace("sum(xs) // len(xs)", "sum(xs) // len(xs) if xs else 0").replace(
     "assert self.balance <= 150", "assert self.balance <= 10**9"
 )
-
-
-def promote_in_pytester(pytester, *args: str):
-    """Run pytester's folder in-process with promotion on (through the main plugin when it can)."""
-    if main_plugin_promotes():
-        return pytester.runpytest("--assay-promote", *args)
-    pytester.makeconftest(
-        "from assay.promote.pytest_promote import PromotePlugin\n"
-        "def pytest_configure(config):\n"
-        "    config.pluginmanager.register(PromotePlugin(config), 'assay-promote')\n"
-    )
-    return pytester.runpytest(*child_pytest_args(), *args)
 
 
 def test_hypothesis_goldens(pytester):
@@ -220,5 +213,5 @@ def test_hypothesis_goldens(pytester):
     assert "invariant:assert@golden_props:Account.within_limit" in buggy.stdout
     assert "panic:builtins.ZeroDivisionError@golden_props:mean<golden_props:test_mean" in buggy.stdout
     props.write_text(textwrap.dedent(PROPS_FIXED))
-    fixed = run_pytest(pytester.path, *staged)
-    assert fixed.returncode == 0 and "2 passed" in fixed.stdout, fixed.stdout + fixed.stderr
+    fixed = pytester.runpytest(*child_pytest_args(), *map(str, staged))  # in-process: faster, fresh module
+    fixed.assert_outcomes(passed=2)

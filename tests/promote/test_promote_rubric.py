@@ -12,6 +12,7 @@ from assay.config import load_project
 from assay.errors import ConfigError
 from assay.promote import BucketStore, Candidate, Promoter, QuarantineLog, promote_artifacts
 from assay.verdict import Verdict
+from promote_helpers import isolated_registry, temp_project  # noqa: F401 - fixtures
 
 
 class FakeCandidate(Candidate):

@@ -68,6 +68,7 @@ def test_to_source_refuses_what_it_cannot_write():
     with pytest.raises(NotReplayable, match="itself"):
         to_source(loop)
     assert to_source(float("nan")) == 'float("nan")' and math.isnan(evaluate(to_source(float("nan"))))
+    assert to_source(complex(-0.0, -0.0)) == "complex(-0.0, -0.0)"  # repr would lose the signs
 
 
 @pytest.mark.parametrize(
