@@ -121,6 +121,24 @@ class InputSource:
                 self.cmp_pairs[index].remove(pair)
             self.last_pair = None
 
+    def forget(self, failing: bytes) -> None:
+        """Drop every comparison replacement that turns a corpus entry into ``failing``.
+
+        A restarted worker calls this for the inputs that killed its predecessors,
+        whose :meth:`failed` never ran.
+        """
+        for entry, pairs in zip(self.corpus, self.cmp_pairs):
+            for pair in list(pairs):
+                pattern, replacement = pair
+                if len(failing) != len(entry) - len(pattern) + len(replacement):
+                    continue
+                at = entry.find(pattern)
+                while at != -1:
+                    if failing == entry[:at] + replacement + entry[at + len(pattern) :]:
+                        pairs.remove(pair)
+                        break
+                    at = entry.find(pattern, at + 1)
+
     def _pick(self, rng: random.Random, n: int) -> int:
         """A corpus index: newest entries, recently productive ones, or any."""
         roll = rng.random()

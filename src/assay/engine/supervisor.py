@@ -41,6 +41,8 @@ from assay.verdict import Verdict
 POLL = 0.05
 #: Replays (in fresh children) that decide whether a worker death is deterministic.
 DEATH_REPLAYS = 2
+#: Most worker-killing inputs remembered to steer restarted workers away from them.
+MAX_FATAL_INPUTS = 64
 #: Worker deaths outside any input tolerated before the campaign gives up.
 MAX_IDLE_DEATHS = 3
 
@@ -339,6 +341,8 @@ class Supervisor:
             if self.idle_deaths > MAX_IDLE_DEATHS:
                 raise WorkerError(f"the worker for target {self.target.name!r} keeps dying between inputs:\n{output[-4000:]}")
             return
+        if phase == jr.GENERATED and len(self.plan.fatal_inputs) < MAX_FATAL_INPUTS:
+            self.plan.fatal_inputs.append(data)
         verdict = isolate.death_verdict(status, output, killed_for_timeout=killed, timeout=self.target.timeout)
         sig = verdict.signature
         if sig in self.plan.known_signatures:

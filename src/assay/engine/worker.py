@@ -56,6 +56,7 @@ class Plan:
     strategy: Any = None
     dictionary: list[bytes] = field(default_factory=list)
     corpus_meta: list[tuple[list, list]] = field(default_factory=list)  # (cmp pairs, tokens) per entry
+    fatal_inputs: list[bytes] = field(default_factory=list)  # inputs that killed earlier workers
     cmplog: Any = None
 
 
@@ -69,6 +70,8 @@ class Worker:
         self.source = InputSource(plan.target.max_len, plan.dictionary, plan.strategy)
         for entry, (pairs, tokens) in zip(plan.corpus, plan.corpus_meta):
             self.source.add(entry, pairs, tokens)
+        for fatal in plan.fatal_inputs:
+            self.source.forget(fatal)
         self.seen_features: set[Hashable] = {k for k in plan.seen if isinstance(k, tuple) and k and k[0] in ("f", "outcome")}
         self.known = set(plan.known_signatures)
         self.journal.chain = plan.chain
