@@ -183,3 +183,32 @@ def test_hypothesis_given_test_is_a_target(planted, campaign, tmp_path):
     art = load_artifact(finding.artifact)
     assert "round trip lost the text" in art.metadata["exception"]["message"]
     assert not (tmp_path / ".hypothesis").exists()
+
+
+def test_slow_hunting_confirms_a_quadratic(planted, campaign):
+    # Cost feedback climbs to a big input (seed 1: confirmed at case ~44).
+    result = campaign([planted.get("slow_quadratic")], cases=120, seed=1)
+    (finding,) = result.targets[0].findings
+    assert finding.oracle == "slow"
+    meta = load_artifact(finding.artifact).metadata
+    times = meta["verdict"]["data"]["times"]
+    assert times[2] / times[1] > 2.8 and times[1] / times[0] > 2.8
+    assert "slow_quadratic" in finding.signature
+
+
+def test_slow_but_linear_is_never_a_finding(planted, campaign):
+    result = campaign([planted.get("slow_linear")], cases=1500, seed=1)
+    assert result.findings == 0
+
+
+def test_slow_unit_confirm_and_refuse():
+    from assay.engine import slow
+
+    def quadratic(d: bytes) -> None:
+        for i in range(len(d)):
+            d.count(b"a", 0, i)  # noqa: B018 - work, O(n^2) overall
+
+    evidence = slow.confirm(quadratic, b"a" * 3000, 0.001)
+    assert evidence is not None and min(evidence.growth) >= slow.SUPERLINEAR
+    assert slow.confirm(lambda d: sum(d), b"a" * 200_000, 0.0001) is None
+    assert slow.repeated_part(b"xxABABABABy") == (2, 2, 4)

@@ -63,7 +63,11 @@ def test_retired_one_way_site_rearmed_by_restart(feedback, monkeypatch):
 
     for _ in range(10):
         gate(0)  # retire the one-way site
+    assert not sysmon.has_split_branches()
     feedback.take_new()
+    feedback.maybe_restart(sysmon.RESTART_EVERY - 64)  # not a restart point
+    gate(1)
+    assert not _edges(feedback.take_new()), "retired: the other direction is not seen yet"
     feedback.maybe_restart(sysmon.RESTART_EVERY)
     gate(1)
     assert _edges(feedback.take_new()), "after restart the other direction is recorded"

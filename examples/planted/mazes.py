@@ -77,3 +77,31 @@ else:
         if n == 7 and text:  # the planted bug: n == 7 loses the text
             rest = ""
         assert rest == text, "round trip lost the text"
+
+
+@assay.target(seeds=[b"x[y]z"], max_len=4096, slow=0.05, timeout=5.0)
+def slow_quadratic(data: bytes) -> int:
+    """Quadratic: every '[' rescans the rest of the input in Python."""
+    closers = 0
+    for i, byte in enumerate(data):
+        if byte == 0x5B:
+            closers += sum(1 for later in data[i:] if later == 0x5D)
+    return closers
+
+
+@assay.target(seeds=[b"abc"], max_len=256, slow=0.05, timeout=3.0)
+def slow_redos(data: bytes) -> None:
+    """A catastrophic regex (nested quantifier): exponential backtracking in C."""
+    import re
+
+    re.match(rb"^(a+)+$", data)
+
+
+@assay.target(seeds=[b"abc"], max_len=4096, slow=0.02, timeout=2.0)
+def slow_linear(data: bytes) -> int:
+    """Slow but linear: must never be reported as a slow finding."""
+    total = 0
+    for _ in range(40):
+        for byte in data:
+            total += byte
+    return total

@@ -42,6 +42,7 @@ class Target:
     dictionary: tuple[bytes, ...] = ()
     replays: int = DEFAULT_REPLAYS
     rss_limit_mb: int = DEFAULT_RSS_LIMIT_MB
+    slow: float | None = None
     defined_in: str = ""
     extra: dict[str, Any] = field(default_factory=dict)
 
@@ -66,6 +67,7 @@ class Target:
             "dictionary": len(self.dictionary),
             "replays": self.replays,
             "rss_limit_mb": self.rss_limit_mb,
+            "slow": self.slow,
             "defined_in": self.defined_in,
         }
 
@@ -168,6 +170,7 @@ def target(
     dictionary: Iterable[bytes | str] = (),
     replays: int = DEFAULT_REPLAYS,
     rss_limit_mb: int = DEFAULT_RSS_LIMIT_MB,
+    slow: float | None = None,
     registry: Registry | None = None,
     **extra: Any,
 ) -> Any:
@@ -196,6 +199,7 @@ def target(
             dictionary=dictionary,
             replays=replays,
             rss_limit_mb=rss_limit_mb,
+            slow=slow,
             extra=extra,
         )
         (registry or REGISTRY).add(tgt)
@@ -221,6 +225,7 @@ def make_target(
     dictionary: Iterable[bytes | str] = (),
     replays: int = DEFAULT_REPLAYS,
     rss_limit_mb: int = DEFAULT_RSS_LIMIT_MB,
+    slow: float | None = None,
     extra: dict[str, Any] | None = None,
 ) -> Target:
     """Validate settings and build a :class:`Target` (without registering it)."""
@@ -247,6 +252,8 @@ def make_target(
         raise TargetError(f"target {tname!r}: timeout must be positive seconds, not {timeout!r}")
     if replays < 1:
         raise TargetError(f"target {tname!r}: replays must be at least 1")
+    if slow is not None and not (0 < slow < timeout):
+        raise TargetError(f"target {tname!r}: slow={slow!r} must be a positive number of seconds below timeout={timeout}")
     try:
         defined_in = inspect.getsourcefile(inspect.unwrap(func)) or ""
     except TypeError:
@@ -263,6 +270,7 @@ def make_target(
         dictionary=tuple(_as_bytes(t, tname, "dictionary") for t in dictionary),
         replays=replays,
         rss_limit_mb=rss_limit_mb,
+        slow=slow,
         defined_in=os.path.abspath(defined_in) if defined_in else "",
         extra=dict(extra or {}),
     )

@@ -156,11 +156,11 @@ def classify(exc: BaseException, expected: tuple[type[BaseException], ...]) -> V
         info = exception_info(exc)
         key = exc.name + (f"/{exc.kind}" if exc.kind else "")
         return Verdict(exc.oracle, key, exc.detail, info, dict(exc.data))
+    if expected and isinstance(exc, expected):
+        return None
     if isinstance(exc, AssertionError):
         info = exception_info(exc)
         where = info.frames[0].identity if info.frames else "?"
         return Verdict("invariant", f"assert@{where}", info.message, info)
-    if expected and isinstance(exc, expected):
-        return None
     info = exception_info(exc)
     return Verdict("panic", f"{info.type}@{frames_key(info.frames)}", info.message, info)

@@ -33,6 +33,7 @@ class CampaignOptions:
     project_root: str | None = None
     harvest: bool = True
     cmplog: bool = True
+    slow: float | None = None
 
 
 @dataclass
@@ -123,6 +124,7 @@ def run_campaign(
             dictionary=p.dictionary,
             progress=progress,
             cmplog=options.cmplog,
+            slow=options.slow,
         )
         outcome = supervisor.run()
         outcomes.append(outcome)

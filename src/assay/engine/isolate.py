@@ -90,9 +90,7 @@ def faulthandler_frames(text: str) -> list[Frame]:
             continue
         file = m.group("file")
         if os.path.abspath(file).startswith(_ASSAY_DIR):
-            if frames:
-                break
-            continue
+            break  # above the target (or not in it at all): what called assay is not the bug
         frames.append(Frame(_module_of(file), m.group("name"), file, int(m.group("line"))))
     return frames
 

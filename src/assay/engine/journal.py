@@ -31,13 +31,14 @@ class Journal:
     """A fixed-size shared record of the worker's current execution."""
 
     def __init__(self, max_len: int) -> None:
-        self.capacity = max_len
-        self.mem = mmap.mmap(-1, _DATA_AT + max_len)  # MAP_SHARED: survives fork
+        # Room beyond max_len for derived runs (slow-input pumping grows inputs 4x).
+        self.capacity = 4 * max_len + 64
+        self.mem = mmap.mmap(-1, _DATA_AT + self.capacity)  # MAP_SHARED: survives fork
         self.chain = bytes(32)
 
     def begin(self, phase: int, position: int, sub: int, data: bytes) -> None:
-        n = len(data)
-        self.mem[_DATA_AT : _DATA_AT + n] = data
+        n = min(len(data), self.capacity)
+        self.mem[_DATA_AT : _DATA_AT + n] = data[:n]
         # Fields first, the RUNNING flag last: a parent that sees RUNNING also sees
         # this case's start time, never the previous one's.
         _HEADER.pack_into(self.mem, 0, IDLE, phase, position, sub, time.monotonic(), n, self.chain)

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import os
 import signal
+import sys
 import time
 from dataclasses import dataclass, field
 from multiprocessing.connection import Pipe
@@ -120,6 +121,7 @@ class Supervisor:
         dictionary: list[bytes],
         progress: Callable[[Progress], None] | None = None,
         cmplog: bool = True,
+        slow: float | None = None,
     ) -> None:
         self.target = target
         self.master_seed = master_seed
@@ -136,7 +138,7 @@ class Supervisor:
             target=target, tseed=tseed, initial=initial, initial_pos=0, generated_pos=0,
             max_cases=max_cases, deadline=None, replay_only=replay_only, corpus=[], seen=[],
             known_signatures=set(), chain=bytes(32), shrink_cases=shrink_cases,
-            strategy=strategy, dictionary=dictionary,
+            strategy=strategy, dictionary=dictionary, slow=target.slow if target.slow is not None else slow,
         )
         if cmplog:
             log = CmpLog(Scope(sources).contains)
@@ -201,6 +203,7 @@ class Supervisor:
                 import traceback
 
                 traceback.print_exc()
+                sys.stderr.flush()  # os._exit skips the flush
                 code = 70
             finally:
                 os._exit(code)
@@ -339,7 +342,7 @@ class Supervisor:
             # dying outside any input is assay's fault, not the target's.
             self.idle_deaths += 1
             if self.idle_deaths > MAX_IDLE_DEATHS:
-                raise WorkerError(f"the worker for target {self.target.name!r} keeps dying between inputs:\n{output[-4000:]}")
+                raise WorkerError(f"the worker for target {self.target.name!r} keeps dying between inputs (status {status}):\n{output[-4000:]}")
             return
         if phase == jr.GENERATED and len(self.plan.fatal_inputs) < MAX_FATAL_INPUTS:
             self.plan.fatal_inputs.append(data)

@@ -12,13 +12,15 @@ which input did it.
 from __future__ import annotations
 
 import hashlib
+import math
 import os
 import signal
+import statistics
 import time
 from dataclasses import dataclass, field
 from typing import Any, Hashable
 
-from assay.engine import execute, journal as jr
+from assay.engine import execute, journal as jr, slow
 from assay.engine.generate import InputSource
 from assay.engine.seeds import case_rng
 from assay.engine.shrink import shrink
@@ -57,6 +59,7 @@ class Plan:
     dictionary: list[bytes] = field(default_factory=list)
     corpus_meta: list[tuple[list, list]] = field(default_factory=list)  # (cmp pairs, tokens) per entry
     fatal_inputs: list[bytes] = field(default_factory=list)  # inputs that killed earlier workers
+    slow: float | None = None  # threshold (s) that turns on cost feedback and slow findings
     cmplog: Any = None
 
 
@@ -77,6 +80,9 @@ class Worker:
         self.journal.chain = plan.chain
         self._last_progress = time.monotonic()
         self.executed = 0
+        self.slow = plan.slow
+        self.cost_max = -1
+        self.confirmed_bucket = -1
 
     # -- schedule ------------------------------------------------------------------------
     def run(self) -> tuple[int, int]:
@@ -89,9 +95,10 @@ class Worker:
             return len(plan.initial), plan.generated_pos
         i = plan.generated_pos
         while plan.max_cases is None or i < plan.max_cases:
-            if i % CLOCK_EVERY == 0 and self._tick(i):
-                break
-            self.feedback.maybe_restart(i)
+            if i % CLOCK_EVERY == 0:
+                if self._tick(i):
+                    break
+                self.feedback.maybe_restart(i)  # restart indices are multiples of CLOCK_EVERY
             data, ops = self.source.next(case_rng(plan.tseed, i))
             self.case(jr.GENERATED, i, data, ops)
             i += 1
@@ -112,10 +119,19 @@ class Worker:
         j = self.journal
         j.chain = hashlib.sha256(j.chain + len(data).to_bytes(4, "big") + data).digest()
         j.begin(phase, pos, jr.CASE, data)
-        result = execute.run(self.target, data)
+        if self.slow is None:
+            result = execute.run(self.target, data)
+            elapsed = 0.0
+        else:
+            t0 = time.perf_counter()
+            result = execute.run(self.target, data)
+            elapsed = time.perf_counter() - t0
         j.end()
         self.executed += 1
-        new = self.feedback.take_new()
+        feedback = self.feedback
+        new = feedback.take_new() if feedback.new else []
+        if self.slow is not None and result.verdict is None:
+            self._cost(phase, pos, data, ops, elapsed, new)
         for key in result.features:
             if key not in self.seen_features:
                 self.seen_features.add(key)
@@ -132,6 +148,43 @@ class Worker:
             pairs, tokens = self._analyse(phase, pos, data)
             self.source.add(data, pairs, tokens)
             self.send(("corpus", data, new, phase == jr.INITIAL, pairs, tokens))
+
+    def _cost(self, phase: int, pos: int, data: bytes, ops: list[str], elapsed: float, new: list) -> None:
+        """Cost feedback: a new highest cost bucket is a feature; past the threshold, confirm."""
+        bucket = _bucket(elapsed)
+        if bucket <= self.cost_max and (elapsed < self.slow or bucket <= self.confirmed_bucket):
+            return
+        self.feedback.pause(True)
+        try:
+            median = slow.median_time(lambda d: self._derived(phase, pos, d), data, slow.REPLAYS - 1)
+        finally:
+            self.feedback.pause(False)
+        bucket = _bucket(statistics.median([elapsed, median]))
+        if bucket > self.cost_max:
+            self.cost_max = bucket
+            new.append(("f", "cost", str(bucket)))
+        if elapsed >= self.slow and bucket > self.confirmed_bucket:
+            self.confirmed_bucket = bucket
+            self._confirm_slow(phase, pos, data, ops)
+
+    def _confirm_slow(self, phase: int, pos: int, data: bytes, ops: list[str]) -> None:
+        run = lambda d: self._derived(phase, pos, d)  # noqa: E731 - journalled, so a crash is caught
+        self.feedback.pause(True)
+        try:
+            evidence = slow.confirm(run, data, self.slow)
+            if evidence is None:
+                return
+            frames = slow.sample_stack(run, data, evidence.median / 2)
+        finally:
+            self.feedback.pause(False)
+        verdict = slow.slow_verdict(frames, evidence, self.slow)
+        sig = verdict.signature
+        if sig in self.known:
+            self.send(("again", sig))
+            return
+        self.known.add(sig)
+        determinism = {"replays": slow.REPLAYS, "reproduced": slow.REPLAYS, "same_signature": True}
+        self.send(("finding", sig, verdict.to_json(), data, data, ops, pos, determinism, 0))
 
     def _analyse(self, phase: int, pos: int, data: bytes) -> tuple[list, list]:
         """Comparison log of a new corpus entry: one run with the instrumented twins."""
@@ -183,6 +236,11 @@ class Worker:
             return execute.run(self.target, data).verdict
         finally:
             self.journal.end()
+
+
+def _bucket(seconds: float) -> int:
+    """log2 of the time in microseconds: cost classes robust to small noise."""
+    return int(math.log2(max(seconds, 1e-7) * 1e6))
 
 
 def _truncate_capture() -> None:

@@ -8,6 +8,9 @@ from typing import Hashable, Protocol
 class Feedback(Protocol):
     """Records coverage items; reports only the ones never seen before."""
 
+    #: Items first seen since the last :meth:`take_new` (read to skip the call).
+    new: list[Hashable]
+
     def start(self) -> None:
         """Begin recording (claims any process-wide resources)."""
 

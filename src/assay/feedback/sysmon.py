@@ -18,10 +18,11 @@ never fires again in this process.
   would lose the other edge forever, so a site is retired only once both
   destinations have been seen.  A site that keeps going one way would then cost a
   callback on every execution, so after :data:`ONE_WAY_CAP` hits with nothing new
-  it is retired anyway, and every :data:`RESTART_EVERY` cases the campaign calls
-  ``restart_events()`` so retired one-way sites get another chance to show their
-  other direction.  Restarts happen at fixed case indices, keeping the schedule
-  deterministic.
+  it is retired anyway, and at case :data:`RESTART_EVERY` and every doubling of it
+  the campaign calls ``restart_events()`` so retired one-way sites get another
+  chance to show their other direction.  Restarts happen at fixed case indices,
+  keeping the schedule deterministic.  (The line of a branch's other direction
+  usually fires its own ``LINE`` event, so a retired site rarely hides anything.)
 
 Items are keyed by a stable per-code key (a hash of file, qualified name and first
 line), so keys mean the same thing in a restarted worker.
@@ -38,8 +39,10 @@ from assay.feedback.scope import Scope
 
 #: Hits of a branch site that keep going the one direction already seen before the
 #: site is retired (re-armed at the next restart).
-ONE_WAY_CAP = 256
-#: Cases between ``restart_events()`` calls that re-arm retired events.
+ONE_WAY_CAP = 32
+#: First case index at which ``restart_events()`` re-arms retired events; later
+#: restarts come at every doubling of it (8192, 16384, 32768, ...), so their cost
+#: fades as coverage saturates.
 RESTART_EVERY = 8192
 #: Tool ids tried in order; 0, 1, 2 and 5 are the debugger, coverage, profiler and
 #: optimizer ids PEP 669 reserves by convention, so they are last resorts.
@@ -136,7 +139,10 @@ class SysmonFeedback:
                     self._site_dirs[site] = self._site_dirs.get(site, 0) + 1
 
     def maybe_restart(self, case_index: int) -> None:
-        if case_index and case_index % RESTART_EVERY == 0 and self.tool_id is not None:
+        if self.tool_id is None or has_split_branches():
+            return  # with BRANCH_LEFT/RIGHT nothing is retired early, so nothing to re-arm
+        q, r = divmod(case_index, RESTART_EVERY)
+        if case_index and r == 0 and q & (q - 1) == 0:
             self._site_hits.clear()
             monitoring().restart_events()
 

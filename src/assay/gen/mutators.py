@@ -127,6 +127,17 @@ def _ascii_int(m, b, rng, other):
     return b
 
 
+def _repeat_chunk(m, b, rng, other):
+    """Repeat a short chunk many times in place: lets inputs grow towards slow ones."""
+    if not b:
+        return None
+    n = rng.randint(1, min(len(b), 8))
+    at = rng.randrange(len(b) - n + 1)
+    times = rng.randint(2, max(2, min(256, m.max_len // n)))
+    b[at : at + n] = bytes(b[at : at + n]) * times
+    return b
+
+
 def _copy_part(m, b, rng, other):
     if len(b) < 2:
         return None
@@ -189,6 +200,7 @@ MUTATIONS: dict[str, Mutation] = {
     "add-to-int": _add_to_int,
     "ascii-int": _ascii_int,
     "copy-part": _copy_part,
+    "repeat-chunk": _repeat_chunk,
     "crossover": _crossover,
     "dict-insert": _dict_insert,
     "dict-overwrite": _dict_overwrite,

@@ -1,0 +1,150 @@
+"""Slow-input hunting: confirm that an input's cost grows super-linearly.
+
+Design
+------
+Branch coverage cannot see algorithmic-complexity bugs (a catastrophic regex runs
+inside the C ``re`` engine), so when a target sets a ``slow`` threshold the worker
+times every case and keeps inputs that reach a new *cost bucket* (log2 of the
+median time), which makes the search climb towards slow inputs.  A timing is
+noise until proven otherwise: an input is reported as a ``slow`` finding only if
+
+1. the median of several replays exceeds the target's threshold, and
+2. growing it (pumping its longest run of a repeated unit to 2x and 4x the
+   repetitions, or else repeating the whole input) makes the median cost grow
+   super-linearly: each doubling costs at least :data:`SUPERLINEAR` times more.
+
+A linear parser that is merely slow on a big input therefore never fires; a
+quadratic or exponential one does.  The key is the innermost frames of the code
+under test sampled in the middle of the pumped run, so two different slow paths
+get two signatures.
+"""
+
+from __future__ import annotations
+
+import signal
+import statistics
+import time
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from assay.verdict import ExceptionInfo, Frame, Verdict, frames_key
+
+#: Replays whose median is a timing.
+REPLAYS = 3
+#: Cost growth per doubling of the repeated part that counts as super-linear
+#: (linear is 2, n log n about 2.2, quadratic 4).
+SUPERLINEAR = 2.8
+#: Timings below this are too small to compare (seconds).
+MIN_MEASURABLE = 0.002
+#: Longest repeated unit looked for.
+MAX_UNIT = 8
+
+
+def median_time(run: Callable[[bytes], Any], data: bytes, replays: int = REPLAYS) -> float:
+    times = []
+    for _ in range(replays):
+        t0 = time.perf_counter()
+        run(data)
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times)
+
+
+def repeated_part(data: bytes) -> tuple[int, int, int]:
+    """(start, unit length, repetitions) of the longest run of a repeated unit."""
+    best = (len(data) // 3, max(1, len(data) // 3), 1)
+    best_span = 0
+    for unit in range(1, MAX_UNIT + 1):
+        i = 0
+        while i + unit <= len(data):
+            chunk = data[i : i + unit]
+            reps = 1
+            while data[i + reps * unit : i + (reps + 1) * unit] == chunk:
+                reps += 1
+            if reps >= 3 and reps * unit > best_span:
+                best, best_span = (i, unit, reps), reps * unit
+            i += max(1, (reps - 1) * unit) if reps > 1 else 1
+    return best
+
+
+def pump(data: bytes, start: int, unit: int, reps: int, factor: float) -> bytes:
+    chunk = data[start : start + unit]
+    return data[:start] + chunk * max(1, int(reps * factor)) + data[start + unit * reps :]
+
+
+@dataclass
+class SlowEvidence:
+    median: float
+    sizes: list[int]
+    times: list[float]
+
+    @property
+    def growth(self) -> list[float]:
+        return [b / a for a, b in zip(self.times, self.times[1:]) if a > 0]
+
+
+def confirm(run: Callable[[bytes], Any], data: bytes, threshold: float) -> SlowEvidence | None:
+    """Evidence that ``data`` is slow and super-linear, or ``None``.
+
+    Two ways of growing the input are tried: pumping its longest run of a repeated
+    unit, then repeating the whole input.
+    """
+    med = median_time(run, data)
+    if med < threshold:
+        return None
+    start, unit, reps = repeated_part(data)
+    # An input that is already very slow grows from a quarter of its repeated part.
+    factors = (1, 2, 4) if med < 4 * threshold else (0.25, 0.5, 1)
+    growers = [
+        lambda f: pump(data, start, unit, reps, f),
+        lambda f: data * max(1, int(f)) if f >= 1 else data[: max(1, int(len(data) * f))],
+    ]
+    for grow in growers:
+        sizes, times = [], []
+        for f in factors:
+            candidate = grow(f)
+            sizes.append(len(candidate))
+            times.append(median_time(run, candidate))
+        evidence = SlowEvidence(med, sizes, times)
+        measurable = times[-1] >= MIN_MEASURABLE and len(set(sizes)) == len(sizes)
+        if measurable and all(g >= SUPERLINEAR for g in evidence.growth):
+            return evidence
+    return None
+
+
+def sample_stack(run: Callable[[bytes], Any], data: bytes, after: float) -> list[Frame]:
+    """The innermost frames (not assay's) of ``run(data)`` about ``after`` seconds in."""
+    import os
+
+    assay_dir = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+    captured: list[Frame] = []
+
+    def on_alarm(signum, frame):  # noqa: ARG001
+        f = frame
+        while f is not None and len(captured) < 16:
+            if os.path.abspath(f.f_code.co_filename).startswith(assay_dir):
+                if captured:
+                    break
+            else:
+                code = f.f_code
+                captured.append(Frame(str(f.f_globals.get("__name__", "?")), code.co_qualname, code.co_filename, f.f_lineno))
+            f = f.f_back
+
+    old = signal.signal(signal.SIGALRM, on_alarm)
+    signal.setitimer(signal.ITIMER_REAL, max(after, 0.001))
+    try:
+        run(data)
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
+    return captured
+
+
+def slow_verdict(frames: list[Frame], evidence: SlowEvidence, threshold: float) -> Verdict:
+    growth = ", ".join(f"{g:.1f}x" for g in evidence.growth)
+    detail = (
+        f"median {evidence.median * 1000:.1f} ms (threshold {threshold * 1000:.0f} ms); pumping the repeated part "
+        f"to {evidence.sizes} bytes took {[round(t * 1000, 1) for t in evidence.times]} ms (growth {growth} per doubling)"
+    )
+    info = ExceptionInfo(type="slow", message=detail, frames=tuple(frames))
+    data = {"median": evidence.median, "sizes": evidence.sizes, "times": evidence.times}
+    return Verdict("slow", f"superlinear@{frames_key(frames)}", detail, info, data)
