@@ -212,3 +212,42 @@ def test_slow_unit_confirm_and_refuse():
     assert evidence is not None and min(evidence.growth) >= slow.SUPERLINEAR
     assert slow.confirm(lambda d: sum(d), b"a" * 200_000, 0.0001) is None
     assert slow.repeated_part(b"xxABABABABy") == (2, 2, 4)
+
+
+def test_jobs_share_one_corpus_and_merge(planted, tmp_path):
+    from assay.engine.campaign import CampaignOptions, run_campaign
+
+    options = CampaignOptions(corpus_root=str(tmp_path / "c"), artifact_root=str(tmp_path / "a"),
+                              max_cases=4001, seed=1, jobs=2)
+    (t,) = run_campaign([planted.get("planted_feature_only")], options).targets
+    assert t.jobs == 2 and len(t.schedule_digest.split(",")) == 2
+    assert t.cases == 4001 + 2 * len(planted.get("planted_feature_only").seeds)
+    assert [f.oracle for f in t.findings] == ["panic"]
+    on_disk = {p.name[:-6] for p in (tmp_path / "c" / "planted_feature_only").glob("*.input")}
+    assert set(t.corpus_additions) == on_disk
+
+
+def test_worker_imports_entries_other_jobs_wrote(planted, tmp_path):
+    from assay.engine import journal as jr
+    from assay.engine.worker import Plan, Worker
+    from assay.feedback.scope import Scope
+    from assay.feedback.sysmon import SysmonFeedback
+    from assay.store.corpus import Corpus
+
+    target = planted.get("planted_feature_only")
+    shared = Corpus(tmp_path, target.name, target.max_len)
+    shared.add(b"(((")
+    plan = Plan(target=target, tseed=1, initial=[], initial_pos=0, generated_pos=0, max_cases=0, deadline=None,
+                replay_only=False, corpus=[], seen=[], known_signatures=set(), chain=bytes(32), shrink_cases=8,
+                reload_dir=str(shared.dir))
+    sent = []
+    feedback = SysmonFeedback(Scope(target.source_paths()))
+    feedback.start()
+    try:
+        worker = Worker(plan, feedback, jr.Journal(target.max_len), sent.append)
+        worker._reload(0)
+        worker._reload(0)  # a second look imports nothing new
+    finally:
+        feedback.stop()
+    assert worker.source.corpus == [b"((("]
+    assert [m[0] for m in sent] == ["corpus"] and sent[0][3] is True, "imported, not re-written"

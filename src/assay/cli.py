@@ -81,7 +81,8 @@ def add_fuzz_args(parser: argparse.ArgumentParser) -> None:
     g.add_argument("--fuzz-corpus", metavar="DIR", help="corpus root (default from [tool.assay] corpus)")
     g.add_argument("--fuzz-artifacts", metavar="DIR", help="artifact root (default from [tool.assay] artifacts)")
     g.add_argument("--report", metavar="FILE", help="write the JSON report here")
-    g.add_argument("--jobs", type=_positive_int, default=1, metavar="N", help="parallel workers (only 1 in this version)")
+    g.add_argument("--jobs", type=_positive_int, default=1, metavar="N",
+                   help="parallel workers per target sharing its corpus (N > 1 is not deterministic)")
     g.add_argument("--shard", type=_shard, metavar="K/N", help="run only the K-th of N slices of the sorted targets")
     g.add_argument("--shrink-cases", type=_positive_int, default=1024, metavar="N", help="shrink budget per finding")
 
@@ -133,8 +134,6 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
             f"--fuzz-backend {args.fuzz_backend}: the native (libFuzzer) backend is not part of this version; "
             "use --fuzz-backend python"
         )
-    if args.jobs != 1:
-        raise ConfigError("--jobs N > 1 is not part of this version; run shards with --shard K/N instead")
     project = load_project(args.project)
     registry = load_targets(project)
     chosen = select(registry, args.fuzz_target)
@@ -161,6 +160,7 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
         shrink_cases=args.shrink_cases,
         dictionary=project.dictionary,
         project_root=str(project.root),
+        jobs=args.jobs,
     )
     progress = _Progress(sys.stderr)
     result = run_campaign(chosen, options, progress=progress)

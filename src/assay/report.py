@@ -31,6 +31,7 @@ def target_report(t: TargetOutcome) -> dict[str, Any]:
         "features": t.features,
         "corpus_size": t.corpus_size,
         "worker_restarts": t.worker_restarts,
+        "jobs": t.jobs,
         "findings": [
             {"signature": f.signature, "oracle": f.oracle, "artifact": f.artifact, "new": f.new, "occurrences": f.occurrences}
             for f in t.findings

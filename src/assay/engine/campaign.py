@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import hashlib
+import os
 import time
 from dataclasses import dataclass, field
 from typing import Callable
 
 from assay.engine.seeds import new_master_seed, target_seed
 from assay.engine.shrink import DEFAULT_MAX_CASES
-from assay.engine.supervisor import Progress, Supervisor, TargetOutcome
+from multiprocessing.connection import Pipe
+
+from assay.engine.supervisor import Progress, Supervisor, TargetOutcome, WorkerError
 from assay.errors import ConfigError
 from assay.feedback.sysmon import monitoring
 from assay.gen.constants import harvest
@@ -34,6 +38,7 @@ class CampaignOptions:
     harvest: bool = True
     cmplog: bool = True
     slow: float | None = None
+    jobs: int = 1
 
 
 @dataclass
@@ -107,27 +112,125 @@ def run_campaign(
         if options.budget is not None:
             remaining = options.budget - (time.monotonic() - started)
             budget = max(0.0, remaining / (len(prepared) - n))
-        supervisor = Supervisor(
-            p.target,
-            tseed=target_seed(master, p.target.name),
-            master_seed=master,
-            initial=p.initial,
-            initial_manifest=p.manifest,
-            corpus=p.corpus,
-            artifact_root=options.artifact_root,
-            sources=p.sources,
-            max_cases=options.max_cases,
-            budget=budget,
-            replay_only=options.replay_only,
-            shrink_cases=options.shrink_cases,
-            strategy=p.strategy,
-            dictionary=p.dictionary,
-            progress=progress,
-            cmplog=options.cmplog,
-            slow=options.slow,
-        )
-        outcome = supervisor.run()
+        tseed = target_seed(master, p.target.name)
+        if options.jobs > 1 and not options.replay_only:
+            outcome = _run_jobs(p, options, master, tseed, budget)
+        else:
+            outcome = _supervisor(p, options, master, tseed, budget, options.max_cases, progress).run()
         outcomes.append(outcome)
         if outcome.status == "interrupted":
             break
     return CampaignResult(master, outcomes, started, time.monotonic() - started)
+
+
+def _supervisor(p: _Prepared, options: CampaignOptions, master: int, tseed: int, budget: float | None,
+                max_cases: int | None, progress=None, reload_dir: str | None = None) -> Supervisor:
+    return Supervisor(
+        p.target,
+        tseed=tseed,
+        master_seed=master,
+        initial=p.initial,
+        initial_manifest=p.manifest,
+        corpus=p.corpus,
+        artifact_root=options.artifact_root,
+        sources=p.sources,
+        max_cases=max_cases,
+        budget=budget,
+        replay_only=options.replay_only,
+        shrink_cases=options.shrink_cases,
+        strategy=p.strategy,
+        dictionary=p.dictionary,
+        progress=progress,
+        cmplog=options.cmplog,
+        slow=options.slow,
+        reload_dir=reload_dir,
+    )
+
+
+def job_seed(tseed: int, job: int) -> int:
+    """Seed of job ``job`` of a target (job 0 keeps the target seed)."""
+    if job == 0:
+        return tseed
+    digest = hashlib.blake2b(tseed.to_bytes(8, "big") + job.to_bytes(4, "big"), digest_size=8, person=b"assay-job")
+    return int.from_bytes(digest.digest(), "big")
+
+
+def _run_jobs(p: _Prepared, options: CampaignOptions, master: int, tseed: int, budget: float | None) -> TargetOutcome:
+    """Run ``options.jobs`` supervisors of one target at once, sharing its corpus folder.
+
+    Each job has its own seed (:func:`job_seed`) and share of the case cap, writes
+    its new entries to the shared corpus and imports the others' entries from it
+    about once a second.  The merged outcome lists every job's schedule digest.
+    """
+    jobs = options.jobs
+    channels = []
+    for k in range(jobs):
+        cases = None if options.max_cases is None else options.max_cases // jobs + (k < options.max_cases % jobs)
+        reader, writer = Pipe(duplex=False)
+        pid = os.fork()
+        if pid == 0:
+            code = 0
+            try:
+                reader.close()
+                p.corpus.dir.mkdir(parents=True, exist_ok=True)
+                sup = _supervisor(p, options, master, job_seed(tseed, k), budget, cases, reload_dir=str(p.corpus.dir))
+                writer.send(sup.run())
+            except BaseException as exc:  # reported by the parent, which owns exit codes
+                writer.send(f"{type(exc).__name__}: {exc}")
+                code = 70
+            finally:
+                os._exit(code)
+        writer.close()
+        channels.append((pid, reader))
+    outcomes: list[TargetOutcome] = []
+    errors: list[str] = []
+    for pid, reader in channels:
+        while True:
+            try:
+                got = reader.recv()
+                break
+            except KeyboardInterrupt:
+                continue  # the job saw the same Ctrl-C; wait for its partial outcome
+            except EOFError:
+                got = f"job process {pid} died without a result"
+                break
+        reader.close()
+        os.waitpid(pid, 0)
+        (outcomes if isinstance(got, TargetOutcome) else errors).append(got)
+    if errors:
+        raise WorkerError(f"target {p.target.name!r}: {len(errors)} of {jobs} jobs failed: {errors[0]}")
+    return _merge(outcomes, tseed)
+
+
+def _merge(outcomes: list[TargetOutcome], tseed: int) -> TargetOutcome:
+    first = outcomes[0]
+    merged = TargetOutcome(
+        name=first.name, seed=tseed, sources=first.sources, strategy=first.strategy,
+        initial_manifest=first.initial_manifest,
+    )
+    seen_additions: set[str] = set()
+    findings: dict[str, object] = {}
+    for o in outcomes:
+        for d in o.corpus_additions:
+            if d not in seen_additions:
+                seen_additions.add(d)
+                merged.corpus_additions.append(d)
+        for f in o.findings:
+            if f.signature in findings:
+                findings[f.signature].occurrences += f.occurrences
+            else:
+                findings[f.signature] = f
+        merged.cases += o.cases
+        merged.schedule_count += o.schedule_count
+        merged.elapsed = max(merged.elapsed, o.elapsed)
+        merged.edges = max(merged.edges, o.edges)
+        merged.lines = max(merged.lines, o.lines)
+        merged.features = max(merged.features, o.features)
+        merged.corpus_size = max(merged.corpus_size, o.corpus_size)
+        merged.worker_restarts += o.worker_restarts
+    merged.schedule_digest = ",".join(o.schedule_digest for o in outcomes)
+    merged.findings = list(findings.values())
+    merged.jobs = len(outcomes)
+    statuses = {o.status for o in outcomes}
+    merged.status = "interrupted" if "interrupted" in statuses else ("findings" if merged.findings else "clean")
+    return merged

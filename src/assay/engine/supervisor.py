@@ -93,6 +93,7 @@ class TargetOutcome:
     findings: list[FindingRecord] = field(default_factory=list)
     worker_restarts: int = 0
     status: str = "clean"
+    jobs: int = 1
 
     @property
     def execs_per_sec(self) -> float:
@@ -122,6 +123,7 @@ class Supervisor:
         progress: Callable[[Progress], None] | None = None,
         cmplog: bool = True,
         slow: float | None = None,
+        reload_dir: str | None = None,
     ) -> None:
         self.target = target
         self.master_seed = master_seed
@@ -139,6 +141,7 @@ class Supervisor:
             max_cases=max_cases, deadline=None, replay_only=replay_only, corpus=[], seen=[],
             known_signatures=set(), chain=bytes(32), shrink_cases=shrink_cases,
             strategy=strategy, dictionary=dictionary, slow=target.slow if target.slow is not None else slow,
+            reload_dir=reload_dir,
         )
         if cmplog:
             log = CmpLog(Scope(sources).contains)

@@ -34,6 +34,8 @@ CLOCK_EVERY = 64
 PROGRESS_EVERY = 0.5
 #: Capture-file size at which a chatty target's output is truncated.
 MAX_CAPTURE = 16 * 1024 * 1024
+#: Seconds between looks at the shared corpus folder (with --jobs > 1).
+RELOAD_EVERY = 1.0
 #: Replays of a failing input that decide whether it is deterministic.
 DETERMINISM_REPLAYS = 2
 
@@ -60,6 +62,7 @@ class Plan:
     corpus_meta: list[tuple[list, list]] = field(default_factory=list)  # (cmp pairs, tokens) per entry
     fatal_inputs: list[bytes] = field(default_factory=list)  # inputs that killed earlier workers
     slow: float | None = None  # threshold (s) that turns on cost feedback and slow findings
+    reload_dir: str | None = None  # with --jobs: the shared corpus folder to import from
     cmplog: Any = None
 
 
@@ -81,6 +84,9 @@ class Worker:
         self._last_progress = time.monotonic()
         self.executed = 0
         self.slow = plan.slow
+        self._last_reload = time.monotonic()
+        self._imported: set[str] = set()
+        self._in_corpus = set(plan.corpus) | set(plan.initial)
         self.cost_max = -1
         self.confirmed_bucket = -1
 
@@ -107,6 +113,9 @@ class Worker:
     def _tick(self, position: int) -> bool:
         """Send progress when due; True once the budget is spent."""
         now = time.monotonic()
+        if self.plan.reload_dir is not None and now - self._last_reload >= RELOAD_EVERY:
+            self._last_reload = now
+            self._reload(position)
         if now - self._last_progress >= PROGRESS_EVERY:
             self._last_progress = now
             self.send(("stats", self.executed, self.feedback.counts(), len(self.seen_features), len(self.source.corpus)))
@@ -143,11 +152,47 @@ class Worker:
             self.source.failed()
             self.finding(phase, pos, data, ops, result.verdict)
         elif new:
+            self._in_corpus.add(data)
             if phase == jr.GENERATED:
                 self.source.reward(ops)
             pairs, tokens = self._analyse(phase, pos, data)
             self.source.add(data, pairs, tokens)
             self.send(("corpus", data, new, phase == jr.INITIAL, pairs, tokens))
+
+    def _reload(self, position: int) -> None:
+        """Import entries other jobs wrote to the shared corpus (libFuzzer's -reload).
+
+        Each new file is run once with feedback on; it joins this worker's corpus
+        only if it shows this worker something new.  Imports arrive at times that
+        depend on the other jobs, which is why --jobs N > 1 is not deterministic.
+        """
+        try:
+            names = sorted(os.listdir(self.plan.reload_dir))
+        except OSError:
+            return
+        for name in names:
+            if not name.endswith(".input") or name in self._imported:
+                continue
+            self._imported.add(name)
+            try:
+                with open(os.path.join(self.plan.reload_dir, name), "rb") as fh:
+                    data = fh.read(self.target.max_len + 1)
+            except OSError:
+                continue
+            if data in self._in_corpus or len(data) > self.target.max_len:
+                continue
+            self._in_corpus.add(data)
+            self.journal.begin(jr.GENERATED, position, jr.DERIVED, data)
+            result = execute.run(self.target, data)
+            self.journal.end()
+            new = self.feedback.take_new() if self.feedback.new else []
+            for key in [*result.features, result.outcome]:
+                if key not in self.seen_features:
+                    self.seen_features.add(key)
+                    new.append(key)
+            if new and result.verdict is None:
+                self.source.add(data)
+                self.send(("corpus", data, new, True, [], []))
 
     def _cost(self, phase: int, pos: int, data: bytes, ops: list[str], elapsed: float, new: list) -> None:
         """Cost feedback: a new highest cost bucket is a feature; past the threshold, confirm."""
