@@ -25,17 +25,16 @@ def test_finds_nested_byte_compares(planted, campaign):
     assert art.metadata["case_index"] < 10_000, "comparison feedback solves eight compares fast"
 
 
-@pytest.mark.campaign
-def test_nested_compares_without_comparison_feedback(planted, tmp_path):
-    # Byte mutation plus harvested constants alone still get there, only slower
-    # (seed 2 needs about 66,000 cases): shows the fallback path works.
+def test_harvested_constants_without_comparison_feedback(planted, tmp_path):
+    # With comparison feedback off, the magic still comes from the literal harvested
+    # from the source into the dictionary: slower (seed 1: case ~640), but found.
     from assay.engine.campaign import CampaignOptions, run_campaign
 
     options = CampaignOptions(corpus_root=str(tmp_path / "c"), artifact_root=str(tmp_path / "a"),
-                              max_cases=100_000, seed=2, cmplog=False)
-    (t,) = run_campaign([planted.get("planted_nested_compares")], options).targets
+                              max_cases=20_000, seed=1, cmplog=False)
+    (t,) = run_campaign([planted.get("maze_magic_slice")], options).targets
     assert [f.oracle for f in t.findings] == ["panic"]
-    assert load_artifact(t.findings[0].artifact).metadata["case_index"] > 10_000
+    assert load_artifact(t.findings[0].artifact).metadata["case_index"] > 50
 
 
 @pytest.mark.parametrize("name", ["maze_magic_slice", "maze_magic_startswith", "maze_keyword_str",

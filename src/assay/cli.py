@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from assay._version import __version__
+from assay.argtypes import positive_int as _positive_int, seconds as _seconds, seed as _seed, shard as _shard
 from assay.errors import AssayError, ConfigError
 
 #: Subcommands that live beside their feature; each module has ``register(subparsers)``.
@@ -26,43 +27,6 @@ DEFAULT_BUDGET = 60.0
 REPRODUCIBLE_COMMANDS = ("fuzz", "compose")
 #: Seconds between redraws of the live progress line.
 PROGRESS_EVERY = 0.25
-
-
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{text!r} must be at least 1")
-    return value
-
-
-def _seed(text: str) -> int:
-    try:
-        return int(text, 0)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not an integer seed") from None
-
-
-def _seconds(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"{text!r} must be more than 0 seconds")
-    return value
-
-
-def _shard(text: str) -> tuple[int, int]:
-    try:
-        k, n = (int(x) for x in text.split("/"))
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not K/N (for example 1/4)") from None
-    if not 1 <= k <= n:
-        raise argparse.ArgumentTypeError(f"shard {text!r} needs 1 <= K <= N")
-    return k, n
 
 
 def add_project_arg(parser: argparse.ArgumentParser) -> None:

@@ -115,8 +115,13 @@ def test_broken_relation_fires_and_correct_one_stays_clean(campaign, tmp_path, b
 
     found = campaign([_target(broken, expected, seeds)], cases=CASES, seed=1, corpus=tmp_path / "c1", artifacts=tmp_path / "a1")
     (outcome,) = found.targets
-    assert [f.signature for f in outcome.findings] == [signature]
-    art = load_artifact(outcome.findings[0].artifact)
+    signatures = [f.signature for f in outcome.findings]
+    assert signature in signatures
+    relation = signature.rsplit("/", 1)[0]
+    # A broken relation may fail in more than one way (a decoder that drops a byte
+    # can also produce text it cannot re-read), but only ever this relation.
+    assert all(s.rsplit("/", 1)[0] == relation for s in signatures), signatures
+    art = load_artifact(next(f for f in outcome.findings if f.signature == signature).artifact)
     assert art.metadata["oracle"] == signature.split(":", 1)[0]
     assert _verdict(broken, expected, art.input).signature == signature
     assert _verdict(correct, expected, art.input) is None

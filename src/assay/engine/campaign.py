@@ -8,10 +8,9 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable
 
+from assay.engine.isolate import fork_with_pipe
 from assay.engine.seeds import new_master_seed, target_seed
 from assay.engine.shrink import DEFAULT_MAX_CASES
-from multiprocessing.connection import Pipe
-
 from assay.engine.supervisor import Progress, Supervisor, TargetOutcome, WorkerError
 from assay.errors import ConfigError
 from assay.feedback.sysmon import monitoring
@@ -166,21 +165,13 @@ def _run_jobs(p: _Prepared, options: CampaignOptions, master: int, tseed: int, b
     channels = []
     for k in range(jobs):
         cases = None if options.max_cases is None else options.max_cases // jobs + (k < options.max_cases % jobs)
-        reader, writer = Pipe(duplex=False)
-        pid = os.fork()
-        if pid == 0:
-            code = 0
-            try:
-                reader.close()
-                p.corpus.dir.mkdir(parents=True, exist_ok=True)
-                sup = _supervisor(p, options, master, job_seed(tseed, k), budget, cases, reload_dir=str(p.corpus.dir))
-                writer.send(sup.run())
-            except BaseException as exc:  # reported by the parent, which owns exit codes
-                writer.send(f"{type(exc).__name__}: {exc}")
-                code = 70
-            finally:
-                os._exit(code)
-        writer.close()
+
+        def job(writer, k=k, cases=cases) -> None:
+            p.corpus.dir.mkdir(parents=True, exist_ok=True)
+            sup = _supervisor(p, options, master, job_seed(tseed, k), budget, cases, reload_dir=str(p.corpus.dir))
+            writer.send(sup.run())
+
+        pid, reader = fork_with_pipe(job)
         channels.append((pid, reader))
     outcomes: list[TargetOutcome] = []
     errors: list[str] = []
@@ -192,7 +183,7 @@ def _run_jobs(p: _Prepared, options: CampaignOptions, master: int, tseed: int, b
             except KeyboardInterrupt:
                 continue  # the job saw the same Ctrl-C; wait for its partial outcome
             except EOFError:
-                got = f"job process {pid} died without a result"
+                got = f"job process {pid} died without a result (see its traceback above)"
                 break
         reader.close()
         os.waitpid(pid, 0)

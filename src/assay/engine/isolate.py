@@ -125,6 +125,34 @@ def death_verdict(status: int, output: str, *, killed_for_timeout: bool, timeout
     return Verdict("crash", key, detail, info)
 
 
+def fork_with_pipe(body) -> tuple[int, object]:
+    """Fork a child that runs ``body(writer)`` and always ends in ``os._exit``.
+
+    Returns ``(pid, reader)``.  An exception in the child is printed to its stderr
+    (flushed: ``os._exit`` skips that) and makes it exit with status 70; the child
+    never returns into the parent's code.
+    """
+    reader, writer = Pipe(duplex=False)
+    pid = os.fork()
+    if pid == 0:
+        code = 0
+        try:
+            reader.close()
+            body(writer)
+        except BaseException:  # the parent judges the child by its exit status
+            import traceback
+
+            traceback.print_exc()
+            code = 70
+        finally:
+            try:
+                sys.stderr.flush()
+            finally:
+                os._exit(code)
+    writer.close()
+    return pid, reader
+
+
 @dataclass
 class IsolatedResult:
     verdict: Verdict | None
@@ -135,20 +163,13 @@ def run_isolated(target: Target, data: bytes, timeout: float | None = None) -> I
     """Run one input in a forked child: its verdict, even if the child dies or hangs."""
     timeout = target.timeout if timeout is None else timeout
     capture = new_capture()
-    reader, writer = Pipe(duplex=False)
-    pid = os.fork()
-    if pid == 0:  # child
-        code = 0
-        try:
-            reader.close()
-            child_setup(capture, target.rss_limit_mb)
-            verdict = execute.run_input(target, data, timeout=timeout)
-            writer.send(verdict.to_json() if verdict else None)
-        except BaseException:
-            code = 70
-        finally:
-            os._exit(code)
-    writer.close()
+
+    def child(writer) -> None:
+        child_setup(capture, target.rss_limit_mb)
+        verdict = execute.run_input(target, data, timeout=timeout)
+        writer.send(verdict.to_json() if verdict else None)
+
+    pid, reader = fork_with_pipe(child)
     try:
         result, status, killed = _wait_child(pid, reader, timeout)
         output = read_tail(capture)

@@ -24,7 +24,6 @@ import signal
 import sys
 import time
 from dataclasses import dataclass, field
-from multiprocessing.connection import Pipe
 from typing import Any, Callable, Hashable
 
 from assay.engine import isolate, journal as jr
@@ -195,22 +194,7 @@ class Supervisor:
         """Fork a worker and watch it; True if it finished the schedule."""
         capture = isolate.new_capture()
         journal.reset()
-        reader, writer = Pipe(duplex=False)
-        pid = os.fork()
-        if pid == 0:
-            code = 0
-            try:
-                reader.close()
-                self._child(journal, writer, capture)
-            except BaseException:
-                import traceback
-
-                traceback.print_exc()
-                sys.stderr.flush()  # os._exit skips the flush
-                code = 70
-            finally:
-                os._exit(code)
-        writer.close()
+        pid, reader = isolate.fork_with_pipe(lambda writer: self._child(journal, writer, capture))
         done = False
         killed = False
         signalled_for: tuple | None = None

@@ -12,21 +12,12 @@ from __future__ import annotations
 import argparse
 
 from assay.config import load_project
+from assay.argtypes import positive_int as _replays
 from assay.errors import ConfigError
 from assay.promote.from_fuzz import promote_artifacts
 from assay.promote.summary import PromoteSummary, format_summary
 
 __all__ = ["register", "run", "promote_artifacts", "format_summary", "PromoteSummary"]
-
-
-def _replays(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{text!r} must be at least 1")
-    return value
 
 
 def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
