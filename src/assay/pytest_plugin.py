@@ -19,6 +19,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="project folder whose [tool.assay] names the targets (default: rootdir)")
     group.addoption("--assay-promote", action="store_true", default=False,
                     help="promote failing Hypothesis tests into named regression tests")
+    group.addoption("--assay-promote-write", action="store_true", default=False,
+                    help="with --assay-promote: write into the regressions folder, not the staging folder")
+    group.addoption("--assay-promote-replays", type=int, default=None, metavar="K",
+                    help="with --assay-promote: replays the flake guard demands (default: 5)")
     parser.addini("assay_replay", type="bool", default=False, help="replay assay fuzz targets as tests")
 
 
