@@ -79,7 +79,7 @@ else:
         assert rest == text, "round trip lost the text"
 
 
-@assay.target(seeds=[b"x[y]z"], max_len=4096, slow=0.05, timeout=5.0)
+@assay.target(seeds=[b"x[y]z"], max_len=4096, slow=0.01, timeout=5.0)
 def slow_quadratic(data: bytes) -> int:
     """Quadratic: every '[' rescans the rest of the input in Python."""
     closers = 0
