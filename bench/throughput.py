@@ -438,7 +438,7 @@ def measure_atheris(b: Bench) -> tuple[float, float] | None:
     return rates(len(b.window), times)
 
 
-def measure_engine(b: Bench, cases: int, seed: int) -> tuple[float, float]:
+def measure_engine(b: Bench, cases: int, seed: int, cmplog: bool = True) -> tuple[float, float]:
     """``run_campaign``'s own execs/s, and cases per CPU second of parent plus workers."""
     before = os.times()
     with tempfile.TemporaryDirectory(prefix="assay-bench-") as tmp:
@@ -449,6 +449,7 @@ def measure_engine(b: Bench, cases: int, seed: int) -> tuple[float, float]:
                 artifact_root=os.path.join(tmp, "artifacts"),
                 max_cases=cases,
                 seed=seed,
+                cmplog=cmplog,
             ),
         )
     after = os.times()
@@ -626,7 +627,7 @@ def callback_cost_in_context(b: Bench, n: int = 500, reps: int = 5) -> tuple[flo
 # Driver
 # ---------------------------------------------------------------------------------------
 
-METHODS = ("uninstr", "assay", "cov-sysmon", "cov-ctrace", "atheris", "engine")
+METHODS = ("uninstr", "assay", "cov-sysmon", "cov-ctrace", "atheris", "engine", "engine-nocmp")
 
 
 def setup(spec: Spec, args) -> Bench:
@@ -699,6 +700,8 @@ def run_all(args) -> tuple[list[Bench], dict[str, str]]:
                 record(b, "atheris", measure_atheris(b))
             if b.engine_cases and "engine" in want:
                 record(b, "engine", measure_engine(b, b.engine_cases, args.seed))
+            if b.engine_cases and "engine-nocmp" in want:
+                record(b, "engine-nocmp", measure_engine(b, b.engine_cases, args.seed, cmplog=False))
             for m in METHODS[1:]:
                 if len(b.samples[m]) == run + 1:
                     b.ratios[m].append(b.samples[m][-1] / base[0])

@@ -13,8 +13,9 @@ import mmap
 import struct
 import time
 
-#: Header: state, phase, position, sub, start time, input length, digest chain.
-_HEADER = struct.Struct("<BBxxxxxxqqdQ32s")
+#: Header: state, phase, position, sub, start time, input length, digest chain,
+#: time limit of this run (0: the target's timeout).
+_HEADER = struct.Struct("<BBxxxxxxqqdQ32sd")
 #: The parent's interrupt request: the (position, start time) it means to stop.
 _REQUEST = struct.Struct("<qd")
 _REQUEST_AT = _HEADER.size
@@ -36,12 +37,12 @@ class Journal:
         self.mem = mmap.mmap(-1, _DATA_AT + self.capacity)  # MAP_SHARED: survives fork
         self.chain = bytes(32)
 
-    def begin(self, phase: int, position: int, sub: int, data: bytes) -> None:
+    def begin(self, phase: int, position: int, sub: int, data: bytes, limit: float = 0.0) -> None:
         n = min(len(data), self.capacity)
         self.mem[_DATA_AT : _DATA_AT + n] = data[:n]
         # Fields first, the RUNNING flag last: a parent that sees RUNNING also sees
         # this case's start time, never the previous one's.
-        _HEADER.pack_into(self.mem, 0, IDLE, phase, position, sub, time.monotonic(), n, self.chain)
+        _HEADER.pack_into(self.mem, 0, IDLE, phase, position, sub, time.monotonic(), n, self.chain, limit)
         self.mem[0] = RUNNING
 
     def reset(self) -> None:
@@ -53,14 +54,14 @@ class Journal:
 
     def read(self) -> tuple[int, int, int, int, float, bytes, bytes]:
         """(state, phase, position, sub, started, input, chain)."""
-        state, phase, position, sub, started, n, chain = _HEADER.unpack_from(self.mem, 0)
+        state, phase, position, sub, started, n, chain, _limit = _HEADER.unpack_from(self.mem, 0)
         data = bytes(self.mem[_DATA_AT : _DATA_AT + min(n, self.capacity)])
         return state, phase, position, sub, started, data, chain
 
-    def state(self) -> tuple[int, int, float]:
-        """(state, position, started) without copying the input."""
-        state, _phase, position, _sub, started, _n, _chain = _HEADER.unpack_from(self.mem, 0)
-        return state, position, started
+    def state(self) -> tuple[int, int, float, float]:
+        """(state, position, started, limit) without copying the input."""
+        state, _phase, position, _sub, started, _n, _chain, limit = _HEADER.unpack_from(self.mem, 0)
+        return state, position, started, limit
 
     def request_interrupt(self, position: int, started: float) -> None:
         """Name the case the parent's next ``SIGUSR1`` is meant for."""
@@ -68,7 +69,7 @@ class Journal:
 
     def interrupt_wanted(self) -> bool:
         """True if the running case is the one the parent asked to interrupt."""
-        state, _phase, position, _sub, started, _n, _chain = _HEADER.unpack_from(self.mem, 0)
+        state, _phase, position, _sub, started, _n, _chain, _limit = _HEADER.unpack_from(self.mem, 0)
         return state == RUNNING and _REQUEST.unpack_from(self.mem, _REQUEST_AT) == (position, started)
 
     def close(self) -> None:

@@ -212,13 +212,13 @@ class Supervisor:
                     else:
                         self._on_message(msg)
                     continue
-                state, position, started = journal.state()
+                state, position, started, limit = journal.state()
                 now = time.monotonic()
                 current = (position, started)
                 # Act only on a case seen running on two polls in a row: one read may
                 # race with the worker rewriting the header.
                 if state == jr.RUNNING and current == last_seen:
-                    over = now - started - self.target.timeout
+                    over = now - started - (limit or self.target.timeout)
                     if over > isolate.KILL_GRACE:
                         isolate.kill_with_stack(pid)
                         killed = True

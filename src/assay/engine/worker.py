@@ -36,6 +36,14 @@ PROGRESS_EVERY = 0.5
 MAX_CAPTURE = 16 * 1024 * 1024
 #: Seconds between looks at the shared corpus folder (with --jobs > 1).
 RELOAD_EVERY = 1.0
+#: A shrink candidate may run this many times longer than the failure it shrinks...
+SHRINK_SLOWDOWN = 20.0
+#: ...but always at least this long (seconds) before it counts as not failing.
+SHRINK_MIN_LIMIT = 0.25
+#: Shrinking stops after this many candidates ran into their time limit...
+SHRINK_MAX_TIMEOUTS = 3
+#: ...or after this many seconds, keeping the smallest failing input found so far.
+SHRINK_MAX_SECONDS = 30.0
 #: Replays of a failing input that decide whether it is deterministic.
 DETERMINISM_REPLAYS = 2
 
@@ -255,14 +263,26 @@ class Worker:
         self.feedback.pause(True)
         try:
             same = 0
+            slowest = 0.0
             for _ in range(DETERMINISM_REPLAYS):
+                t0 = time.perf_counter()
                 again = self._derived(phase, pos, data)
+                slowest = max(slowest, time.perf_counter() - t0)
                 same += again is not None and again.signature == sig
             minimized, shrink_cases = data, 0
             if same == DETERMINISM_REPLAYS and verdict.oracle != "wedge":
+                # A candidate far slower than the failure itself is not worth waiting
+                # for (parsers with quadratic corners would make shrinking take hours).
+                limit = min(self.target.timeout, max(SHRINK_MIN_LIMIT, SHRINK_SLOWDOWN * slowest))
+
+                stop = {"timeouts": 0, "deadline": time.monotonic() + SHRINK_MAX_SECONDS}
 
                 def still_fails(candidate: bytes) -> bool:
-                    v = self._derived(phase, pos, candidate)
+                    if stop["timeouts"] >= SHRINK_MAX_TIMEOUTS or time.monotonic() > stop["deadline"]:
+                        return False  # keep the smallest input found so far
+                    v = self._derived(phase, pos, candidate, limit)
+                    if v is not None and v.oracle == "wedge":
+                        stop["timeouts"] += 1
                     return v is not None and v.signature == sig
 
                 result = shrink(data, still_fails, self.plan.shrink_cases, self.source.structural_candidates)
@@ -275,8 +295,8 @@ class Worker:
         determinism = {"replays": DETERMINISM_REPLAYS, "reproduced": same, "same_signature": same == DETERMINISM_REPLAYS}
         self.send(("finding", sig, verdict.to_json(), data, minimized, ops, pos, determinism, shrink_cases))
 
-    def _derived(self, phase: int, pos: int, data: bytes):
-        self.journal.begin(phase, pos, jr.DERIVED, data)
+    def _derived(self, phase: int, pos: int, data: bytes, limit: float = 0.0):
+        self.journal.begin(phase, pos, jr.DERIVED, data, limit)
         try:
             return execute.run(self.target, data).verdict
         finally:
