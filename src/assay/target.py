@@ -157,51 +157,26 @@ def _same_definition(a: Target, b: Target) -> bool:
 REGISTRY = Registry()
 
 
-def target(
-    fn: Callable[[bytes], Any] | None = None,
-    *,
-    name: str | None = None,
-    expected: Iterable[type[BaseException]] = (),
-    sources: Sequence[str] = (),
-    max_len: int = DEFAULT_MAX_LEN,
-    seeds: Iterable[bytes] = (),
-    timeout: float = DEFAULT_TIMEOUT,
-    strategy: str | None = None,
-    dictionary: Iterable[bytes | str] = (),
-    replays: int = DEFAULT_REPLAYS,
-    rss_limit_mb: int = DEFAULT_RSS_LIMIT_MB,
-    slow: float | None = None,
-    registry: Registry | None = None,
-    **extra: Any,
-) -> Any:
+def target(fn: Callable[[bytes], Any] | None = None, *, registry: Registry | None = None, **settings: Any) -> Any:
     """Register a function taking ``bytes`` as a fuzz target.
 
     Usable bare (``@assay.target``) or with settings
-    (``@assay.target(expected=(ValueError,), seeds=[b"..."])``).  Returns the
-    function unchanged, with the :class:`Target` on its ``assay_target`` attribute.
-    Applied to a Hypothesis ``@given`` test, the target feeds the bytes to the test
-    through ``fuzz_one_input``.
+    (``@assay.target(expected=(ValueError,), seeds=[b"..."])``); the settings are
+    :func:`make_target`'s keyword arguments, and unknown ones are kept in
+    ``Target.extra``.  Returns the function unchanged, with the :class:`Target` on
+    its ``assay_target`` attribute.  Applied to a Hypothesis ``@given`` test, the
+    target feeds the bytes to the test through ``fuzz_one_input``.
     """
+    known = set(inspect.signature(make_target).parameters) - {"func", "extra"}
+    extra = {k: settings.pop(k) for k in list(settings) if k not in known}
 
     def register(func: Callable[[bytes], Any]) -> Callable[[bytes], Any]:
         from assay.given import fuzz_function, is_given_test
 
         body = fuzz_function(func) if is_given_test(func) else func
-        tgt = make_target(
-            body,
-            name=name,
-            expected=expected,
-            sources=sources,
-            max_len=max_len,
-            seeds=seeds,
-            timeout=timeout,
-            strategy=strategy,
-            dictionary=dictionary,
-            replays=replays,
-            rss_limit_mb=rss_limit_mb,
-            slow=slow,
-            extra=extra,
-        )
+        if "name" not in settings and body is not func:
+            settings["name"] = getattr(func, "__name__", None)
+        tgt = make_target(body, extra=extra, **settings)
         (registry or REGISTRY).add(tgt)
         try:
             func.assay_target = tgt  # type: ignore[attr-defined]
