@@ -3,8 +3,8 @@
 
 Run from the repository root with the project's venv::
 
-    .venv/bin/python bench/time_to_bug.py            # full run, ~15-20 min on 2 cores
-    .venv/bin/python bench/time_to_bug.py --quick    # 1 seed, small caps, ~3 min
+    .venv/bin/python bench/time_to_bug.py            # full run, ~10 min on 2 shared cores
+    .venv/bin/python bench/time_to_bug.py --quick    # 1 seed, small caps, ~1-3 min
     .venv/bin/python bench/time_to_bug.py --verify   # only check each historical bug reproduces
                                                      # on its old version and not on the fixed one
 
@@ -29,10 +29,15 @@ median of a column is "not found" when more than half its seeds are):
 
 **Historical bugs** (``bench/historical/*.py``): old releases of real packages with
 a published crash, ReDoS, quadratic blow-up or hang, each in its own venv made by
-``bench/historical/setup.sh`` (run automatically when a venv is missing).  assay and
-atheris (``atheris.instrument_imports`` on the package) run the same target
-function; found = the specific bug of ``HISTORY["bug"]`` (an exception type, or a
-``SlowInput``/``wedge`` for the slowness targets) within the cap.
+``bench/historical/setup.sh`` (run automatically when a venv is missing; it also
+makes venvs of the fixing releases).  assay and atheris (``atheris.instrument_imports``
+on the package) run the same target function; found = the specific bug of
+``HISTORY["bug"]`` (an exception type, or a ``SlowInput``/``wedge`` for the slowness
+targets) within the cap.  The input assay found is then replayed on the fixing
+release (last column): "ok" there means it is the advisory's bug, not some other
+slowness or crash that the fix left in place.  atheris gets a smaller cap there by
+default (it runs sqlparse at ~150 execs/s); ``--atheris-hist-cap 100000`` for the
+full one.  See ``bench/TIME_TO_BUG.md`` for measured tables and discussion.
 
 Executions are counted the same way for every tool: inputs run through the
 target by the search, the seeds included, up to and including the first one that
@@ -91,8 +96,11 @@ HEADERS = {
 }
 
 # Default caps (generated executions) and seeds; --quick shrinks them.
-FULL = {"cap": 100_000, "slow_cap": 20_000, "hist_cap": 100_000, "seeds": 3, "hist_seeds": 1}
-QUICK = {"cap": 20_000, "slow_cap": 2_000, "hist_cap": 10_000, "seeds": 1, "hist_seeds": 1}
+FULL = {"cap": 100_000, "slow_cap": 10_000, "hist_cap": 100_000, "atheris_hist_cap": 25_000, "seeds": 3, "hist_seeds": 1}
+QUICK = {"cap": 20_000, "slow_cap": 2_000, "hist_cap": 10_000, "atheris_hist_cap": 5_000, "seeds": 1, "hist_seeds": 1}
+# atheris instruments every line of the old package: on sqlparse it runs ~150 execs/s,
+# so 100,000 cases take ~10 min per target; the default gives it a smaller cap
+# (--atheris-hist-cap 100000 for the full one; TIME_TO_BUG.md shows both).
 SLOW_TOOLS = {"hypothesis", "hypofuzz"}  # ~1,500 and ~700 execs/s: their own (smaller) cap
 
 
@@ -158,6 +166,7 @@ def _result(found: bool, execs: int | None = None, seconds: float | None = None,
 def job_assay(spec: dict[str, Any], seed: int, cap: int, cmplog: bool) -> dict[str, Any]:
     import _thread
     import dataclasses
+    import re
 
     from assay.engine.campaign import CampaignOptions, run_campaign
 
@@ -187,6 +196,8 @@ def job_assay(spec: dict[str, Any], seed: int, cap: int, cmplog: bool) -> dict[s
     def scan() -> list[dict[str, Any]]:
         found = []
         for meta_path in arts.glob("*/metadata.json") if arts.exists() else []:
+            if not re.fullmatch(r"[0-9a-f]{64}", meta_path.parent.name):
+                continue  # a directory still being written (published by one rename)
             try:
                 meta = json.loads(meta_path.read_text())
                 meta["_input"] = (meta_path.parent / "input").read_bytes()
@@ -390,24 +401,28 @@ def job_hypofuzz(spec: dict[str, Any], seed: int, cap: int) -> dict[str, Any]:
     return _result(False, total_execs=counter["n"], total_seconds=time.perf_counter() - started)
 
 
+class _Hang(BaseException):
+    """Raised by the alarm in :func:`job_poc` (a BaseException: targets catch Exception)."""
+
+
 def job_poc(spec: dict[str, Any]) -> dict[str, Any]:
     """Run the advisory's reproducer once through the target: does it hit the bug?"""
     target = load_target(spec)
-    poc = spec["poc"]
+    poc = bytes.fromhex(spec["poc_hex"]) if spec.get("poc_hex") else spec["poc"]
     started = time.perf_counter()
     if "wedge" in spec["bug"]:
         import signal
 
         def on_alarm(signum, frame):  # noqa: ARG001
-            raise TimeoutError("hang")
+            raise _Hang("hang")
 
         signal.signal(signal.SIGALRM, on_alarm)
         signal.setitimer(signal.ITIMER_REAL, max(2.0, target.timeout))
     try:
         target.fn(poc)
         outcome, hit = "returned", False
-    except TimeoutError as exc:
-        outcome, hit = f"hang (> {max(2.0, target.timeout):.0f} s)", "wedge" in spec["bug"] or exc_matches(exc, spec["bug"], ())
+    except _Hang:
+        outcome, hit = f"hang (> {max(2.0, target.timeout):.0f} s)", True
     except BaseException as exc:  # noqa: BLE001
         outcome = f"{type(exc).__name__}: {str(exc)[:120]}"
         hit = exc_matches(exc, spec["bug"], tuple(target.expected))
@@ -470,7 +485,8 @@ def historical_specs() -> list[dict[str, Any]]:
         specs.append({
             "kind": "hist", "file": str(path), "name": name, "bug": history["bug"], "module": history["module"],
             "venv": history["venv"], "history": history,
-            "shrink_cases": 256 if history.get("kind") in ("slow", "hang") else 1024,
+            # Each shrink candidate of a slow or deep input costs up to ~0.5 s: a smaller budget.
+            "shrink_cases": 256,
         })
     return specs
 
@@ -547,7 +563,7 @@ def fmt_int(n: int | None) -> str:
 
 
 def summarize(results: list[dict[str, Any]], cap: int) -> str:
-    """Median over seeds; a not-found run counts as +infinity."""
+    """Median over seeds (``median_high``); a not-found run counts as +infinity."""
     if not results:
         return "-"
     errors = [r for r in results if r.get("error")]
@@ -555,8 +571,8 @@ def summarize(results: list[dict[str, Any]], cap: int) -> str:
         return f"error ({errors[0]['error'][:60]})"
     n = len(results)
     found = [r for r in results if r.get("found")]
-    execs = sorted(r["execs"] if r.get("found") and r.get("execs") is not None else float("inf") for r in results)
-    med = statistics.median(execs) if n % 2 else execs[n // 2 - 1] if execs[n // 2] == float("inf") else statistics.median(execs)
+    execs = [r["execs"] if r.get("found") and r.get("execs") is not None else float("inf") for r in results]
+    med = statistics.median_high(execs)  # the middle run; the upper one of two for an even count
     if med == float("inf"):
         return f"not found ≤{cap:,} ({len(found)}/{n})"
     secs = sorted(r["seconds"] for r in found if r.get("seconds") is not None)
@@ -575,7 +591,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--quick", action="store_true", help="1 seed, small caps (~3 min)")
     ap.add_argument("--cap", type=int, help="case cap for assay and atheris on the mazes")
     ap.add_argument("--slow-cap", type=int, help="case cap for hypothesis and hypofuzz (slower per execution)")
-    ap.add_argument("--hist-cap", type=int, help="case cap on the historical targets")
+    ap.add_argument("--hist-cap", type=int, help="case cap for assay on the historical targets")
+    ap.add_argument("--atheris-hist-cap", type=int, help="case cap for atheris on the historical targets")
     ap.add_argument("--seeds", type=int, help="seeds per maze and tool (median reported)")
     ap.add_argument("--hist-seeds", type=int, help="seeds per historical target and tool")
     ap.add_argument("--jobs", type=int, default=2, help="runs at once (default 2)")
@@ -600,7 +617,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
 
     conf = dict(QUICK if args.quick else FULL)
-    for key in ("cap", "slow_cap", "hist_cap", "seeds", "hist_seeds"):
+    for key in ("cap", "slow_cap", "hist_cap", "atheris_hist_cap", "seeds", "hist_seeds"):
         if getattr(args, key) is not None:
             conf[key] = getattr(args, key)
     only = {s for s in args.only.split(",") if s}
@@ -612,6 +629,9 @@ def main(argv: list[str] | None = None) -> int:
         return verify(hist, not args.no_setup)
 
     need = {s["venv"] for s in hist}
+    for s in hist:  # the fixing versions: assay's inputs are replayed there
+        FIXED_VENVS.add(fixed_venv(s["history"]["fixed"]))
+    need |= FIXED_VENVS
     if mazes and "hypofuzz" in tools:
         need.add("hypofuzz")
     missing = ensure_venvs(need, not args.no_setup)
@@ -628,8 +648,11 @@ def main(argv: list[str] | None = None) -> int:
             if tool not in tools and not (tool == "assay-cmp" and "assay-cmp" in tools):
                 continue
             for seed in range(1, conf["hist_seeds"] + 1):
-                planned.append(("hist", spec["name"], tool, plan_job(tool, spec, seed, conf["hist_cap"])))
+                cap = conf["atheris_hist_cap"] if tool == "atheris" else conf["hist_cap"]
+                planned.append(("hist", spec["name"], tool, plan_job(tool, spec, seed, cap)))
 
+    # Longest jobs first (the historical ones), so two workers finish together.
+    planned.sort(key=lambda item: item[0] != "hist")
     results: dict[tuple[str, str], list[dict[str, Any]]] = {}
     raw: list[dict[str, Any]] = []
     started = time.perf_counter()
@@ -658,7 +681,7 @@ def main(argv: list[str] | None = None) -> int:
 
     print()
     print(f"time_to_bug: caps {conf['cap']:,} (assay, atheris), {conf['slow_cap']:,} (hypothesis, hypofuzz), "
-          f"{conf['hist_cap']:,} (historical); seeds {conf['seeds']} (mazes), {conf['hist_seeds']} (historical); "
+          f"{conf['hist_cap']:,} / {conf['atheris_hist_cap']:,} (historical: assay / atheris); seeds {conf['seeds']} (mazes), {conf['hist_seeds']} (historical); "
           f"python {sys.version.split()[0]}; {time.perf_counter() - started:.0f} s total")
     if mazes:
         print()
@@ -685,19 +708,37 @@ def main(argv: list[str] | None = None) -> int:
             h = spec["history"]
             row = [spec["name"], h["requirement"].split("==")[1] + " → " + h["fixed"].split("==")[1], h["kind"]]
             for tool in HIST_TOOLS:
-                row.append(summarize(results.get((spec["name"], tool), []), conf["hist_cap"]))
+                cap = conf["atheris_hist_cap"] if tool == "atheris" else conf["hist_cap"]
+                row.append(summarize(results.get((spec["name"], tool), []), cap))
             hits = [r for r in results.get((spec["name"], "assay-cmp"), []) if r.get("found") and r.get("input")]
             if hits:
-                data = bytes.fromhex(min(hits, key=lambda r: r["execs"])["input"])
-                shown = repr(data) if len(data) <= 48 else f"{data[:32]!r}… ({len(data)} bytes)"
+                first = min(hits, key=lambda r: r["execs"])
+                data = bytes.fromhex(first["input"])
+                shown = repr(data) if len(data) <= 40 else f"{data[:24]!r}… ({len(data)} bytes)"
                 row.append(shown)
+                row.append(replay_fixed(spec, first["input"], missing))
+                raw.append({"table": "replay", "target": spec["name"], "input": first["input"], "fixed": row[-1]})
             else:
-                row.append("-")
+                row += ["-", "-"]
             rows.append(row)
-        print(table(["target", "old → fixed", "kind", "assay", "atheris", "assay's input (minimized)"], rows))
+        print(table(["target", "old → fixed", "kind", "assay", f"atheris (cap {conf['atheris_hist_cap'] // 1000}k)",
+                     "assay's input (minimized)",
+                     "that input on the fixed version"], rows))
     if args.json:
         Path(args.json).write_text(json.dumps(raw, indent=1))
     return 0
+
+
+def replay_fixed(spec: dict[str, Any], input_hex: str, missing: dict[str, str]) -> str:
+    """What the fixing release does with the input assay found (is it the advisory's bug?)."""
+    venv = fixed_venv(spec["history"]["fixed"])
+    if venv in missing:
+        return "n/a (" + missing[venv] + ")"
+    res = run_subprocess_job({"tool": "poc", "spec": {**spec, "poc_hex": input_hex}}, str(venv_python(venv)), {}, 120)
+    if res.get("error"):
+        return "error: " + res["error"][:60]
+    verdict = "still the bug" if res.get("hit") else "ok"
+    return f"{verdict}: {res['outcome'][:48]} ({res['seconds'] * 1e3:.0f} ms)"
 
 
 def verify(hist: list[dict[str, Any]], allow_setup: bool) -> int:

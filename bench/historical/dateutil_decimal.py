@@ -1,11 +1,12 @@
-"""python-dateutil 2.7.0: ``parser.parse("nan")`` raises ``decimal.InvalidOperation``.
+"""python-dateutil 2.7.0: ``parser.parse`` leaks ``decimal.InvalidOperation``.
 
 ``dateutil.parser.parse`` documents ``ValueError`` (unknown string format) and
-``OverflowError``.  2.7.0 parses numeric tokens with ``decimal.Decimal`` and an
-input such as ``nan`` or ``1 nan`` escapes as ``decimal.InvalidOperation``.
-Fixed in 2.7.3 (NEWS: "Fixed issue where parser.parse would raise Decimal-specific
-errors instead of a standard ValueError if certain malformed values were parsed
-(e.g. NaN or infinite values)", dateutil issue #662 / PR #679).
+``OverflowError``.  2.7.0 converts numeric tokens with ``decimal.Decimal`` without
+guarding it, so malformed input escapes as ``decimal.InvalidOperation``.  Two
+NEWS entries fix it: 2.7.1 "Fixed issue where parser.parse would occasionally
+raise decimal.Decimal-specific error types rather than ValueError" (gh issue
+#632, pr #636; e.g. ``0: ``) and 2.7.3 for ``NaN``/infinite values (gh issue
+#662, pr #679; e.g. ``nan``).  The "fixed" release here is 2.7.3, which has both.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ HISTORY = {
     "module": "dateutil",
     "kind": "crash",
     "bug": ["InvalidOperation"],
-    "reference": "dateutil/dateutil issue #662, PR #679 (NEWS 2.7.3)",
+    "reference": "dateutil issues #632 (fixed in 2.7.1) and #662 (fixed in 2.7.3), NEWS",
     "poc": b"nan",
 }
 

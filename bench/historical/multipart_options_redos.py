@@ -25,7 +25,7 @@ HISTORY = {
     "threshold_ms": 100,
     "bug": ["SlowInput", "wedge"],
     "reference": "CVE-2024-24762, GHSA-2jv5-9r88-3w3p",
-    "poc": b'a; b="' + b"\\" * 34,
+    "poc": b'a; b="' + b"\\" * 30,
 }
 
 

@@ -14,7 +14,7 @@ import sqlparse
 import assay
 from _slow import slow_guard
 
-THRESHOLD = 0.1  # seconds; a seed takes well under 1 ms
+THRESHOLD = 0.25  # seconds; a seed takes ~0.5 ms, a random 128-byte input at most ~10 ms
 
 HISTORY = {
     "venv": "sqlparse-0.4.1",
@@ -22,10 +22,10 @@ HISTORY = {
     "fixed": "sqlparse==0.4.2",
     "module": "sqlparse",
     "kind": "slow",
-    "threshold_ms": 100,
+    "threshold_ms": 250,
     "bug": ["SlowInput", "wedge"],
     "reference": "CVE-2021-32839 (sqlparse 0.4.2 changelog)",
-    "poc": b"select /*" + b"\r\n" * 24 + b"x*/ 1",
+    "poc": b"select /*" + b"\r\n" * 20 + b"x*/ 1",
 }
 
 
@@ -37,7 +37,7 @@ def _format(text: str) -> str:
     name="sqlparse_0_4_1_strip_comments",
     sources=["sqlparse"],
     seeds=[b"select a -- note\nfrom t", b"select /* c */ 1", b"select *\r\nfrom t /* multi\r\nline */ where x = 1"],
-    max_len=512,
+    max_len=128,
 )
 def sqlparse_strip_comments(data: bytes) -> None:
     slow_guard(_format, data.decode("latin-1"), THRESHOLD)

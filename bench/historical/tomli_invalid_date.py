@@ -19,7 +19,7 @@ HISTORY = {
     "module": "tomli",
     "kind": "crash",
     "bug": ["ValueError"],  # exact type name: TOMLDecodeError (a ValueError subclass) is the correct rejection
-    "reference": "tomli 1.0.3 changelog (invalid dates raise TOMLDecodeError instead of ValueError); hukkin/tomli",
+    "reference": "tomli CHANGELOG 1.0.3: raise TOMLDecodeError instead of ValueError for dates that pass the regex but are invalid",
     "poc": b"a = 2021-02-31",
 }
 
