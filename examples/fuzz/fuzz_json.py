@@ -19,9 +19,9 @@ from __future__ import annotations
 import json
 import json.decoder
 import json.scanner
-import math
 
 import assay
+from _compare import same_value
 
 
 def _py_decoder() -> json.JSONDecoder:
@@ -36,31 +36,7 @@ _PY = _py_decoder()
 
 
 def _same(a: object, b: object) -> bool:
-    """Deep equality with types compared and NaN equal to NaN (see module docstring).
-
-    Iterative, because accepted documents can be nested deeper than Python's
-    recursion limit allows a recursive comparison to go.
-    """
-    stack = [(a, b)]
-    while stack:
-        x, y = stack.pop()
-        if type(x) is not type(y):
-            return False
-        if isinstance(x, float):
-            if not ((math.isnan(x) and math.isnan(y)) or x == y):  # type: ignore[arg-type]
-                return False
-        elif isinstance(x, dict):
-            if list(x.keys()) == list(y.keys()):
-                stack.extend((x[k], y[k]) for k in x)  # type: ignore[index]
-            else:
-                return False
-        elif isinstance(x, list):
-            if len(x) != len(y):  # type: ignore[arg-type]
-                return False
-            stack.extend(zip(x, y))  # type: ignore[arg-type]
-        elif x != y:
-            return False
-    return True
+    return same_value(a, b, ordered_keys=True)
 
 
 def _decode(decoder: json.JSONDecoder, text: str):

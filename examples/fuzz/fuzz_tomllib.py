@@ -13,13 +13,12 @@ sign of ``nan`` to the implementation, so any two NaNs compare equal here.
 
 from __future__ import annotations
 
-import datetime
-import math
 import tomllib
 
 import tomli_w
 
 import assay
+from _compare import same_value
 
 _SEEDS = [
     b'title = "TOML Example"\n\n[owner]\nname = "Tom Preston-Werner"\ndob = 1979-05-27T07:32:00-08:00\n',
@@ -39,34 +38,7 @@ _DICT = [b"[", b"]", b"[[", b"]]", b"{", b"}", b"=", b",", b".", b'"', b"'", b'"
 
 
 def _same(a: object, b: object) -> bool:
-    """Deep equality with types compared and NaN equal to NaN (see module docstring).
-
-    Iterative, because accepted documents can be nested deeper than Python's
-    recursion limit allows a recursive comparison to go.
-    """
-    stack = [(a, b)]
-    while stack:
-        x, y = stack.pop()
-        if type(x) is not type(y):
-            return False
-        if isinstance(x, float):
-            if not ((math.isnan(x) and math.isnan(y)) or x == y):  # type: ignore[arg-type]
-                return False
-        elif isinstance(x, dict):
-            if x.keys() == y.keys():
-                stack.extend((x[k], y[k]) for k in x)  # type: ignore[index]
-            else:
-                return False
-        elif isinstance(x, list):
-            if len(x) != len(y):  # type: ignore[arg-type]
-                return False
-            stack.extend(zip(x, y))  # type: ignore[arg-type]
-        elif isinstance(x, (datetime.datetime, datetime.time)):
-            if not (x == y and x.utcoffset() == y.utcoffset()):  # type: ignore[union-attr]
-                return False
-        elif x != y:
-            return False
-    return True
+    return same_value(a, b, ordered_keys=False)
 
 
 def _depth(value: object) -> int:
