@@ -101,7 +101,8 @@ _DICT = [b"<", b">", b"</", b"/>", b"<!--", b"-->", b"<!", b"<?", b"?>", b"<![CD
          b"</style>", b"<!DOCTYPE", b" ", b"\n", b"<a ", b"href="]
 
 
-@assay.target(
+#: Both targets run the same parser; only ``convert_charrefs`` differs.
+_SETTINGS = dict(
     expected=(UnicodeDecodeError,),
     sources=["html.parser", "_markupbase"],
     max_len=1024,
@@ -109,17 +110,13 @@ _DICT = [b"<", b">", b"</", b"/>", b"<!--", b"-->", b"<!", b"<?", b"?>", b"<![CD
     dictionary=_DICT,
     timeout=2.0,
 )
+
+
+@assay.target(**_SETTINGS)
 def html_parser_rechunk(data: bytes) -> None:
     _check(data.decode("utf-8"), convert_charrefs=True)
 
 
-@assay.target(
-    expected=(UnicodeDecodeError,),
-    sources=["html.parser", "_markupbase"],
-    max_len=1024,
-    seeds=_SEEDS,
-    dictionary=_DICT,
-    timeout=2.0,
-)
+@assay.target(**_SETTINGS)
 def html_parser_rechunk_raw(data: bytes) -> None:
     _check(data.decode("utf-8"), convert_charrefs=False)

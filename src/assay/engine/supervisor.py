@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import os
 import signal
-import sys
 import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Hashable

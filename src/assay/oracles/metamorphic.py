@@ -19,7 +19,7 @@ from __future__ import annotations
 import hashlib
 import operator
 import random
-from typing import Any, Callable, Iterable, Sequence, TypeVar
+from typing import Any, Callable, Iterable, TypeVar
 
 from assay.observe import InvariantViolation
 from assay.oracles._common import Outcome, attempt, identity, short_repr
