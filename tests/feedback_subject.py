@@ -20,3 +20,13 @@ def gate(x: int) -> str:
     if x == 1:
         return "a"
     return "b"
+
+
+def framed(data: bytes) -> str:
+    """A frame whose first four bytes must equal a checksum of the rest."""
+    import zlib
+
+    stored = int.from_bytes(data[:4], "big")
+    if stored == zlib.crc32(data[4:]):
+        return "ok"
+    return "bad"

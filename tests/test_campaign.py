@@ -38,10 +38,20 @@ def test_harvested_constants_without_comparison_feedback(planted, tmp_path):
 
 
 @pytest.mark.parametrize("name", ["maze_magic_slice", "maze_magic_startswith", "maze_keyword_str",
-                                  "maze_int_field", "maze_computed_magic"])
+                                  "maze_int_field", "maze_computed_magic", "maze_checksum"])
 def test_comparison_mazes(planted, campaign, name):
     result = campaign([planted.get(name)], cases=2000, seed=1)
     assert [f.oracle for f in result.targets[0].findings] == ["panic"], name
+
+
+def test_checksum_maze_needs_the_repair_step(planted, campaign, monkeypatch):
+    # Non-vacuity for the guard repair: without it, input-to-state fixes the checksum
+    # once, but every later change of the payload breaks it again.
+    from assay.engine import generate
+
+    monkeypatch.setattr(generate, "REPAIR_SHARE", 0.0)  # the forked worker inherits it
+    result = campaign([planted.get("maze_checksum")], cases=2000, seed=1)
+    assert result.targets[0].findings == []
 
 
 @pytest.mark.campaign

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import feedback_subject as subject
 
-from assay.feedback.cmplog import CmpLog, input_to_state, replace_one
+from assay.feedback.cmplog import CmpLog, guards_of, input_to_state, repair, replace_one
 from assay.feedback.scope import Scope
 
 
@@ -44,3 +44,34 @@ def test_replace_one_picks_an_occurrence():
     assert replace_one(b"xaxa", b"a", b"B", 0) == b"xBxa"
     assert replace_one(b"xaxa", b"a", b"B", 1) == b"xaxB"
     assert replace_one(b"xx", b"a", b"B", 0) is None
+
+
+def _frame(payload: bytes) -> bytes:
+    import zlib
+
+    return zlib.crc32(payload).to_bytes(4, "big") + payload
+
+
+def test_guards_are_held_equalities_of_computed_values_found_in_the_input():
+    log = _log()
+    good = _frame(b"hello world")
+    _, guard_records = log.record_all(lambda: subject.framed(good))
+    guards = guards_of(good, guard_records)
+    assert [(kind, at) for _site, kind, at in guards] == [("be4", 0)]
+    # Literal comparisons (``x == 1``) are never guards, and nothing held for a bad frame.
+    _, literal = log.record_all(lambda: subject.gate(1))
+    assert literal == []
+    bad = b"\0\0\0\0" + b"hello world"
+    assert guards_of(bad, log.record_all(lambda: subject.framed(bad))[1]) == []
+
+
+def test_repair_restores_a_broken_checksum():
+    log = _log()
+    good = _frame(b"hello world")
+    guards = guards_of(good, log.record_all(lambda: subject.framed(good))[1])
+    child = good[:4] + b"HELLO world!"  # a mutated payload with the parent's stale checksum
+    assert subject.framed(child) == "bad"
+    fixed = repair(child, log.record_all(lambda: subject.framed(child))[1], guards)
+    assert fixed == _frame(b"HELLO world!") and subject.framed(fixed) == "ok"
+    # A child that still holds its guards needs no repair.
+    assert repair(good, log.record_all(lambda: subject.framed(good))[1], guards) is None

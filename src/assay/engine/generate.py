@@ -28,6 +28,11 @@ PRODUCTIVE_MEMORY = 256
 #: Share of byte-mode cases that apply one input-to-state replacement from the
 #: parent's comparison log, when it has any.
 CMP_SHARE = 0.3
+#: Share of byte-mode children of an entry with guards (checksums, length fields)
+#: that are repaired before they run.
+REPAIR_SHARE = 0.5
+#: Repairs cost an instrumented run each: at most this share of all cases get one.
+REPAIR_BUDGET = 0.1
 
 
 class InputSource:
@@ -47,18 +52,25 @@ class InputSource:
         self.values: list[Any] = []
         self.parsed: list[int] = []  # indices of entries the strategy could read
         self.cmp_pairs: list[list[tuple[bytes, bytes]]] = []
+        self.guards: list[list[tuple[int, str, int]]] = []
+        #: Guards the input :meth:`next` just returned should be repaired against, if any.
+        self.repair_guards: list[tuple[int, str, int]] | None = None
+        self.cases = 0
+        self.repairs = 0
         self.productive: list[int] = []  # parent indices whose children paid off, recent last
         self.last_parent: int | None = None
         self.last_pair: tuple[int, tuple[bytes, bytes]] | None = None
         self._known_tokens = set(self.mutator.dictionary)
 
-    def add(self, data: bytes, pairs: list[tuple[bytes, bytes]] = (), tokens: list[bytes] = ()) -> None:
-        """Add a corpus entry, its comparison replacements and dictionary tokens.
+    def add(self, data: bytes, pairs: list[tuple[bytes, bytes]] = (), tokens: list[bytes] = (),
+            guards: list[tuple[int, str, int]] = ()) -> None:
+        """Add a corpus entry, its comparison replacements, dictionary tokens and guards.
 
         With a strategy, the entry's parsed structure is kept too.
         """
         self.corpus.append(data)
         self.cmp_pairs.append(list(pairs))
+        self.guards.append(list(guards))
         self._add_tokens(tokens)
         if self.strategy is not None:
             value = self.strategy.parse(data)
@@ -88,14 +100,24 @@ class InputSource:
         parent = self.corpus[index]
         pairs = self.cmp_pairs[index]
         self.last_pair = None
+        self.repair_guards = None
+        self.cases += 1
         if pairs and rng.random() < CMP_SHARE:
             pair = pairs[rng.randrange(len(pairs))]
             out = replace_one(parent, pair[0], pair[1], rng.randrange(64))
             if out is not None:
                 self.last_pair = (index, pair)
-                return out[: self.max_len], ["cmp-replace"]
+                return self._maybe_repair(rng, index, out[: self.max_len], ["cmp-replace"])
         other = self.corpus[rng.randrange(len(self.corpus))]
-        return self.mutator.mutate(parent, rng, other)
+        return self._maybe_repair(rng, index, *self.mutator.mutate(parent, rng, other))
+
+    def _maybe_repair(self, rng: random.Random, index: int, data: bytes, ops: list[str]) -> tuple[bytes, list[str]]:
+        """Mark a child of an entry with guards for repair (within the budget)."""
+        guards = self.guards[index]
+        if guards and self.repairs < REPAIR_BUDGET * self.cases and rng.random() < REPAIR_SHARE:
+            self.repairs += 1
+            self.repair_guards = guards
+        return data, ops
 
     def reward(self, ops: list[str]) -> None:
         """The last input produced new coverage: favour its parent and its mutations.

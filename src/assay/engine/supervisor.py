@@ -273,9 +273,9 @@ class Supervisor:
     def _on_message(self, msg: tuple) -> None:
         kind = msg[0]
         if kind == "corpus":
-            _, data, new, from_initial, pairs, tokens = msg
+            _, data, new, from_initial, pairs, tokens, guards = msg
             self.plan.corpus.append(data)
-            self.plan.corpus_meta.append((pairs, tokens))
+            self.plan.corpus_meta.append((pairs, tokens, guards))
             self.plan.seen.extend(new)
             self._count_keys(new)
             if not from_initial and self.corpus_store is not None and not self.plan.replay_only:

@@ -24,7 +24,7 @@ from assay.engine import execute, journal as jr, slow
 from assay.engine.generate import InputSource
 from assay.engine.seeds import case_rng
 from assay.engine.shrink import shrink
-from assay.feedback.cmplog import input_to_state
+from assay.feedback.cmplog import guards_of, input_to_state, repair
 from assay.feedback.protocol import Feedback
 from assay.target import Target
 
@@ -67,7 +67,7 @@ class Plan:
     shrink_cases: int
     strategy: Any = None
     dictionary: list[bytes] = field(default_factory=list)
-    corpus_meta: list[tuple[list, list]] = field(default_factory=list)  # (cmp pairs, tokens) per entry
+    corpus_meta: list[tuple[list, list, list]] = field(default_factory=list)  # (cmp pairs, tokens, guards) per entry
     fatal_inputs: list[bytes] = field(default_factory=list)  # inputs that killed earlier workers
     slow: float | None = None  # threshold (s) that turns on cost feedback and slow findings
     reload_dir: str | None = None  # with --jobs: the shared corpus folder to import from
@@ -82,8 +82,8 @@ class Worker:
         self.journal = journal
         self.send = send
         self.source = InputSource(plan.target.max_len, plan.dictionary, plan.strategy)
-        for entry, (pairs, tokens) in zip(plan.corpus, plan.corpus_meta):
-            self.source.add(entry, pairs, tokens)
+        for entry, (pairs, tokens, guards) in zip(plan.corpus, plan.corpus_meta):
+            self.source.add(entry, pairs, tokens, guards)
         for fatal in plan.fatal_inputs:
             self.source.forget(fatal)
         self.seen_features: set[Hashable] = {k for k in plan.seen if isinstance(k, tuple) and k and k[0] in ("f", "outcome")}
@@ -114,6 +114,8 @@ class Worker:
                     break
                 self.feedback.maybe_restart(i)  # restart indices are multiples of CLOCK_EVERY
             data, ops = self.source.next(case_rng(plan.tseed, i))
+            if self.source.repair_guards:
+                data, ops = self._repair(i, data, ops, self.source.repair_guards)
             self.case(jr.GENERATED, i, data, ops)
             i += 1
         return len(plan.initial), i
@@ -163,9 +165,9 @@ class Worker:
             self._in_corpus.add(data)
             if phase == jr.GENERATED:
                 self.source.reward(ops)
-            pairs, tokens = self._analyse(phase, pos, data)
-            self.source.add(data, pairs, tokens)
-            self.send(("corpus", data, new, phase == jr.INITIAL, pairs, tokens))
+            pairs, tokens, guards = self._analyse(phase, pos, data)
+            self.source.add(data, pairs, tokens, guards)
+            self.send(("corpus", data, new, phase == jr.INITIAL, pairs, tokens, guards))
 
     def _reload(self, position: int) -> None:
         """Import entries other jobs wrote to the shared corpus (libFuzzer's -reload).
@@ -200,7 +202,7 @@ class Worker:
                     new.append(key)
             if new and result.verdict is None:
                 self.source.add(data)
-                self.send(("corpus", data, new, True, [], []))
+                self.send(("corpus", data, new, True, [], [], []))
 
     def _cost(self, phase: int, pos: int, data: bytes, ops: list[str], elapsed: float, new: list) -> None:
         """Cost feedback: a new highest cost bucket is a feature; past the threshold, confirm."""
@@ -239,19 +241,34 @@ class Worker:
         determinism = {"replays": slow.REPLAYS, "reproduced": slow.REPLAYS, "same_signature": True}
         self.send(("finding", sig, verdict.to_json(), data, data, ops, pos, determinism, 0))
 
-    def _analyse(self, phase: int, pos: int, data: bytes) -> tuple[list, list]:
-        """Comparison log of a new corpus entry: one run with the instrumented twins."""
+    def _analyse(self, phase: int, pos: int, data: bytes) -> tuple[list, list, list]:
+        """Comparison log of a new corpus entry: replacement pairs, tokens and guards."""
+        logged = self._cmplog_run(phase, pos, data)
+        if logged is None:
+            return [], [], []
+        records, guard_records = logged
+        return (*input_to_state(data, records), guards_of(data, guard_records))
+
+    def _repair(self, pos: int, data: bytes, ops: list[str], guards: list) -> tuple[bytes, list[str]]:
+        """Re-establish the parent's guards (checksums, lengths) that ``data`` broke."""
+        logged = self._cmplog_run(jr.GENERATED, pos, data)
+        fixed = None if logged is None else repair(data, logged[1], guards)
+        if fixed is None:
+            return data, ops
+        return fixed[: self.target.max_len], [*ops, "repair"]
+
+    def _cmplog_run(self, phase: int, pos: int, data: bytes):
+        """One journalled run with the instrumented twins: (records, guard records)."""
         cmplog = self.plan.cmplog
         if cmplog is None or not cmplog.swaps:
-            return [], []
+            return None
         self.feedback.pause(True)
         self.journal.begin(phase, pos, jr.DERIVED, data)
         try:
-            records = cmplog.record(lambda: execute.run(self.target, data))
+            return cmplog.record_all(lambda: execute.run(self.target, data))
         finally:
             self.journal.end()
             self.feedback.pause(False)
-        return input_to_state(data, records)
 
     def finding(self, phase: int, pos: int, data: bytes, ops: list[str], verdict) -> None:
         sig = verdict.signature

@@ -17,6 +17,14 @@ encoding (bytes, UTF-8, a byte, ASCII decimal, little/big-endian integers) occur
 in the input, replacing it with the other operand's encoding is a mutation that
 solves that comparison in one step.  Operands that do not occur in the input go
 to the dictionary instead.
+
+Checksums and length fields defeat a replacement made once: the value one side of
+``crc32(payload) == stored`` must take changes with every later mutation of the
+payload.  So an analysis also notes *guards*: equality sites between two computed
+values (neither side a literal) that held for the entry and whose value occurs in
+its bytes.  A child of that entry can then be *repaired*: run once more with the
+twins, and wherever a guard now fails, the stale value is overwritten with the one
+the other side computed (Redqueen's checksum handling, without patching the target).
 """
 
 from __future__ import annotations
@@ -40,6 +48,12 @@ MAX_OPERAND = 256
 MAX_CONTAINER = 16
 #: Most source files compiled as twins.
 MAX_FILES = 400
+#: Most guard-site observations recorded while analysing one input.
+MAX_GUARD_RECORDS = 512
+#: Most guards kept per corpus entry.
+MAX_GUARDS = 8
+#: Encodings a guard's value may have in the input: wide enough not to be chance.
+_GUARD_KINDS = ("le4", "be4", "le8", "be8", "le2", "be2", "raw", "dec")
 
 _OPS: dict[type, tuple[int, Callable[[Any, Any], Any]]] = {
     ast.Eq: (0, operator.eq),
@@ -56,6 +70,7 @@ _CALLS = ("startswith", "endswith", "get")
 _CMP, _CALL = "__assay_cmp__", "__assay_call__"
 
 _records: list[tuple[Any, Any]] | None = None
+_guard_records: list[tuple[int, Any, Any]] | None = None
 
 
 def _record(a: Any, b: Any) -> None:
@@ -68,9 +83,15 @@ def _is_operand(v: Any) -> bool:
     return isinstance(v, (bytes, bytearray, str, int)) and not isinstance(v, bool)
 
 
-def assay_cmp(op: int, a: Any, b: Any) -> Any:
-    """Replacement for one comparison: evaluate it and record its operands."""
+def assay_cmp(op: int, site: int, a: Any, b: Any) -> Any:
+    """Replacement for one comparison: evaluate it and record its operands.
+
+    ``site`` numbers an (in)equality between two computed values, -1 elsewhere.
+    """
     result = _BY_ID[op](a, b)
+    if site >= 0 and _guard_records is not None and len(_guard_records) < MAX_GUARD_RECORDS:
+        if type(a) is type(b) and _is_operand(a):
+            _guard_records.append((site, a, b))
     if _records is not None:
         if op >= 6:
             if _is_operand(a) and isinstance(b, (tuple, list, set, frozenset, dict)) and len(b) <= 4096:
@@ -108,12 +129,19 @@ def assay_call(name: str, obj: Any, *args: Any, **kwargs: Any) -> Any:
 
 
 class _Rewriter(ast.NodeTransformer):
+    def __init__(self, first_site: int) -> None:
+        self.next_site = first_site
+
     def visit_Compare(self, node: ast.Compare) -> ast.AST:
         self.generic_visit(node)
         if len(node.ops) != 1 or type(node.ops[0]) not in _OPS:
             return node
         op_id = _OPS[type(node.ops[0])][0]
-        call = ast.Call(ast.Name(_CMP, ast.Load()), [ast.Constant(op_id), node.left, node.comparators[0]], [])
+        left, right = node.left, node.comparators[0]
+        site = -1
+        if op_id <= 1 and not isinstance(left, ast.Constant) and not isinstance(right, ast.Constant):
+            site, self.next_site = self.next_site, self.next_site + 1
+        call = ast.Call(ast.Name(_CMP, ast.Load()), [ast.Constant(op_id), ast.Constant(site), left, right], [])
         return ast.copy_location(call, node)
 
     def visit_Call(self, node: ast.Call) -> ast.AST:
@@ -129,12 +157,12 @@ class _Rewriter(ast.NodeTransformer):
         return node
 
 
-def _twin_codes(path: str) -> dict[tuple[str, int], CodeType]:
+def _twin_codes(path: str, rewriter: _Rewriter) -> dict[tuple[str, int], CodeType]:
     """Instrumented code objects of ``path``, by (qualname, first line)."""
     try:
         with open(path, "rb") as fh:
             tree = ast.parse(fh.read(), filename=path)
-        tree = ast.fix_missing_locations(_Rewriter().visit(tree))
+        tree = ast.fix_missing_locations(rewriter.visit(tree))
         module_code = compile(tree, path, "exec", dont_inherit=True)
     except (OSError, SyntaxError, ValueError, RecursionError):
         return {}
@@ -187,8 +215,9 @@ class CmpLog:
             path = getattr(module, "__file__", None)
             if path and path.endswith(".py") and self.contains(path):
                 by_file.setdefault(os.path.realpath(path), []).append(module)
+        rewriter = _Rewriter(first_site=0)  # site numbers unique across files
         for path in sorted(by_file)[:MAX_FILES]:
-            twins = _twin_codes(path)
+            twins = _twin_codes(path, rewriter)
             if not twins:
                 continue
             self.files += 1
@@ -203,9 +232,14 @@ class CmpLog:
 
     def record(self, run: Callable[[], Any]) -> list[tuple[Any, Any]]:
         """Run ``run`` with the twins swapped in; the operand pairs it compared."""
-        global _records
+        return self.record_all(run)[0]
+
+    def record_all(self, run: Callable[[], Any]) -> tuple[list[tuple[Any, Any]], list[tuple[int, Any, Any]]]:
+        """Like :meth:`record`, plus the guard-site observations ``(site, a, b)``."""
+        global _records, _guard_records
         records: list[tuple[Any, Any]] = []
-        _records = records
+        guard_records: list[tuple[int, Any, Any]] = []
+        _records, _guard_records = records, guard_records
         for fn, _orig, twin in self.swaps:
             fn.__code__ = twin
         try:
@@ -213,8 +247,8 @@ class CmpLog:
         finally:
             for fn, orig, _twin in self.swaps:
                 fn.__code__ = orig
-            _records = None
-        return records
+            _records = _guard_records = None
+        return records, guard_records
 
 
 def _encodings(v: Any) -> dict[str, bytes]:
@@ -273,3 +307,53 @@ def replace_one(data: bytes, pattern: bytes, replacement: bytes, pick: int) -> b
         return None
     at = spots[pick % len(spots)]
     return data[:at] + replacement + data[at + len(pattern) :]
+
+
+def guards_of(data: bytes, guard_records: list[tuple[int, Any, Any]]) -> list[tuple[int, str, int]]:
+    """Guards ``(site, encoding kind, offset)``: held equalities whose value is in ``data``.
+
+    A value shorter than two bytes in the input, or a small integer, is too likely
+    to be there by chance.
+    """
+    guards: dict[int, tuple[int, str, int]] = {}
+    for site, a, b in guard_records:
+        if a != b or site in guards:
+            continue
+        encodings = _encodings(a)
+        for kind in _GUARD_KINDS:
+            enc = encodings.get(kind)
+            if enc is None or len(enc) < 2 or isinstance(a, int) and abs(a) < (10 if kind == "dec" else 256):
+                continue
+            at = data.find(enc)
+            if at != -1:
+                guards[site] = (site, kind, at)
+                break
+        if len(guards) >= MAX_GUARDS:
+            break
+    return list(guards.values())
+
+
+def repair(data: bytes, guard_records: list[tuple[int, Any, Any]], guards: list[tuple[int, str, int]]) -> bytes | None:
+    """``data`` with each broken guard's stale value overwritten, or None if none could be.
+
+    ``guard_records`` come from running ``data`` itself.  For a guard that now fails,
+    whichever side's encoding still sits in the input (at the guard's offset if it
+    can) is replaced by the other side's.
+    """
+    wanted = {site: (kind, at) for site, kind, at in guards}
+    out = data
+    done: set[int] = set()
+    for site, a, b in guard_records:
+        if site not in wanted or site in done or a == b:
+            continue
+        done.add(site)
+        kind, at = wanted[site]
+        ea, eb = _encodings(a).get(kind), _encodings(b).get(kind)
+        if ea is None or eb is None:
+            continue
+        for stale, fresh in ((ea, eb), (eb, ea)):
+            spot = at if out[at : at + len(stale)] == stale else out.find(stale)
+            if spot != -1:
+                out = out[:spot] + fresh + out[spot + len(stale) :]
+                break
+    return out if out != data else None
