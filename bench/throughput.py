@@ -822,6 +822,13 @@ def main(argv: list[str] | None = None) -> int:
     print("rejects: inputs in the fixed list that raise an expected exception.")
     for key, note in notes.items():
         print(f"{key}: {note}")
+    versus = [b for b in benches if b.ratios["assay"] and b.ratios["atheris"]]
+    if versus:
+        print("assay / atheris, against the ceiling uninstr / atheris that even zero-cost feedback could not pass:")
+        for b in versus:
+            ours = statistics.median(a / t for a, t in zip(b.ratios["assay"], b.ratios["atheris"]))
+            ceiling = statistics.median(1 / t for t in b.ratios["atheris"])
+            print(f"  {b.spec.name:14} {ours:.2f}x of a possible {ceiling:.2f}x")
     for b in benches:
         bits = [f"scope {', '.join(os.path.relpath(p, os.path.dirname(os.__file__)) for p in b.paths)}",
                 f"{len(b.inputs)} inputs, timed window {len(b.window)} (assay {len(b.assay_window)})"]

@@ -48,6 +48,32 @@ def test_case_rng_independent_of_order():
     assert forward == list(reversed(backward))
 
 
+def test_case_rng_draws_are_uniform_and_in_range():
+    # The per-case generator replaces the Twister's bits with a hash pool: every
+    # random.Random method must still stay in range and be close to uniform.
+    import collections
+
+    seed = target_seed(3, "u")
+    counts = collections.Counter(case_rng(seed, i).randrange(6) for i in range(6000))
+    assert set(counts) == set(range(6)) and all(800 < n < 1200 for n in counts.values())
+    rng = case_rng(seed, 0)
+    floats = [rng.random() for _ in range(2000)]
+    assert all(0.0 <= f < 1.0 for f in floats) and 0.45 < sum(floats) / len(floats) < 0.55
+    assert all(3 <= rng.randint(3, 5) <= 5 for _ in range(200))
+    assert all(rng.randrange(10, 20, 5) in (10, 15) for _ in range(100))  # a step takes the general path
+    assert len(rng.randbytes(300)) == 300 and rng.getrandbits(700) < 1 << 700
+    items = list(range(50))
+    rng.shuffle(items)
+    assert sorted(items) == list(range(50)) and items != list(range(50))
+    assert len(set(rng.sample(range(100), 30))) == 30
+    try:
+        rng.randrange(0)
+    except ValueError:
+        pass
+    else:
+        raise AssertionError("an empty range must raise")
+
+
 def test_shrink_to_the_essential_bytes():
     data = b"aaaaBUGbbbbbbbbbbbbbbbbbbbbbbbbb"
     result = shrink(data, lambda d: b"BUG" in d)
