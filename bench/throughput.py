@@ -56,6 +56,7 @@ import email.errors
 import email.policy
 import html.parser
 import json
+import shlex
 import tomllib
 import urllib.parse
 
@@ -103,6 +104,10 @@ def fuzz_url(data: bytes) -> Any:
     parts = urllib.parse.urlsplit(_text(data))
     pairs = urllib.parse.parse_qsl(parts.query, keep_blank_values=True)
     return parts.hostname, parts.port, pairs, urllib.parse.urlunsplit(parts)
+
+
+def fuzz_shlex(data: bytes) -> Any:
+    return shlex.split(_text(data), comments=True)
 
 
 class _Collector(html.parser.HTMLParser):
@@ -210,6 +215,14 @@ SPECS = [
             b"&#x41;&#65;&copy;</td></tr></table></div>",
         ),
         engine_cases=10000,
+    ),
+    Spec(
+        "shlex.split", fuzz_shlex, ("shlex",), (ValueError,),
+        (
+            b"git commit -m 'first: \"quoted\" text' --author=\"A B <a@b.example>\" # note",
+            b"cc -DNAME=\"x y\" -o out\\ file.o 'src dir'/main.c && echo $HOME",
+            b"ssh -o 'ProxyCommand=nc %h %p' host -- ls -la \"/tmp/a b\"",
+        ),
     ),
 ]
 

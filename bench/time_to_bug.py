@@ -148,6 +148,8 @@ def meta_matches(meta: dict[str, Any], bug: list[str]) -> bool:
     oracle = meta.get("oracle")
     if oracle == "wedge":
         return "wedge" in bug
+    if oracle == "slow":  # assay's own slowness oracle: over the threshold and super-linear
+        return "SlowInput" in bug
     if oracle != "panic":
         return False
     typ = ((meta.get("exception") or {}).get("type") or "").rsplit(".", 1)[-1]

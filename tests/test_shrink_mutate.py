@@ -29,6 +29,19 @@ def test_same_case_rng_same_mutation():
     assert a != c
 
 
+def test_repeat_chunk_pumps_and_sometimes_cuts_the_suffix():
+    # prefix + pump with the closing part gone is what catastrophic backtracking needs.
+    m = ByteMutator(4096, [])
+    repeat = MUTATIONS["repeat-chunk"]
+    rng = random.Random(5)
+    data = b"a='\\x';"
+    outs = [bytes(repeat(m, bytearray(data), rng, b"")) for _ in range(400)]
+    cut = [o for o in outs if not o.endswith(b";")]
+    kept = [o for o in outs if o.endswith(b";") and len(o) > len(data)]
+    assert 100 < len(cut) < 300 and kept, "about half the pumps drop the suffix"
+    assert any(o.startswith(b"a='") and set(o[3:]) == {0x5C} and len(o) > 20 for o in cut), "a backslash run to the end"
+
+
 def test_dictionary_tokens_are_used():
     m = ByteMutator(64, [b"MAGICTOKEN"])
     rng = random.Random(1)

@@ -37,6 +37,7 @@ HISTORY = {
     sources=["idna"],
     seeds=["example.com".encode(), "bücher.example".encode(), "例え.テスト".encode(), "مثال.إختبار".encode()],
     max_len=4096,
+    slow=THRESHOLD,  # cost feedback: the search climbs toward slower inputs
 )
 def idna_encode(data: bytes) -> None:
     try:

@@ -38,6 +38,7 @@ HISTORY = {
         b'form-data; name="file"; filename="a\\"b.txt"',
     ],
     max_len=512,
+    slow=THRESHOLD,  # cost feedback: the search climbs toward slower inputs
 )
 def multipart_options(data: bytes) -> None:
     slow_guard(parse_options_header, data, THRESHOLD)

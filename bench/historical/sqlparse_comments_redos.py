@@ -38,6 +38,7 @@ def _format(text: str) -> str:
     sources=["sqlparse"],
     seeds=[b"select a -- note\nfrom t", b"select /* c */ 1", b"select *\r\nfrom t /* multi\r\nline */ where x = 1"],
     max_len=128,
+    slow=THRESHOLD,  # cost feedback: the search climbs toward slower inputs
 )
 def sqlparse_strip_comments(data: bytes) -> None:
     slow_guard(_format, data.decode("latin-1"), THRESHOLD)

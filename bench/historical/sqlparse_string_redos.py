@@ -33,6 +33,7 @@ HISTORY = {
     sources=["sqlparse"],
     seeds=[b"select 'a\\'b' from t", b"select \"x\" from y where z = 'it''s'", b"update t set a = 'b\\\\c'"],
     max_len=128,
+    slow=THRESHOLD,  # cost feedback: the search climbs toward slower inputs
 )
 def sqlparse_parse_strings(data: bytes) -> None:
     slow_guard(sqlparse.parse, data.decode("latin-1"), THRESHOLD)

@@ -16,6 +16,8 @@ from typing import Callable, Iterable, Sequence
 MAX_STACK = 5
 #: Longest run a single insert/erase touches.
 MAX_CHUNK = 128
+#: Share of chunk repetitions that also cut off the rest of the input.
+CUT_AFTER_PUMP = 0.5
 #: Most dictionary tokens kept per target.
 MAX_DICTIONARY = 512
 #: How many recent wins (mutations that led to new coverage) are remembered.
@@ -128,13 +130,19 @@ def _ascii_int(m, b, rng, other):
 
 
 def _repeat_chunk(m, b, rng, other):
-    """Repeat a short chunk many times in place: lets inputs grow towards slow ones."""
+    """Repeat a short chunk many times in place: lets inputs grow towards slow ones.
+
+    Half the time the input ends right after the repetition: prefix + pump with the
+    suffix cut off is the classic shape of a catastrophic-backtracking input (the
+    closing quote or bracket that would let the pattern match is gone).
+    """
     if not b:
         return None
     n = rng.randint(1, min(len(b), 8))
     at = rng.randrange(len(b) - n + 1)
     times = rng.randint(2, max(2, min(256, m.max_len // n)))
-    b[at : at + n] = bytes(b[at : at + n]) * times
+    end = len(b) if rng.random() < CUT_AFTER_PUMP else at + n
+    b[at:end] = bytes(b[at : at + n]) * times
     return b
 
 
