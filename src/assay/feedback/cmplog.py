@@ -277,11 +277,24 @@ def _matching(a: Any, b: Any) -> list[tuple[bytes, bytes]]:
     return [(ea[k], eb[k]) for k in ea if k in eb]
 
 
+def _distinct(records: list[tuple[Any, Any]]) -> Iterable[tuple[Any, Any]]:
+    """``records`` without repeats (a loop compares the same pair over and over)."""
+    seen: set[tuple[Any, Any]] = set()
+    for record in records:
+        try:
+            if record in seen:
+                continue
+            seen.add(record)
+        except TypeError:  # a bytearray operand
+            pass
+        yield record
+
+
 def input_to_state(data: bytes, records: list[tuple[Any, Any]]) -> tuple[list[tuple[bytes, bytes]], list[bytes]]:
     """Replacement pairs whose pattern occurs in ``data``, and dictionary tokens."""
     pairs: dict[tuple[bytes, bytes], None] = {}
     tokens: dict[bytes, None] = {}
-    for a, b in records:
+    for a, b in _distinct(records):
         if a is None:
             for tok in _encodings(b).values():
                 if tok not in data:
