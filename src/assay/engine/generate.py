@@ -91,6 +91,7 @@ class InputSource:
 
     def next(self, rng: random.Random) -> tuple[bytes, list[str]]:
         """The next input and the names of the operators that made it."""
+        self.repair_guards = None
         if self.strategy is not None:
             return self._structured(rng)
         if not self.corpus:
@@ -100,7 +101,6 @@ class InputSource:
         parent = self.corpus[index]
         pairs = self.cmp_pairs[index]
         self.last_pair = None
-        self.repair_guards = None
         self.cases += 1
         if pairs and rng.random() < CMP_SHARE:
             pair = pairs[rng.randrange(len(pairs))]
