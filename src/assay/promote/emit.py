@@ -159,26 +159,15 @@ def render_hypothesis_test(
     ``arguments`` maps parameter names to source text (from
     :func:`assay.promote.literals.to_source`).
     """
-    name = test_path.stem
-    text = (
-        header(origin, target, oracle, signature, seed)
-        + f'"""Regression test for the Hypothesis test {qualname!r}: calls its inner test\n'
-        "function (``test.hypothesis.inner_test``) with the example Hypothesis shrank to.\n\n"
-        'It fails while the bug is present and passes once it is fixed.\n"""\n\n'
-        "from pathlib import Path\n\n"
-        "from assay.promote.replay import failure_message, replay_hypothesis\n\n"
-        f"PROJECT_ROOT = {root_expression(test_path, project_root)}\n"
-        f"MODULE = {module!r}\n"
-        f"FILE = {file!r}\n"
-        f"TEST = {qualname!r}\n"
-        f"SIGNATURE = {signature!r}\n"
-        + _dict_lines("ARGUMENTS", arguments)
-        + "\n\n"
-        f"def {name}() -> None:\n"
-        "    verdict = replay_hypothesis(PROJECT_ROOT, MODULE, FILE, TEST, ARGUMENTS)\n"
-        "    assert verdict is None, failure_message(verdict, SIGNATURE)\n"
+    return _replay_call_test(
+        test_path, project_root, header(origin, target, oracle, signature, seed),
+        doc=f"Regression test for the Hypothesis test {qualname!r}: calls its inner test\n"
+        "function (``test.hypothesis.inner_test``) with the example Hypothesis shrank to.",
+        function="replay_hypothesis",
+        constants=f"MODULE = {module!r}\nFILE = {file!r}\nTEST = {qualname!r}\nSIGNATURE = {signature!r}\n"
+        + _dict_lines("ARGUMENTS", arguments),
+        call="PROJECT_ROOT, MODULE, FILE, TEST, ARGUMENTS",
     )
-    return {test_path: text.encode("utf-8")}
 
 
 def render_stateful_test(
@@ -196,24 +185,33 @@ def render_stateful_test(
     steps: list[str],
 ) -> dict[Path, bytes]:
     """A test re-running a state machine's shrunk step sequence (as Hypothesis printed it)."""
-    name = test_path.stem
     body = "".join(f"    {line!r},\n" for line in steps)
+    return _replay_call_test(
+        test_path, project_root, header(origin, target, oracle, signature, seed),
+        doc=f"Regression test for the state machine {machine!r}: re-runs the step sequence\n"
+        "Hypothesis shrank to (rules and invariants, in order, then teardown).",
+        function="replay_state_machine",
+        constants=f"MODULE = {module!r}\nFILE = {file!r}\nMACHINE = {machine!r}\nSIGNATURE = {signature!r}\n"
+        f"STEPS = (\n{body})\n",
+        call="PROJECT_ROOT, MODULE, FILE, MACHINE, STEPS",
+    )
+
+
+def _replay_call_test(
+    test_path: Path, project_root: Path, head: str, *, doc: str, function: str, constants: str, call: str
+) -> dict[Path, bytes]:
+    """A test module whose one test asserts that ``function(call)`` from the replay module passes."""
     text = (
-        header(origin, target, oracle, signature, seed)
-        + f'"""Regression test for the state machine {machine!r}: re-runs the step sequence\n'
-        "Hypothesis shrank to (rules and invariants, in order, then teardown).\n\n"
+        head
+        + f'"""{doc}\n\n'
         'It fails while the bug is present and passes once it is fixed.\n"""\n\n'
         "from pathlib import Path\n\n"
-        "from assay.promote.replay import failure_message, replay_state_machine\n\n"
+        f"from assay.promote.replay import failure_message, {function}\n\n"
         f"PROJECT_ROOT = {root_expression(test_path, project_root)}\n"
-        f"MODULE = {module!r}\n"
-        f"FILE = {file!r}\n"
-        f"MACHINE = {machine!r}\n"
-        f"SIGNATURE = {signature!r}\n"
-        f"STEPS = (\n{body})\n"
-        "\n\n"
-        f"def {name}() -> None:\n"
-        "    verdict = replay_state_machine(PROJECT_ROOT, MODULE, FILE, MACHINE, STEPS)\n"
+        + constants
+        + "\n\n"
+        f"def {test_path.stem}() -> None:\n"
+        f"    verdict = {function}({call})\n"
         "    assert verdict is None, failure_message(verdict, SIGNATURE)\n"
     )
     return {test_path: text.encode("utf-8")}
