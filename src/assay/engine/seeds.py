@@ -81,9 +81,6 @@ class CaseRandom(random.Random):
                 return low + self._randbelow(width)
         return super().randrange(start, stop, step)
 
-    def randint(self, a: int, b: int) -> int:
-        return self.randrange(a, b + 1)
-
     def random(self) -> float:
         pool = self._pool
         rest = pool >> 53
