@@ -18,10 +18,10 @@ def test_twins_record_and_originals_return():
     log = _log()
     assert log.swaps
     original = subject.branchy.__code__
-    records = log.record(lambda: subject.branchy(3))
+    records, _ = log.record(lambda: subject.branchy(3))
     assert (3, 5) in records
     assert subject.branchy.__code__ is original, "originals are swapped back"
-    assert log.record(lambda: None) == []
+    assert log.record(lambda: None) == ([], [])
 
 
 def test_twin_behaves_like_the_original():
@@ -55,23 +55,23 @@ def _frame(payload: bytes) -> bytes:
 def test_guards_are_held_equalities_of_computed_values_found_in_the_input():
     log = _log()
     good = _frame(b"hello world")
-    _, guard_records = log.record_all(lambda: subject.framed(good))
+    _, guard_records = log.record(lambda: subject.framed(good))
     guards = guards_of(good, guard_records)
     assert [(kind, at) for _site, kind, at in guards] == [("be4", 0)]
     # Literal comparisons (``x == 1``) are never guards, and nothing held for a bad frame.
-    _, literal = log.record_all(lambda: subject.gate(1))
+    _, literal = log.record(lambda: subject.gate(1))
     assert literal == []
     bad = b"\0\0\0\0" + b"hello world"
-    assert guards_of(bad, log.record_all(lambda: subject.framed(bad))[1]) == []
+    assert guards_of(bad, log.record(lambda: subject.framed(bad))[1]) == []
 
 
 def test_repair_restores_a_broken_checksum():
     log = _log()
     good = _frame(b"hello world")
-    guards = guards_of(good, log.record_all(lambda: subject.framed(good))[1])
+    guards = guards_of(good, log.record(lambda: subject.framed(good))[1])
     child = good[:4] + b"HELLO world!"  # a mutated payload with the parent's stale checksum
     assert subject.framed(child) == "bad"
-    fixed = repair(child, log.record_all(lambda: subject.framed(child))[1], guards)
+    fixed = repair(child, log.record(lambda: subject.framed(child))[1], guards)
     assert fixed == _frame(b"HELLO world!") and subject.framed(fixed) == "ok"
     # A child that still holds its guards needs no repair.
-    assert repair(good, log.record_all(lambda: subject.framed(good))[1], guards) is None
+    assert repair(good, log.record(lambda: subject.framed(good))[1], guards) is None

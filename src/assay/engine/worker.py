@@ -265,7 +265,7 @@ class Worker:
         self.feedback.pause(True)
         self.journal.begin(phase, pos, jr.DERIVED, data)
         try:
-            return cmplog.record_all(lambda: execute.run(self.target, data))
+            return cmplog.record(lambda: execute.run(self.target, data))
         finally:
             self.journal.end()
             self.feedback.pause(False)

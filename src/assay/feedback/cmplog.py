@@ -230,12 +230,9 @@ class CmpLog:
                     if twin is not None and len(twin.co_freevars) == len(code.co_freevars):
                         self.swaps.append((fn, code, twin))
 
-    def record(self, run: Callable[[], Any]) -> list[tuple[Any, Any]]:
-        """Run ``run`` with the twins swapped in; the operand pairs it compared."""
-        return self.record_all(run)[0]
-
-    def record_all(self, run: Callable[[], Any]) -> tuple[list[tuple[Any, Any]], list[tuple[int, Any, Any]]]:
-        """Like :meth:`record`, plus the guard-site observations ``(site, a, b)``."""
+    def record(self, run: Callable[[], Any]) -> tuple[list[tuple[Any, Any]], list[tuple[int, Any, Any]]]:
+        """Run ``run`` with the twins swapped in: the operand pairs it compared, and
+        the guard-site observations ``(site, a, b)``."""
         global _records, _guard_records
         records: list[tuple[Any, Any]] = []
         guard_records: list[tuple[int, Any, Any]] = []
