@@ -224,6 +224,22 @@ def test_slow_unit_confirm_and_refuse():
     assert slow.repeated_part(b"xxABABABABy") == (2, 2, 4)
 
 
+def test_slow_stack_sample_survives_a_run_shorter_than_expected():
+    # On a loaded machine the timings that place the sample can be inflated; a run
+    # that ends before the alarm must be sampled again, not keyed by an empty stack.
+    import time
+
+    from assay.engine import slow
+
+    def busy_for_30ms(d: bytes) -> None:
+        end = time.perf_counter() + 0.03
+        while time.perf_counter() < end:
+            pass
+
+    frames = slow.sample_stack(busy_for_30ms, b"", after=2.0)
+    assert frames and frames[0].qualname.endswith("busy_for_30ms")
+
+
 def test_jobs_share_one_corpus_and_merge(planted, tmp_path):
     from assay.engine.campaign import CampaignOptions, run_campaign
 
