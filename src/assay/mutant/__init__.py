@@ -1,0 +1,1 @@
+"""Mutation testing: operators, test selection, forked execution, history, fuzzing of survivors."""

@@ -1,0 +1,156 @@
+"""Mutants as data: the source edit an operator proposes, and the mutant built from it.
+
+An :class:`Edit` replaces one span of a file's text (an expression or a statement)
+with new text.  A :class:`Mutant` places that edit in its function and gives it a
+stable identity::
+
+    <file relative to the project>::<function qualname>::<operator>#<k>@<digest>
+
+``k`` counts the edits of that operator within the function in source order and
+``digest`` hashes the function's source text, so an id survives edits elsewhere in
+the file and changes when its own function changes.  Spans use the AST's
+coordinates: 1-based lines, columns as UTF-8 byte offsets.
+"""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+from dataclasses import asdict, dataclass
+from typing import Any
+
+#: Hex digits of the function digest kept in a mutant id.
+ID_DIGEST_CHARS = 10
+#: Name used as the qualname of code outside any function.
+MODULE_SCOPE = "<module>"
+
+EXPRESSION = "expr"
+STATEMENT = "stmt"
+
+
+@dataclass(frozen=True)
+class Edit:
+    """One proposed change of the source text.
+
+    ``kind`` is :data:`EXPRESSION` (the replacement is an expression; it is
+    parenthesized when applied, so precedence never changes around it) or
+    :data:`STATEMENT` (the replacement is one or more complete statements at the
+    original statement's indentation, such as ``pass``).  ``description`` says in
+    a post-mortem's words what the mutant removed or changed.
+    """
+
+    operator: str
+    line: int
+    col: int
+    end_line: int
+    end_col: int
+    replacement: str
+    description: str
+    kind: str = EXPRESSION
+
+
+@dataclass(frozen=True)
+class Mutant:
+    """An edit placed in its function, with everything needed to apply it.
+
+    ``unit`` is the qualname of the function whose code object is swapped to apply
+    the mutant (the outermost function enclosing the edit that the module reaches
+    by attribute: a top-level function or a method), ``unit_line`` and
+    ``unit_end_line`` its span including decorators, and ``wrappers`` the class
+    headers around it as ``(line, indentation, name)``.  A mutant outside any
+    function (``unit == ""``) is applied by re-executing the mutated assignment
+    statement spanning ``unit_line..unit_end_line`` (module-level rebinding).
+    """
+
+    path: str  # absolute, resolved
+    relpath: str  # relative to the project root, with forward slashes
+    qualname: str  # innermost enclosing function, or MODULE_SCOPE
+    operator: str
+    index: int
+    digest: str
+    edit: Edit
+    unit: str
+    unit_line: int
+    unit_end_line: int
+    wrappers: tuple[tuple[int, int, str], ...] = ()
+
+    @property
+    def id(self) -> str:
+        return f"{self.relpath}::{self.qualname}::{self.operator}#{self.index}@{self.digest[:ID_DIGEST_CHARS]}"
+
+    @property
+    def line(self) -> int:
+        return self.edit.line
+
+    @property
+    def end_line(self) -> int:
+        return self.edit.end_line
+
+    @property
+    def family(self) -> str:
+        return self.operator
+
+    @property
+    def description(self) -> str:
+        return self.edit.description
+
+    def to_json(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["id"] = self.id
+        data["wrappers"] = [list(w) for w in self.wrappers]
+        return data
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> "Mutant":
+        fields = {k: v for k, v in data.items() if k != "id"}
+        fields["edit"] = Edit(**fields["edit"])
+        fields["wrappers"] = tuple(tuple(w) for w in fields.get("wrappers", ()))
+        return cls(**fields)
+
+
+def function_digest(text: str) -> str:
+    """SHA-256 of a function's source text (its identity in mutant ids and history)."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def id_digest(mutant_id: str) -> str:
+    """SHA-256 of a mutant id: its folder name under ``<artifacts>/mutants/``."""
+    return hashlib.sha256(mutant_id.encode("utf-8")).hexdigest()
+
+
+def apply_edit(text: str, edit: Edit) -> str:
+    """``text`` with ``edit`` applied, keeping every other line at its line number.
+
+    An expression replacement is parenthesized; a replacement shorter (in lines)
+    than the span it replaces is padded with newlines inside the parentheses, or
+    after the statement, so code after it keeps its line numbers.
+    """
+    lines = text.splitlines(keepends=True)
+    first = lines[edit.line - 1].encode("utf-8")
+    last = lines[edit.end_line - 1].encode("utf-8")
+    before = first[: edit.col].decode("utf-8")
+    after = last[edit.end_col :].decode("utf-8")
+    spanned = edit.end_line - edit.line
+    replacement = edit.replacement
+    pad = "\n" * max(0, spanned - replacement.count("\n"))
+    if edit.kind == EXPRESSION:
+        new = f"({replacement}{pad})"
+    else:
+        indent = " " * len(before) if not before.strip() else ""
+        stmt_lines = replacement.split("\n")
+        new = stmt_lines[0] + "".join("\n" + indent + s for s in stmt_lines[1:]) + pad
+    return "".join(lines[: edit.line - 1]) + before + new + after + "".join(lines[edit.end_line :])
+
+
+def unified_diff(text: str, mutant: Mutant, context: int = 3) -> str:
+    """The mutant as a unified diff of its file (``a/`` original, ``b/`` mutant)."""
+    mutated = apply_edit(text, mutant.edit)
+    return "".join(
+        difflib.unified_diff(
+            text.splitlines(keepends=True),
+            mutated.splitlines(keepends=True),
+            fromfile=f"a/{mutant.relpath}",
+            tofile=f"b/{mutant.relpath}",
+            n=context,
+        )
+    )
