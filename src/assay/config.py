@@ -19,6 +19,7 @@ DEFAULTS: dict[str, Any] = {
     "regressions": "tests/fuzz_regressions",
     "staging": ".assay/staging",
     "quarantine": ".assay/quarantine.jsonl",
+    "mutate": [],
 }
 
 
@@ -58,7 +59,7 @@ def load_project(root: str | os.PathLike[str] | None = None) -> Project:
             f"{pyproject}: unknown key(s) {', '.join(unknown)} in [tool.assay]; known keys: {', '.join(DEFAULTS)}"
         )
     merged = {**DEFAULTS, **section}
-    for key in ("targets", "dictionary"):
+    for key in ("targets", "dictionary", "mutate"):
         value = merged[key]
         if isinstance(value, str):
             value = [value]

@@ -1,0 +1,239 @@
+"""Applying a mutant to live code, in memory: no file on disk is ever rewritten.
+
+A mutant inside a function is applied by a ``__code__`` swap.  The *unit* (the
+outermost function enclosing the edit that the module reaches by attribute: a
+top-level function or a method) is compiled again from the mutated text, alone:
+every line before it is blank except the headers of the classes around it, so
+line numbers, the ``__class__`` cell and name mangling come out as in the real
+module.  The new code object then replaces ``__code__`` on every live function
+object made from the unit's definition (found once through the garbage collector,
+so decorated functions, functions kept in registries and aliases all change).
+Nested functions and lambdas inside the unit are constants of its code, so they
+change with it.
+
+A mutant outside any function (a module- or class-level ``NAME = value``) cannot
+be reached by a code swap: its value was computed at import time.  It is applied
+by *module-level rebinding*: the mutated assignment is executed again in the
+module's (or class's) namespace.  Names that other modules copied with
+``from module import NAME`` before the rebinding keep the old value; that is the
+documented limit of this mode.
+"""
+
+from __future__ import annotations
+
+import __future__
+import ast
+import gc
+import os
+import sys
+import textwrap
+import types
+from typing import Any, Iterable
+
+from assay.errors import AssayError
+from assay.mutant.model import Mutant, apply_edit
+
+#: Future features whose compiler flags a unit inherits from its module.
+_FUTURE_FLAGS = {name: getattr(__future__, name).compiler_flag for name in __future__.all_feature_names}
+
+
+class MutantError(AssayError):
+    """A mutant cannot be applied (its code does not compile or fit the live function)."""
+
+
+class FunctionIndex:
+    """Live function objects of some files, keyed by (file, qualname, first line).
+
+    Built in one pass over the garbage collector's objects, after the code under
+    test has been imported.
+    """
+
+    def __init__(self, paths: Iterable[str]) -> None:
+        wanted = {os.path.realpath(p) for p in paths}
+        self._by_key: dict[tuple[str, str, int], list[types.FunctionType]] = {}
+        real: dict[str, str] = {}
+        for obj in gc.get_objects():
+            if type(obj) is not types.FunctionType:
+                continue
+            code = obj.__code__
+            filename = code.co_filename
+            path = real.get(filename)
+            if path is None:
+                path = real[filename] = os.path.realpath(filename) if not filename.startswith("<") else filename
+            if path in wanted:
+                self._by_key.setdefault((path, code.co_qualname, code.co_firstlineno), []).append(obj)
+
+    def functions(self, path: str, qualname: str, firstlineno: int) -> list[types.FunctionType]:
+        return self._by_key.get((os.path.realpath(path), qualname, firstlineno), [])
+
+    def modules_of(self, path: str) -> list[types.ModuleType]:
+        """Loaded modules whose file is ``path``."""
+        real = os.path.realpath(path)
+        return [
+            m for m in list(sys.modules.values())
+            if isinstance(getattr(m, "__file__", None), str) and os.path.realpath(m.__file__) == real
+        ]
+
+
+class Patch:
+    """A compiled mutant, ready to be applied to and reverted from live code.
+
+    Use :meth:`build`, then :meth:`apply` / :meth:`revert` (or ``with patch:``).
+    Applying twice, or reverting without applying, does nothing.
+    """
+
+    def __init__(self, mutant: Mutant, swaps: list[tuple[types.FunctionType, types.CodeType]],
+                 rebind: tuple[types.CodeType, list[tuple[dict[str, Any], dict[str, Any] | type]], list[str]] | None) -> None:
+        self.mutant = mutant
+        self._swaps = swaps  # (function, mutated code)
+        self._originals = [fn.__code__ for fn, _ in swaps]
+        self._rebind = rebind
+        self._saved: list[dict[str, Any]] = []
+        self.applied = False
+
+    @property
+    def reachable(self) -> bool:
+        """False when nothing live would change (the unit was never imported)."""
+        return bool(self._swaps) or bool(self._rebind and self._rebind[1])
+
+    @classmethod
+    def build(cls, mutant: Mutant, text: str, index: FunctionIndex | None = None,
+              mutated: str | None = None) -> "Patch":
+        """Compile ``mutant`` against its file's ``text``; raise :class:`MutantError` if it cannot apply."""
+        mutated = apply_edit(text, mutant.edit) if mutated is None else mutated
+        if mutant.unit:
+            code, original = _compile_unit(mutant, text, mutated)
+            if code.co_freevars != original.co_freevars:
+                raise MutantError(f"{mutant.id}: the mutant changes the function's closure variables")
+            index = index or FunctionIndex([mutant.path])
+            funcs = index.functions(mutant.path, mutant.unit, original.co_firstlineno)
+            return cls(mutant, [(fn, code) for fn in funcs], None)
+        stmt_code, names = _compile_assignment(mutant, mutated)
+        index = index or FunctionIndex([mutant.path])
+        return cls(mutant, [], (stmt_code, _namespaces(mutant, index), names))
+
+    def apply(self) -> None:
+        if self.applied:
+            return
+        for fn, code in self._swaps:
+            fn.__code__ = code
+        if self._rebind is not None:
+            code, spaces, names = self._rebind
+            self._saved = []
+            for globals_, space in spaces:
+                ns = space if isinstance(space, dict) else dict(vars(space))
+                self._saved.append({n: ns[n] for n in names if n in ns})
+                scratch = dict(ns)
+                # Class bodies see the module's globals and the class namespace.
+                exec(code, dict(globals_), scratch)  # noqa: S102 - the user's own assignment, mutated
+                for n in names:
+                    if isinstance(space, dict):
+                        space[n] = scratch[n]
+                    else:
+                        setattr(space, n, scratch[n])
+        self.applied = True
+
+    def revert(self) -> None:
+        if not self.applied:
+            return
+        for (fn, _), code in zip(self._swaps, self._originals):
+            fn.__code__ = code
+        if self._rebind is not None:
+            for (_, space), saved in zip(self._rebind[1], self._saved):
+                for n, value in saved.items():
+                    if isinstance(space, dict):
+                        space[n] = value
+                    else:
+                        setattr(space, n, value)
+        self.applied = False
+
+    def __enter__(self) -> "Patch":
+        self.apply()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.revert()
+
+
+def _future_flags(text: str) -> int:
+    flags = 0
+    for line in text.splitlines()[:200]:
+        stripped = line.strip()
+        if stripped.startswith("from __future__ import"):
+            for name in stripped.split("import", 1)[1].replace("(", " ").replace(")", " ").split(","):
+                flags |= _FUTURE_FLAGS.get(name.strip(), 0)
+    return flags
+
+
+def unit_source(mutant: Mutant, text: str) -> str:
+    """The unit's lines of ``text``, with everything before them blank but the class headers."""
+    lines = text.splitlines(keepends=True)
+    out = ["\n"] * (mutant.unit_line - 1)
+    for line, indent, name in mutant.wrappers:
+        out[line - 1] = " " * indent + f"class {name}:\n"
+    out.extend(lines[mutant.unit_line - 1 : mutant.unit_end_line])
+    if out and not out[-1].endswith("\n"):
+        out[-1] += "\n"
+    return "".join(out)
+
+
+def _compile_unit(mutant: Mutant, text: str, mutated: str) -> tuple[types.CodeType, types.CodeType]:
+    flags = _future_flags(text)
+    codes = []
+    for source in (text, mutated):
+        try:
+            module_code = compile(unit_source(mutant, source), mutant.path, "exec", flags=flags, dont_inherit=True)
+        except SyntaxError as exc:
+            raise MutantError(f"{mutant.id}: the mutated function does not compile ({exc.msg}, line {exc.lineno})") from None
+        found = _find_code(module_code, mutant.unit)
+        if found is None:
+            raise MutantError(f"{mutant.id}: no code object named {mutant.unit!r} in the compiled unit")
+        codes.append(found)
+    original, code = codes
+    return code, original
+
+
+def _find_code(code: types.CodeType, qualname: str) -> types.CodeType | None:
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            if const.co_qualname == qualname:
+                return const
+            inner = _find_code(const, qualname)
+            if inner is not None:
+                return inner
+    return None
+
+
+def _compile_assignment(mutant: Mutant, mutated: str) -> tuple[types.CodeType, list[str]]:
+    lines = mutated.splitlines(keepends=True)[mutant.unit_line - 1 : mutant.unit_end_line]
+    source = textwrap.dedent("".join(lines))
+    try:
+        tree = ast.parse(source)
+    except SyntaxError as exc:
+        raise MutantError(f"{mutant.id}: the mutated assignment does not compile ({exc.msg})") from None
+    names: list[str] = []
+    for stmt in tree.body:
+        targets = stmt.targets if isinstance(stmt, ast.Assign) else [getattr(stmt, "target", None)]
+        for t in targets:
+            if not isinstance(t, ast.Name):
+                raise MutantError(f"{mutant.id}: only NAME = value assignments can be rebound")
+            names.append(t.id)
+    ast.increment_lineno(tree, mutant.unit_line - 1)
+    return compile(tree, mutant.path, "exec", flags=_future_flags(mutated), dont_inherit=True), names
+
+
+def _namespaces(mutant: Mutant, index: FunctionIndex) -> list[tuple[dict[str, Any], dict[str, Any] | type]]:
+    """Where a module- or class-level assignment lives: (module globals, module dict or class)."""
+    spaces: list[tuple[dict[str, Any], dict[str, Any] | type]] = []
+    for module in index.modules_of(mutant.path):
+        if not mutant.wrappers:
+            spaces.append((module.__dict__, module.__dict__))
+            continue
+        obj: Any = module
+        for _, _, name in mutant.wrappers:
+            obj = getattr(obj, name, None)
+            if obj is None:
+                break
+        if isinstance(obj, type):
+            spaces.append((module.__dict__, obj))
+    return spaces

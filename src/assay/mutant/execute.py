@@ -1,0 +1,243 @@
+"""Running mutants: one warm parent, one forked child per mutant, ``--jobs`` at a time.
+
+The parent has imported the code and collected the suite once.  Each child puts
+itself in its own process group (and asks the kernel to kill it with its parent),
+swaps the mutant's code in (:class:`~assay.mutant.apply.Patch`), and runs the
+mutant's selected tests in order, stopping at the first failure.  The parent
+waits on the children's pipes with a per-mutant deadline; a child past it is a
+``timeout`` (its whole process group is killed), one that dies without a word
+(``os._exit``, a signal, a C stack overflow) is an ``error``.  Neither counts as
+killed by a test.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import signal
+import time
+from dataclasses import dataclass, field
+from multiprocessing.connection import wait
+from typing import Any, Callable, Iterator
+
+from assay.engine.isolate import child_setup, fork_with_pipe, new_capture, read_tail
+from assay.mutant.apply import FunctionIndex, MutantError, Patch
+from assay.mutant.model import Mutant
+
+#: A mutant's time limit is this many times the baseline time of its selected tests...
+TIMEOUT_FACTOR = 5.0
+#: ...plus this many seconds, at least (fork, fixtures, a loaded machine).
+TIMEOUT_FLOOR = 1.0
+#: Address-space limit of a mutant's child, in MiB (a mutant that allocates without end is an error).
+CHILD_RSS_LIMIT_MB = 4096
+#: Most characters of a failure line or diagnostic kept in a result.
+MAX_TEXT = 2000
+
+KILLED = "killed"
+SURVIVED = "survived"
+UNREACHED = "unreached"
+TIMEOUT = "timeout"
+ERROR = "error"
+INVALID = "invalid"
+KILLED_BY_FUZZ = "killed-by-fuzz"
+#: Every verdict, in the order reports list them.
+VERDICTS = (KILLED, KILLED_BY_FUZZ, SURVIVED, UNREACHED, TIMEOUT, ERROR, INVALID)
+
+
+@dataclass
+class Plan:
+    """What one mutant's child runs: its tests in order, within a time limit."""
+
+    mutant: Mutant
+    tests: list[str]
+    limit: float
+    gold: list[str] = field(default_factory=list)  # tests that killed it last time (run first)
+
+
+@dataclass
+class MutantResult:
+    """The verdict on one mutant, with its evidence."""
+
+    mutant: Mutant
+    verdict: str
+    killed_by: str | None = None
+    failure: str = ""
+    tests_selected: int = 0
+    tests_run: int = 0
+    elapsed: float = 0.0
+    gold: bool = False
+    cached: bool = False
+    detail: str = ""
+    fuzz: dict[str, Any] | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        m = self.mutant
+        return {
+            "id": m.id,
+            "path": m.relpath,
+            "line": m.line,
+            "end_line": m.end_line,
+            "qualname": m.qualname,
+            "operator": m.operator,
+            "description": m.description,
+            "verdict": self.verdict,
+            "killed_by": self.killed_by,
+            "failure": self.failure,
+            "tests_selected": self.tests_selected,
+            "tests_run": self.tests_run,
+            "elapsed": round(self.elapsed, 4),
+            "gold": self.gold,
+            "cached": self.cached,
+            "detail": self.detail,
+            "fuzz": self.fuzz,
+        }
+
+
+def run_mutants(
+    plans: list[Plan],
+    texts: dict[str, str],
+    index: FunctionIndex,
+    run_test: Callable[[str, str | None], str | None],
+    jobs: int = 1,
+    before_apply: Callable[[], None] | None = None,
+) -> Iterator[MutantResult]:
+    """Run every plan in a forked child, at most ``jobs`` at once; yield results as they finish.
+
+    ``run_test(nodeid, next_nodeid)`` runs one collected test in the child and
+    returns its failure line, or ``None`` when it passed.
+    """
+    _libc()  # loaded once here, so that children only call it
+    queue = list(reversed(plans))
+    running: dict[Any, tuple[int, Plan, float, str, float]] = {}
+    try:
+        while queue or running:
+            while queue and len(running) < jobs:
+                plan = queue.pop()
+                capture = new_capture()
+                pid, reader = fork_with_pipe(lambda w, p=plan, c=capture: _child(w, p, texts, index, run_test, c, before_apply))
+                try:
+                    os.setpgid(pid, pid)
+                except OSError:
+                    pass  # the child already did it, or is gone: both are fine
+                start = time.monotonic()
+                running[reader] = (pid, plan, start + plan.limit, capture, start)
+            now = time.monotonic()
+            nearest = min(deadline for _, _, deadline, _, _ in running.values())
+            ready = wait(list(running), timeout=max(0.0, nearest - now))
+            for reader in ready:
+                pid, plan, _, capture, start = running.pop(reader)
+                try:
+                    message = reader.recv()
+                except (EOFError, OSError):
+                    message = None
+                reader.close()
+                status = _reap(pid)
+                yield _result(plan, message, status, capture, time.monotonic() - start)
+            now = time.monotonic()
+            for reader in [r for r, v in running.items() if v[2] <= now]:
+                pid, plan, _, capture, start = running.pop(reader)
+                _kill_group(pid)
+                reader.close()
+                os.waitpid(pid, 0)
+                _unlink(capture)
+                yield MutantResult(plan.mutant, TIMEOUT, tests_selected=len(plan.tests), elapsed=now - start,
+                                   detail=f"the selected tests ran past {plan.limit:.1f}s")
+    finally:
+        for reader, (pid, _, _, capture, _) in running.items():
+            _kill_group(pid)
+            reader.close()
+            os.waitpid(pid, 0)
+            _unlink(capture)
+
+
+def _child(writer, plan: Plan, texts: dict[str, str], index: FunctionIndex,
+           run_test: Callable[[str, str | None], str | None], capture: str,
+           before_apply: Callable[[], None] | None) -> None:
+    os.setpgid(0, 0)
+    _die_with_parent()
+    child_setup(capture, CHILD_RSS_LIMIT_MB)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    mutant = plan.mutant
+    try:
+        patch = Patch.build(mutant, texts[mutant.path], index)
+    except MutantError as exc:
+        writer.send((INVALID, None, str(exc), 0))
+        return
+    if before_apply is not None:
+        before_apply()
+    patch.apply()
+    for k, nodeid in enumerate(plan.tests):
+        nextid = plan.tests[k + 1] if k + 1 < len(plan.tests) else None
+        failure = run_test(nodeid, nextid)
+        if failure is not None:
+            writer.send((KILLED, nodeid, failure[:MAX_TEXT], k + 1))
+            return
+    writer.send((SURVIVED, None, "", len(plan.tests)))
+
+
+def _result(plan: Plan, message: Any, status: int, capture: str, elapsed: float) -> MutantResult:
+    try:
+        if message is None:
+            output = read_tail(capture)
+            if os.WIFSIGNALED(status):
+                what = f"killed by {signal.Signals(os.WTERMSIG(status)).name}"
+            else:
+                what = f"exited with status {os.WEXITSTATUS(status)}"
+            return MutantResult(plan.mutant, ERROR, tests_selected=len(plan.tests), elapsed=elapsed,
+                                detail=f"the mutant's child {what} before its tests finished\n{output[-MAX_TEXT:]}".rstrip())
+        verdict, test, text, ran = message
+        if verdict == KILLED:
+            return MutantResult(plan.mutant, KILLED, killed_by=test, failure=text, tests_selected=len(plan.tests),
+                                tests_run=ran, elapsed=elapsed, gold=test in plan.gold)
+        if verdict == INVALID:
+            return MutantResult(plan.mutant, INVALID, detail=text, elapsed=elapsed)
+        return MutantResult(plan.mutant, SURVIVED, tests_selected=len(plan.tests), tests_run=ran, elapsed=elapsed)
+    finally:
+        _unlink(capture)
+
+
+def _reap(pid: int) -> int:
+    """Wait for a child that has sent its result; kill it if it does not exit promptly."""
+    deadline = time.monotonic() + 5.0
+    while True:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            _kill_group(pid)  # anything the tests started in the child's group ends with it
+            return status
+        if time.monotonic() > deadline:
+            _kill_group(pid)
+            return os.waitpid(pid, 0)[1]
+        time.sleep(0.0005)
+
+
+def _kill_group(pid: int) -> None:
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+_LIBC: list[Any] = []
+
+
+def _libc() -> Any:
+    if not _LIBC:
+        try:
+            _LIBC.append(ctypes.CDLL(None, use_errno=True))
+        except OSError:
+            _LIBC.append(None)
+    return _LIBC[0]
+
+
+def _die_with_parent() -> None:
+    """Ask Linux to SIGKILL this process when its parent dies (prctl PR_SET_PDEATHSIG)."""
+    libc = _libc()
+    if libc is not None and hasattr(libc, "prctl"):
+        libc.prctl(1, signal.SIGKILL)
+
+
+def _unlink(path: str) -> None:
+    try:
+        os.unlink(path)
+    except FileNotFoundError:
+        pass

@@ -1,0 +1,94 @@
+"""Mutation history: what each mutant's verdict was, and which tests killed it.
+
+One JSON file under ``.assay/`` (written atomically, like the corpus), keyed by
+mutant id.  Gold replay reads it: a killed mutant whose function is unchanged
+runs the tests that killed it first.  A verdict other than killed is reused as it
+is only when the whole project is unchanged (the same bytes in every mutated file
+and every test file) and the mutant's test selection is the same.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from pathlib import Path
+from typing import Any, Iterable
+
+from assay.store.atomic import write_json
+
+SCHEMA_VERSION = 1
+#: Verdicts that are reused unchanged when nothing in the project changed.
+REUSABLE = ("survived", "unreached", "timeout", "error", "killed-by-fuzz")
+
+
+def project_digest(paths: Iterable[str | os.PathLike[str]]) -> str:
+    """SHA-256 over the names and bytes of ``paths`` (the mutated files and the test files)."""
+    h = hashlib.sha256()
+    for p in sorted({os.path.realpath(p) for p in paths}):
+        h.update(p.encode() + b"\0")
+        try:
+            h.update(Path(p).read_bytes())
+        except OSError:
+            h.update(b"<missing>")
+        h.update(b"\0")
+    return h.hexdigest()
+
+
+def selection_digest(tests: Iterable[str]) -> str:
+    return hashlib.sha256("\n".join(sorted(tests)).encode()).hexdigest()[:16]
+
+
+class History:
+    """Per-mutant records: verdict, killers, function digest, selection digest."""
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        self.path = Path(path)
+        self.project = ""
+        self.records: dict[str, dict[str, Any]] = {}
+
+    @classmethod
+    def load(cls, path: str | os.PathLike[str]) -> "History":
+        history = cls(path)
+        try:
+            data = json.loads(history.path.read_text("utf-8"))
+        except FileNotFoundError:
+            return history
+        except (OSError, ValueError):
+            return history  # unreadable history is no history: it only ever saves time
+        if isinstance(data, dict) and data.get("schema_version") == SCHEMA_VERSION:
+            history.project = str(data.get("project", ""))
+            records = data.get("mutants")
+            if isinstance(records, dict):
+                history.records = {k: v for k, v in records.items() if isinstance(v, dict)}
+        return history
+
+    def killers(self, mutant_id: str, digest: str) -> list[str]:
+        """Tests that killed this mutant last time, if its function is unchanged."""
+        record = self.records.get(mutant_id)
+        if not record or record.get("digest") != digest:
+            return []
+        return [t for t in record.get("killers", []) if isinstance(t, str)]
+
+    def reusable(self, mutant_id: str, digest: str, project: str, selection: str) -> dict[str, Any] | None:
+        """The last result, when nothing that could change it has changed."""
+        record = self.records.get(mutant_id)
+        if (
+            record
+            and self.project == project
+            and record.get("digest") == digest
+            and record.get("selection") == selection
+            and record.get("verdict") in REUSABLE
+            and isinstance(record.get("result"), dict)
+        ):
+            return record["result"]
+        return None
+
+    def record(self, mutant_id: str, digest: str, selection: str, verdict: str, killers: list[str],
+               result: dict[str, Any]) -> None:
+        self.records[mutant_id] = {"digest": digest, "selection": selection, "verdict": verdict,
+                                   "killers": killers, "result": result}
+
+    def save(self, project: str) -> None:
+        self.project = project
+        write_json(self.path, {"schema_version": SCHEMA_VERSION, "project": project, "mutants": self.records})

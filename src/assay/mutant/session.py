@@ -1,0 +1,276 @@
+"""The mutation run as a pytest plugin: baseline with test selection, then one fork per mutant.
+
+pytest imports the code and collects the suite once.  This plugin takes over the
+run loop: it discovers the mutants (the code is imported by then, so
+``call.drop-keyword`` can read live signatures), runs the whole suite once as the
+baseline while :class:`~assay.mutant.reach.ReachRecorder` notes which test reaches
+which mutated line, and then hands each reached mutant to
+:func:`~assay.mutant.execute.run_mutants` with its tests fastest-first (the tests
+that killed it last time first of all).  The engine parts know nothing of pytest;
+this module is the only one that does.
+"""
+
+from __future__ import annotations
+
+import functools
+import gc
+import os
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+import pytest
+
+from assay.mutant.apply import FunctionIndex
+from assay.mutant.discover import mutants_in_file
+from assay.mutant.execute import (
+    INVALID, KILLED, SURVIVED, TIMEOUT_FACTOR, TIMEOUT_FLOOR, UNREACHED, MutantResult, Plan, run_mutants,
+)
+from assay.mutant.history import History, project_digest, selection_digest
+from assay.mutant.model import Mutant
+from assay.mutant.reach import FILE_TOUCHED, ReachRecorder
+from assay.mutant import selection
+
+
+@dataclass
+class MutationOptions:
+    """What to mutate and how (the CLI's flags, as data)."""
+
+    root: Path
+    files: list[Path]
+    jobs: int = 1
+    sample: int | None = None
+    changed: str | None = None
+    operators: list[str] = field(default_factory=list)
+    history: Path | None = None  # None: --no-history
+    run_mutants: bool = True  # False: baseline only (``assay test --mutant off``)
+    progress: Callable[[dict[str, int], int], None] | None = None
+    budget: float | None = None  # seconds for the mutant phase (the rest are left unrun)
+
+
+@dataclass
+class Baseline:
+    passed: dict[str, float] = field(default_factory=dict)  # nodeid -> seconds
+    failed: list[str] = field(default_factory=list)
+    collect_errors: list[str] = field(default_factory=list)
+    reached: dict[str, set[tuple[str, int]]] = field(default_factory=dict)
+    elapsed: float = 0.0
+    tests: int = 0
+
+
+class MutationPlugin:
+    """Registered for ``assay mutant`` and ``assay test`` only; inert otherwise."""
+
+    def __init__(self, options: MutationOptions) -> None:
+        self.options = options
+        self.baseline = Baseline()
+        self.mutants: list[Mutant] = []
+        self.results: list[MutantResult] = []
+        self.texts: dict[str, str] = {}
+        self.index: FunctionIndex | None = None
+        self.items: dict[str, Any] = {}
+        self.timings: dict[str, float] = {}
+        self.history_stats = {"gold_replays": 0, "gold_kills": 0, "reused": 0}
+        self.unrun = 0
+        self._phase = "collect"
+        self._test_files: set[str] = set()
+        self.project = ""
+
+    # -- pytest hooks -----------------------------------------------------------------
+    def pytest_collectreport(self, report) -> None:
+        if report.failed:
+            self.baseline.collect_errors.append(f"{report.nodeid or '<session>'}: {_text(report.longrepr)[-1500:]}")
+
+    def pytest_runtest_logreport(self, report) -> None:
+        if self._phase != "baseline":
+            return
+        nodeid = report.nodeid
+        if report.failed:
+            if nodeid not in self.baseline.failed:
+                self.baseline.failed.append(nodeid)
+            self.baseline.passed.pop(nodeid, None)
+        elif report.when == "call" and report.passed and nodeid not in self.baseline.failed:
+            self.baseline.passed[nodeid] = self.baseline.passed.get(nodeid, 0.0) + report.duration
+        elif report.when != "call" and nodeid in self.baseline.passed:
+            self.baseline.passed[nodeid] += report.duration
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtestloop(self, session) -> bool:
+        if session.testsfailed and not session.config.option.continue_on_collection_errors:
+            raise session.Interrupted(f"{session.testsfailed} error(s) during collection")
+        if session.config.option.collectonly:
+            return True
+        t0 = time.monotonic()
+        self.items = {item.nodeid: item for item in session.items}
+        self._test_files = {str(item.path) for item in session.items}
+        self.mutants = self._discover()
+        self.timings["discover"] = time.monotonic() - t0
+        self._run_baseline(session)
+        if self.baseline.failed or not self.options.run_mutants or session.shouldfail or session.shouldstop:
+            return True
+        self._run_mutants()
+        return True
+
+    # -- phases ----------------------------------------------------------------------------
+    def _discover(self) -> list[Mutant]:
+        from assay.mutant.operators import FAMILIES
+
+        modules = _modules_by_file()
+        mutants: list[Mutant] = []
+        for path in self.options.files:
+            text = path.read_text("utf-8")
+            self.texts[str(path)] = text
+            module = modules.get(os.path.realpath(path))
+            mutants.extend(mutants_in_file(path, self.options.root, module.__dict__ if module else None, text))
+        mutants = selection.by_operators(mutants, self.options.operators, FAMILIES)
+        if self.options.changed:
+            mutants = selection.on_changed_lines(mutants, selection.changed_lines(self.options.root, self.options.changed))
+        if self.options.sample is not None:
+            mutants = selection.sample(mutants, self.options.sample)
+        return mutants
+
+    def _run_baseline(self, session) -> None:
+        lines: dict[str, set[int]] = {}
+        for m in self.mutants:
+            lines.setdefault(m.path, set()).update(range(m.line, m.end_line + 1))
+        recorder = ReachRecorder(lines) if self.options.run_mutants else None
+        t0 = time.monotonic()
+        self._phase = "baseline"
+        if recorder is not None:
+            recorder.start()
+        try:
+            items = session.items
+            for i, item in enumerate(items):
+                nextitem = items[i + 1] if i + 1 < len(items) else None
+                if recorder is not None:
+                    recorder.begin()
+                item.config.hook.pytest_runtest_protocol(item=item, nextitem=nextitem)
+                if recorder is not None:
+                    self.baseline.reached[item.nodeid] = recorder.end()
+                if session.shouldfail or session.shouldstop:
+                    break
+        finally:
+            if recorder is not None:
+                recorder.stop()
+            self._phase = "mutants"
+        self.baseline.tests = len(session.items)
+        self.baseline.elapsed = self.timings["baseline"] = time.monotonic() - t0
+
+    def _run_mutants(self) -> None:
+        t0 = time.monotonic()
+        opts = self.options
+        history = History.load(opts.history) if opts.history else None
+        self.project = project_digest([*self.texts, *self._test_files, *_conftests(opts.root)])
+        passed = self.baseline.passed
+        by_line: dict[tuple[str, int], list[str]] = {}
+        for test, hits in self.baseline.reached.items():
+            if test in passed:
+                for hit in hits:
+                    by_line.setdefault(hit, []).append(test)
+        plans: list[Plan] = []
+        results: dict[str, MutantResult] = {}
+        selections: dict[str, str] = {}
+        for m in self.mutants:
+            lines = range(m.line, m.end_line + 1) if m.unit else (FILE_TOUCHED,)
+            tests = sorted({t for line in lines for t in by_line.get((m.path, line), ())}, key=lambda t: (passed[t], t))
+            if not tests:
+                results[m.id] = MutantResult(m, UNREACHED)
+                continue
+            sel = selections[m.id] = selection_digest(tests)
+            if history is not None:
+                cached = history.reusable(m.id, m.digest, self.project, sel)
+                if cached is not None:
+                    results[m.id] = _from_record(m, cached)
+                    self.history_stats["reused"] += 1
+                    continue
+            gold = [t for t in (history.killers(m.id, m.digest) if history else []) if t in passed]
+            ordered = gold + [t for t in tests if t not in gold]
+            limit = TIMEOUT_FLOOR + TIMEOUT_FACTOR * sum(passed[t] for t in ordered)
+            plans.append(Plan(m, ordered, limit, gold))
+            self.history_stats["gold_replays"] += bool(gold)
+        self.index = FunctionIndex(self.texts)
+        caches = _lru_caches(self.texts)
+        deadline = None if opts.budget is None else time.monotonic() + opts.budget
+        counts: dict[str, int] = {}
+        for r in results.values():
+            counts[r.verdict] = counts.get(r.verdict, 0) + 1
+        for result in run_mutants(plans, self.texts, self.index, self._run_test, opts.jobs,
+                                  before_apply=lambda: [c.cache_clear() for c in caches]):
+            results[result.mutant.id] = result
+            counts[result.verdict] = counts.get(result.verdict, 0) + 1
+            self.history_stats["gold_kills"] += result.gold
+            if opts.progress is not None:
+                opts.progress(counts, len(self.mutants))
+            if deadline is not None and time.monotonic() > deadline:
+                break
+        self.unrun = len(self.mutants) - len(results)
+        self.results = [results[m.id] for m in self.mutants if m.id in results]
+        self.timings["mutants"] = time.monotonic() - t0
+        if history is not None:
+            for r in self.results:
+                if r.verdict != INVALID:
+                    history.record(r.mutant.id, r.mutant.digest, selections.get(r.mutant.id, ""), r.verdict,
+                                   [r.killed_by] if r.killed_by else [], {**r.to_json(), "mutant": r.mutant.to_json()})
+            history.save(self.project)
+
+    def _run_test(self, nodeid: str, nextid: str | None) -> str | None:
+        """Runs in a mutant's child: one test, its failure line or None."""
+        from _pytest.runner import runtestprotocol
+
+        item = self.items[nodeid]
+        nextitem = self.items[nextid] if nextid else None
+        for report in runtestprotocol(item, log=False, nextitem=nextitem):
+            if report.failed:
+                return f"{report.when}: {_failure_line(report)}"
+        return None
+
+
+def _from_record(m: Mutant, record: dict[str, Any]) -> MutantResult:
+    return MutantResult(
+        m, record.get("verdict", SURVIVED), killed_by=record.get("killed_by"), failure=record.get("failure", ""),
+        tests_selected=record.get("tests_selected", 0), tests_run=0, elapsed=0.0, cached=True,
+        detail=record.get("detail", ""), fuzz=record.get("fuzz"),
+    )
+
+
+def _modules_by_file() -> dict[str, Any]:
+    import sys
+
+    out = {}
+    for module in list(sys.modules.values()):
+        f = getattr(module, "__file__", None)
+        if isinstance(f, str):
+            out.setdefault(os.path.realpath(f), module)
+    return out
+
+
+def _lru_caches(paths) -> list[Any]:
+    """``functools`` caches around functions of the mutated files: cleared in every mutant's child,
+    so a result the baseline memoized cannot hide the mutant."""
+    wanted = {os.path.realpath(p) for p in paths}
+    out = []
+    for obj in gc.get_objects():
+        if isinstance(obj, functools._lru_cache_wrapper):  # type: ignore[attr-defined]
+            code = getattr(getattr(obj, "__wrapped__", None), "__code__", None)
+            if code is not None and os.path.realpath(code.co_filename) in wanted:
+                out.append(obj)
+    return out
+
+
+def _conftests(root: Path) -> list[str]:
+    return [str(p) for p in root.rglob("conftest.py") if ".venv" not in p.parts and ".assay" not in p.parts]
+
+
+def _failure_line(report) -> str:
+    crash = getattr(getattr(report, "longrepr", None), "reprcrash", None)
+    if crash is not None:
+        return f"{crash.message.splitlines()[0] if crash.message else ''} ({os.path.basename(str(crash.path))}:{crash.lineno})"
+    return _text(report.longrepr).strip().splitlines()[-1] if report.longrepr else "failed"
+
+
+def _text(longrepr) -> str:
+    try:
+        return str(longrepr)
+    except Exception:  # a broken repr of the user's object must not hide the failure
+        return "<unprintable failure>"
