@@ -1,0 +1,221 @@
+"""Differential fuzzing of surviving mutants: kills, equivalents, infrastructure, determinism."""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import importlib.util
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from assay.mutant import outcome as oc
+from assay.mutant.apply import Patch
+from assay.mutant.differential import (
+    INFRASTRUCTURE,
+    KILLED,
+    SURVIVED,
+    FuzzOptions,
+    compare_in_children,
+    fuzz_survivor,
+    targets_for,
+)
+from assay.mutant.model import EXPRESSION, STATEMENT, Edit, Mutant, function_digest, unified_diff
+from assay.target import make_target
+
+SUBJECT = Path(__file__).resolve().parent / "subjects" / "records.py"
+CASES = 400
+
+
+def _load():
+    name = "assay_test_subject_records"
+    if name in sys.modules:
+        return sys.modules[name]
+    spec = importlib.util.spec_from_file_location(name, SUBJECT)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+records = _load()
+
+
+def _record_target(data: bytes):
+    return {
+        "checksum": records.checksum(data),
+        "fields": records.count_fields(data),
+        "length": records.cached_length(data),
+        "record": records.parse_record(data),
+    }
+
+
+TARGET = make_target(
+    _record_target, name="records", sources=[str(SUBJECT)], seeds=[b"a=1;b=two", b"k=v"],
+    expected=(records.RecordError,), max_len=64, timeout=0.5,
+)
+
+
+def make_mutant(func: str, old: str, new: str, operator: str, kind: str = EXPRESSION, index: int = 0) -> Mutant:
+    """A mutant replacing the first ``old`` inside ``func`` of the subject by ``new``."""
+    text = SUBJECT.read_text()
+    node = next(n for n in ast.parse(text).body if isinstance(n, ast.FunctionDef) and n.name == func)
+    lines = text.splitlines(keepends=True)
+    for line in range(node.lineno, node.end_lineno + 1):
+        col = lines[line - 1].find(old)
+        if col >= 0:
+            break
+    else:
+        raise AssertionError(f"{old!r} not in {func}")
+    start = len(lines[line - 1][:col].encode())
+    edit = Edit(operator, line, start, line, start + len(old.encode()), new, f"{old} -> {new}", kind)
+    return Mutant(
+        path=str(SUBJECT), relpath="tests/mutant/subjects/records.py", qualname=func, operator=operator, index=index,
+        digest=function_digest("".join(lines[node.lineno - 1 : node.end_lineno])), edit=edit, unit=func,
+        unit_line=node.lineno, unit_end_line=node.end_lineno,
+    )
+
+
+def fuzz(mutant: Mutant, tmp_path: Path, *, cases: int = CASES, seed: int = 7, root: str = "artifacts"):
+    text = SUBJECT.read_text()
+    patch = Patch.build(mutant, text)
+    assert patch.reachable
+    options = FuzzOptions(artifact_root=str(tmp_path / root), seed=seed, cases=cases, replays=3)
+    return fuzz_survivor(mutant, patch, [TARGET], options, diff=unified_diff(text, mutant)), patch
+
+
+#: The planted control: the value-length cap dropped (no unit test sends a long value).
+CONTROL = ("parse_record", "value = value[:MAX_VALUE]", "pass", "statement-drop", STATEMENT)
+
+
+def test_control_only_fuzzing_kills_is_upgraded_with_an_artifact(tmp_path):
+    mutant = make_mutant(*CONTROL)
+    code = records.parse_record.__code__
+    evidence, patch = fuzz(mutant, tmp_path)
+    assert records.parse_record.__code__ is code and not patch.applied  # never applied in the parent
+    assert evidence.status == KILLED, evidence.detail
+    assert evidence.target == "records" and evidence.cases > 0
+    data = evidence.input
+    art = Path(evidence.artifact)
+    id_dir = hashlib.sha256(mutant.id.encode()).hexdigest()
+    assert art == tmp_path / "artifacts" / "mutants" / id_dir / "records" / hashlib.sha256(data).hexdigest()
+    assert (art / "input").read_bytes() == data
+    meta = json.loads((art / "metadata.json").read_text())
+    assert meta["mutant_id"] == mutant.id and meta["oracle"] == "differential"
+    assert meta["mutant_diff"].startswith("--- a/tests/mutant/subjects/records.py")
+    assert meta["mutant_operator"] == "statement-drop"
+    assert meta["original_outcome"]["kind"] == "return" and meta["mutant_outcome"]["kind"] == "return"
+    assert meta["original_outcome"]["digest"] != meta["mutant_outcome"]["digest"]
+    assert meta["signature"].startswith("differential:" + id_dir[:16])
+    assert meta["determinism"]["reproduced"] == 3
+    # The shrunk input still tells them apart, in fresh children.
+    original, mutated = compare_in_children(TARGET, patch, data)
+    assert oc.comparable(original) and not oc.same(original, mutated)
+    assert original["digest"] == evidence.original["digest"]
+    assert records.parse_record.__code__ is code
+
+
+def test_equivalent_mutant_stays_survived_with_bounded_evidence(tmp_path):
+    mutant = make_mutant("checksum", "total * 2", "total + total", "arith")
+    code = records.checksum.__code__
+    evidence, _ = fuzz(mutant, tmp_path, cases=300)
+    assert evidence.status == SURVIVED, evidence.detail
+    assert evidence.cases >= 300 and evidence.edges > 0
+    assert evidence.artifact is None and evidence.input is None
+    assert records.checksum.__code__ is code
+    assert not (tmp_path / "artifacts").exists()
+    assert json.loads(json.dumps(evidence.to_json()))["status"] == SURVIVED
+
+
+@pytest.mark.parametrize(("old", "new", "oracle"), [
+    ("i += 1", "pass", "wedge"),  # loops forever
+    ("n += 1", "__import__('os')._exit(3)", "crash"),  # ends the process
+])
+def test_a_mutant_that_hangs_or_exits_is_infrastructure_never_a_kill(tmp_path, old, new, oracle):
+    mutant = make_mutant("count_fields", old, new, "statement", STATEMENT)
+    code = records.count_fields.__code__
+    evidence, _ = fuzz(mutant, tmp_path)
+    assert evidence.status == INFRASTRUCTURE, evidence.detail
+    assert records.count_fields.__code__ is code
+    meta = json.loads((Path(evidence.artifact) / "metadata.json").read_text())
+    assert meta["oracle"] == oracle and meta["infrastructure"] is True and meta["mutant_id"] == mutant.id
+    assert (Path(evidence.artifact) / "input").read_bytes() == evidence.input
+    assert Path(evidence.artifact).parent.parent.name == hashlib.sha256(mutant.id.encode()).hexdigest()
+    # The parent goes on: the next survivor is fuzzed as usual.
+    after, _ = fuzz(make_mutant(*CONTROL), tmp_path, root="next")
+    assert after.status == KILLED
+
+
+def test_a_mutant_that_ignores_its_soft_timeout_is_killed_by_pid_and_is_infrastructure(tmp_path):
+    block = "__import__('signal').pthread_sigmask(__import__('signal').SIG_BLOCK, {__import__('signal').SIGALRM})"
+    mutant = make_mutant("count_fields", "i += 1", block, "statement", STATEMENT)
+    evidence, _ = fuzz(mutant, tmp_path)
+    assert evidence.status == INFRASTRUCTURE, evidence.detail
+    meta = json.loads((Path(evidence.artifact) / "metadata.json").read_text())
+    assert meta["oracle"] == "wedge" and meta["mutant_outcome"]["kind"] == "wedge"
+    assert (Path(evidence.artifact) / "input").read_bytes() == evidence.input == b"a=1;b=two"  # from the journal
+
+
+def test_a_difference_that_needs_state_from_earlier_cases_does_not_kill(tmp_path):
+    # In the campaign the original's run fills the cache first, so the mutant's run
+    # differs on almost every input; alone in a fresh child it never does.
+    mutant = make_mutant("cached_length", "_lengths[data]", "len(_lengths)", "expr")
+    evidence, _ = fuzz(mutant, tmp_path, cases=100)
+    assert evidence.status == SURVIVED, evidence.detail
+    assert "did not replay stably" in evidence.detail
+    assert not (tmp_path / "artifacts").exists()
+
+
+def test_same_seed_same_evidence(tmp_path):
+    first, _ = fuzz(make_mutant(*CONTROL), tmp_path, root="one")
+    second, _ = fuzz(make_mutant(*CONTROL), tmp_path, root="two")
+    assert first.status == second.status == KILLED
+    assert (first.input, first.cases, first.original, first.mutated) == (second.input, second.cases, second.original, second.mutated)
+
+
+def test_a_mutant_changing_only_an_exception_message_shape_is_killed(tmp_path):
+    mutant = make_mutant("parse_record", '"bad record"', '"XXbad recordXX"', "string")
+    evidence, _ = fuzz(mutant, tmp_path)
+    assert evidence.status == KILLED, evidence.detail
+    assert evidence.original["kind"] == evidence.mutated["kind"] == "raise"
+    assert evidence.original["type"] == evidence.mutated["type"]
+    assert "exception-shape" in evidence.detail
+
+
+def test_a_mutant_changing_only_a_semantic_feature_is_killed(tmp_path):
+    mutant = make_mutant("parse_record", '"small"', '"tiny"', "string", index=1)
+    evidence, _ = fuzz(mutant, tmp_path)
+    assert evidence.status == KILLED, evidence.detail
+    assert evidence.original["digest"] == evidence.mutated["digest"]
+    assert evidence.original["features"] != evidence.mutated["features"]
+
+
+def test_targets_for_picks_covering_targets_else_all(tmp_path):
+    other_file = tmp_path / "other.py"
+    other_file.write_text("x = 1\n")
+    other = make_target(lambda d: None, name="other", sources=[str(other_file)])
+    assert [t.name for t in targets_for(str(SUBJECT), [other, TARGET], None)] == ["records"]
+    assert [t.name for t in targets_for(str(tmp_path / "nowhere.py"), [other, TARGET], None)] == ["other", "records"]
+
+
+class _Plain:
+    def __init__(self, n):
+        self.n = n
+        self.fn = len
+
+
+def test_outcome_identity_is_stable_and_discriminating():
+    assert oc.message_shape("expected 3 got 4") == oc.message_shape("expected 51 got 6")
+    assert oc.message_shape("expected 3 got 4") != oc.message_shape("bad header")
+    assert oc.message_shape("unexpected 'x' at 0x7f00ab") == oc.message_shape("unexpected 'y' at 0x1")
+    assert oc.message_shape("unexpected 'x'") != oc.message_shape("unexpected 'xyz'")
+    assert oc.stable_repr({"b": 1, "a": {2, 1}}) == oc.stable_repr({"a": {1, 2}, "b": 1})
+    assert oc.stable_repr(_Plain(1)) == oc.stable_repr(_Plain(1)) != oc.stable_repr(_Plain(2))
+    assert oc.stable_repr(object()) == oc.stable_repr(object())
+    loop: list = []
+    loop.append(loop)
+    assert "<cycle>" in oc.stable_repr(loop)
+    assert oc.same(oc.returned([1], [("f", "k", "1")]), oc.returned([1], [("f", "k", "1")]))
+    assert not oc.same(oc.returned([1], [("f", "k", "1")]), oc.returned([1], []))
