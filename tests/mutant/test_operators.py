@@ -1,4 +1,13 @@
-"""The mutation operators: what each family changes, where it must not, and that every edit compiles."""
+"""The mutation operators: what each family changes, where it must not, and that every edit compiles.
+
+Each example mutant below is checked to behave differently on an input picked
+for it.  In general some families can yield equivalent mutants, which no test
+can kill: ``compare.boundary`` where the two sides are never equal,
+``constant.adjust``/``value.widen-bound`` where the value only matters through
+a coarser check, ``call.drop-keyword`` where a non-literal value equals the
+default at run time, ``statement.delete`` on a call without effect, and
+``predicate.drop-clause`` on a clause implied by the others.
+"""
 
 from __future__ import annotations
 
@@ -578,6 +587,30 @@ def test_multi_line_spans_keep_every_other_line_in_place():
         load(mutated)
 
 
+def test_bare_constants_and_crowded_multi_line_statements():
+    source, found = edits(
+        """
+        def f(a):
+            ...
+            g(1,
+              2); h(3)
+            a += (
+                2); return a
+        """
+    )
+    # `g(...)` and `a += ...` end on a line they share: no statement edit for them.
+    assert [(e.line, e.operator) for e in found] == [
+        (4, "constant.adjust"),
+        (5, "constant.adjust"),
+        (5, "statement.delete"),
+        (5, "constant.adjust"),
+        (7, "constant.adjust"),
+        (7, "return.value"),
+    ]
+    for edit in found:
+        compile(apply_edit(source, edit), "<mutant>", "exec")
+
+
 # -- the real-code sweep ------------------------------------------------------
 
 STDLIB = Path(sysconfig.get_paths()["stdlib"])
@@ -633,14 +666,14 @@ def test_every_edit_on_real_stdlib_modules_compiles_in_place(relpath):
     for unit, edit in units:
         mutated = apply_edit(text, edit)
         # Every line outside the span is the same, at the same number.
-        assert mutated.count("\n") == text.count("\n"), edit
-        assert mutated.startswith(text[: offsets[edit.line - 1]]), edit
-        assert mutated.endswith(text[offsets[edit.end_line] :]), edit
+        head, tail = offsets[edit.line - 1], len(text) - offsets[edit.end_line]
+        assert mutated.startswith(text[:head]) and mutated.endswith(text[len(text) - tail :]), edit
+        assert mutated[head : len(mutated) - tail].count("\n") == edit.end_line - edit.line + 1, edit
         # Compiling the whole file per edit would take minutes: compile the mutated
         # unit (with its decorators) in place, and the whole file once per family.
         first = min([unit.lineno, *(d.lineno for d in getattr(unit, "decorator_list", ()))])
-        tail = len(text) - offsets[unit.end_lineno]  # unchanged, as checked above
-        chunk = mutated[offsets[first - 1] : len(mutated) - tail]
+        after_unit = len(text) - offsets[unit.end_lineno]  # unchanged, as checked above
+        chunk = mutated[offsets[first - 1] : len(mutated) - after_unit]
         if unit.col_offset:
             chunk = "if 1:\n" + chunk
         compile(chunk, relpath, "exec", dont_inherit=True)

@@ -28,15 +28,24 @@ What the visitor skips, and why:
 * assignment, ``for``, ``with ... as`` and comprehension targets, ``del``
   targets, ``global``/``nonlocal``: a mutated target is a different binding, not
   a mutated computation, and many replacements would not even parse there;
-* docstrings (any bare string statement) and f-strings: text no test asserts on
-  and whose mutants would only be noise (f-strings also nest expressions whose
-  spans are awkward to replace on 3.12);
+* docstrings (any bare constant statement: a docstring, a string used as a
+  comment, ``...``) and f-strings: text no test asserts on, whose mutants would
+  only be noise (f-strings also nest expressions whose spans are awkward to
+  replace on 3.12);
 * ``match`` patterns: patterns only admit literals and dotted names, so most
   expression replacements would not parse;
 * string messages of ``raise`` and ``assert``: emptying an error message is a
   mutant that almost every suite lets survive and that says nothing about the
   guard itself, which the control operators already cover;
-* ``%`` with a string on the left: it formats, it does not compute.
+* ``%`` with a string on the left: it formats, it does not compute;
+* a statement-level edit of a multi-line statement followed by ``; another``
+  on its last line: the padding that keeps line numbers would break it.
+
+Two overlaps between families are removed at the source, since each would be
+the same mutant reported twice: ``condition.negate`` leaves a test that is a
+single ``==``/``!=``/``is``/``in`` comparison to ``compare.negate``, and
+``value.widen-bound`` does not double ``1`` (``constant.adjust`` already makes
+it ``2``).
 
 The same statements always give the same edits in the same order: edits are
 sorted by ``(line, col, operator)`` (stable, so the visitor's pre-order breaks
@@ -232,13 +241,18 @@ class _Walker:
         self.edits: list[Edit] = []
         self.place: tuple[ast.stmt, str] | None = None
         self.quiet_strings = False
+        self.crowded: set[int] = set()
 
     # -- emitting -------------------------------------------------------------
 
     def emit(self, operator: str, node: ast.AST, replacement: str, description: str, kind: str) -> None:
         if not self.ctx.in_function and operator not in ASSIGNMENT_FAMILIES:
             return
-        if replacement == ast.unparse(node):
+        if kind == STATEMENT and id(node) in self.crowded:
+            return
+        # Only a literal can render like its replacement (``if True`` made to
+        # always fire, a float too large for ``+ 1.0``); other nodes never do.
+        if isinstance(node, ast.Constant) and replacement == ast.unparse(node):
             return
         self.edits.append(
             Edit(
@@ -261,8 +275,20 @@ class _Walker:
     # -- statements -----------------------------------------------------------
 
     def statements(self, body: list[ast.stmt]) -> None:
+        self.note_crowded(body)
         for stmt in body:
             self.statement(stmt)
+
+    def note_crowded(self, body: list[ast.stmt]) -> None:
+        """Remember the multi-line statements that share their last line with the next one.
+
+        ``apply_edit`` pads a shorter statement replacement with newlines after
+        it, which would leave ``; next()`` alone at the start of a line: such a
+        statement gets no statement-level edit.
+        """
+        for stmt, following in zip(body, body[1:]):
+            if stmt.end_lineno != stmt.lineno and following.lineno == stmt.end_lineno:
+                self.crowded.add(id(stmt))
 
     def statement(self, stmt: ast.stmt, keyword: str = "if") -> None:
         if isinstance(stmt, _NESTED_SCOPES):
@@ -276,6 +302,7 @@ class _Walker:
 
     def guarded(self, body: list[ast.stmt], where: str) -> None:
         """Statements of an ``if``/``elif``/``else`` branch: the raises there are guards."""
+        self.note_crowded(body)
         for stmt in body:
             if isinstance(stmt, ast.Raise):
                 removed_raise(self.emit, stmt, where)
@@ -283,8 +310,8 @@ class _Walker:
 
     def stmt_Expr(self, stmt: ast.Expr) -> None:
         value = stmt.value
-        if isinstance(value, ast.Constant) and isinstance(value.value, str):
-            return  # a docstring, or a string used as a comment
+        if isinstance(value, ast.Constant):
+            return  # a docstring, a string used as a comment, `...`: no computation
         call = value.value if isinstance(value, ast.Await) else value
         if isinstance(call, ast.Call):
             self.emit("statement.delete", stmt, "pass", f"removed the call {quote(value)}", STATEMENT)
@@ -298,7 +325,7 @@ class _Walker:
 
     def stmt_AugAssign(self, stmt: ast.AugAssign) -> None:
         swapped = _ARITHMETIC.get(type(stmt.op))
-        if swapped is not None and not self.formats(stmt.op, stmt.target):
+        if swapped is not None:
             mutant = copy.copy(stmt)
             mutant.op = swapped()
             old, new = _SYMBOLS[type(stmt.op)] + "=", _SYMBOLS[swapped] + "="
@@ -415,7 +442,7 @@ class _Walker:
         if isinstance(value, bool):
             new = repr(not value)
             self.emit("constant.empty", node, new, f"`{value!r}` became `{new}` in {self.where()}", EXPRESSION)
-        elif isinstance(value, (int, float)) and not isinstance(value, complex):
+        elif isinstance(value, (int, float)):
             new = ast.unparse(ast.Constant(value + 1))
             self.emit("constant.adjust", node, new, f"`{quote(node, bare=True)}` became `{new}` in {self.where()}", EXPRESSION)
         elif isinstance(value, (str, bytes)) and not self.quiet_strings:
@@ -458,7 +485,7 @@ class _Walker:
         self.emit("arithmetic.swap", node, ast.unparse(mutant), description, EXPRESSION)
 
     def expr_IfExp(self, node: ast.IfExp) -> None:
-        self.test(node.test, f"{quote(node, bare=True)}")
+        self.test(node.test, quote(node, bare=True))
         taken_branches(self.emit, node)
 
     def expr_Call(self, node: ast.Call) -> None:
