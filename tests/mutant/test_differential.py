@@ -93,6 +93,12 @@ CONTROL = ("parse_record", "value = value[:MAX_VALUE]", "pass", "statement-drop"
 def test_control_only_fuzzing_kills_is_upgraded_with_an_artifact(tmp_path):
     mutant = make_mutant(*CONTROL)
     code = records.parse_record.__code__
+    with Patch.build(mutant, SUBJECT.read_text()):  # the unit tests' inputs: a survivor
+        assert records.parse_record(b"a=1;b=two") == {"a": "1", "b": "two"}
+        assert records.parse_record(b"K = v;;") == {"k": " v"}
+        with pytest.raises(records.RecordError):
+            records.parse_record(b"novalue")
+    assert records.parse_record.__code__ is code
     evidence, patch = fuzz(mutant, tmp_path)
     assert records.parse_record.__code__ is code and not patch.applied  # never applied in the parent
     assert evidence.status == KILLED, evidence.detail
@@ -219,3 +225,23 @@ def test_outcome_identity_is_stable_and_discriminating():
     assert "<cycle>" in oc.stable_repr(loop)
     assert oc.same(oc.returned([1], [("f", "k", "1")]), oc.returned([1], [("f", "k", "1")]))
     assert not oc.same(oc.returned([1], [("f", "k", "1")]), oc.returned([1], []))
+
+
+def _discovered(suffix: str) -> Mutant:
+    from assay.mutant.discover import mutants_in_file
+
+    found = [m for m in mutants_in_file(SUBJECT, SUBJECT.parents[3]) if m.id.split("@")[0].endswith(suffix)]
+    assert len(found) == 1, [m.id for m in mutants_in_file(SUBJECT, SUBJECT.parents[3])]
+    return found[0]
+
+
+def test_discovered_mutants_module_rebinding_killed_and_a_real_equivalent_survives(tmp_path):
+    # MAX_VALUE = 8 -> 9 is applied by rebinding the module global, in the child only.
+    rebound, _ = fuzz(_discovered("<module>::constant.adjust#0"), tmp_path, root="rebound")
+    assert records.MAX_VALUE == 8
+    assert rebound.status == KILLED, rebound.detail
+    assert len(rebound.mutated["repr"]) > len(rebound.original["repr"])
+    # `len(value) > MAX_VALUE` -> `>=`: cutting a value of exactly MAX_VALUE changes nothing.
+    boundary, _ = fuzz(_discovered("parse_record::compare.boundary#0"), tmp_path, cases=300, root="boundary")
+    assert boundary.status == SURVIVED, boundary.detail
+    assert boundary.cases > 300 and boundary.edges > 0

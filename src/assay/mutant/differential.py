@@ -136,7 +136,7 @@ class SurvivorEvidence:
     status: str  # KILLED | SURVIVED | INFRASTRUCTURE
     target: str | None  # the target that told them apart (or the last one run)
     cases: int  # inputs executed on both sides, over all targets
-    edges: int  # branch edges + lines of the original reached, summed over targets
+    edges: int  # branch edges + lines of the original reached, summed over targets (a died child reports none)
     targets: list[str]
     artifact: str | None = None  # artifact folder of a kill (or of the infrastructure finding)
     input: bytes | None = None

@@ -19,6 +19,10 @@ JSON-able dict:
     (:data:`RESOURCE_ERRORS`).  Never compared: on the mutant side it is an
     infrastructure finding, on the original side the case is not comparable.
 
+Every other exception, ``RecursionError`` and ``SystemExit`` included, is an
+ordinary ``raise`` outcome: a test calling the code would see it too.  Only the
+death of the process (a signal, ``os._exit``) and a hang are infrastructure.
+
 ``features`` is the sorted list of the semantic features the run reported with
 :func:`assay.feature` (multiplicity kept: a feature reported twice is not one
 reported once).  Only :func:`compared` fields decide equality; the rest is for the
@@ -337,5 +341,7 @@ def describe(original: Identity, mutated: Identity) -> str:
     if what == "features":
         only_o = sorted(set(original["features"]) - set(mutated["features"]))
         only_m = sorted(set(mutated["features"]) - set(original["features"]))
+        if not only_o and not only_m:
+            return "the semantic features differ in how often they were reported"
         return f"the semantic features differ: original only {only_o[:5]}, mutant only {only_m[:5]}"
     return f"{what}: the original {show(original)}, the mutant {show(mutated)}"
