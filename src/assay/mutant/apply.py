@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import __future__
 import ast
+import functools
 import gc
 import os
 import sys
@@ -64,15 +65,20 @@ class FunctionIndex:
                 self._by_key.setdefault((path, code.co_qualname, code.co_firstlineno), []).append(obj)
 
     def functions(self, path: str, qualname: str, firstlineno: int) -> list[types.FunctionType]:
-        return self._by_key.get((os.path.realpath(path), qualname, firstlineno), [])
+        return self._by_key.get((_realpath(path), qualname, firstlineno), [])
 
     def modules_of(self, path: str) -> list[types.ModuleType]:
         """Loaded modules whose file is ``path``."""
-        real = os.path.realpath(path)
+        real = _realpath(path)
         return [
             m for m in list(sys.modules.values())
-            if isinstance(getattr(m, "__file__", None), str) and os.path.realpath(m.__file__) == real
+            if isinstance(getattr(m, "__file__", None), str) and _realpath(m.__file__) == real
         ]
+
+
+@functools.lru_cache(maxsize=4096)
+def _realpath(path: str) -> str:
+    return os.path.realpath(path)
 
 
 class Patch:
@@ -101,15 +107,16 @@ class Patch:
               mutated: str | None = None) -> "Patch":
         """Compile ``mutant`` against its file's ``text``; raise :class:`MutantError` if it cannot apply."""
         mutated = apply_edit(text, mutant.edit) if mutated is None else mutated
+        index = index or FunctionIndex([mutant.path])
         if mutant.unit:
-            code, original = _compile_unit(mutant, text, mutated)
-            if code.co_freevars != original.co_freevars:
-                raise MutantError(f"{mutant.id}: the mutant changes the function's closure variables")
-            index = index or FunctionIndex([mutant.path])
-            funcs = index.functions(mutant.path, mutant.unit, original.co_firstlineno)
+            code = _compile_unit(mutant, mutated, _future_flags(text))
+            # A decorated function's code starts at its first decorator: unit_line.
+            funcs = index.functions(mutant.path, mutant.unit, mutant.unit_line)
+            for fn in funcs:
+                if fn.__code__.co_freevars != code.co_freevars:
+                    raise MutantError(f"{mutant.id}: the mutant changes the function's closure variables")
             return cls(mutant, [(fn, code) for fn in funcs], None)
         stmt_code, names = _compile_assignment(mutant, mutated)
-        index = index or FunctionIndex([mutant.path])
         return cls(mutant, [], (stmt_code, _namespaces(mutant, index), names))
 
     def apply(self) -> None:
@@ -177,20 +184,15 @@ def unit_source(mutant: Mutant, text: str) -> str:
     return "".join(out)
 
 
-def _compile_unit(mutant: Mutant, text: str, mutated: str) -> tuple[types.CodeType, types.CodeType]:
-    flags = _future_flags(text)
-    codes = []
-    for source in (text, mutated):
-        try:
-            module_code = compile(unit_source(mutant, source), mutant.path, "exec", flags=flags, dont_inherit=True)
-        except SyntaxError as exc:
-            raise MutantError(f"{mutant.id}: the mutated function does not compile ({exc.msg}, line {exc.lineno})") from None
-        found = _find_code(module_code, mutant.unit)
-        if found is None:
-            raise MutantError(f"{mutant.id}: no code object named {mutant.unit!r} in the compiled unit")
-        codes.append(found)
-    original, code = codes
-    return code, original
+def _compile_unit(mutant: Mutant, mutated: str, flags: int) -> types.CodeType:
+    try:
+        module_code = compile(unit_source(mutant, mutated), mutant.path, "exec", flags=flags, dont_inherit=True)
+    except SyntaxError as exc:
+        raise MutantError(f"{mutant.id}: the mutated function does not compile ({exc.msg}, line {exc.lineno})") from None
+    found = _find_code(module_code, mutant.unit)
+    if found is None:
+        raise MutantError(f"{mutant.id}: no code object named {mutant.unit!r} in the compiled unit")
+    return found
 
 
 def _find_code(code: types.CodeType, qualname: str) -> types.CodeType | None:

@@ -13,6 +13,7 @@ killed by a test.
 from __future__ import annotations
 
 import ctypes
+import gc
 import os
 import signal
 import time
@@ -40,6 +41,8 @@ TIMEOUT = "timeout"
 ERROR = "error"
 INVALID = "invalid"
 KILLED_BY_FUZZ = "killed-by-fuzz"
+#: ``killed_by`` of a module-level mutant whose mutated assignment raises (the module would not import).
+IMPORT_KILL = "<import>"
 #: Every verdict, in the order reports list them.
 VERDICTS = (KILLED, KILLED_BY_FUZZ, SURVIVED, UNREACHED, TIMEOUT, ERROR, INVALID)
 
@@ -100,19 +103,26 @@ def run_mutants(
     run_test: Callable[[str, str | None], str | None],
     jobs: int = 1,
     before_apply: Callable[[], None] | None = None,
+    order: Callable[[Plan], None] | None = None,
 ) -> Iterator[MutantResult]:
     """Run every plan in a forked child, at most ``jobs`` at once; yield results as they finish.
 
     ``run_test(nodeid, next_nodeid)`` runs one collected test in the child and
-    returns its failure line, or ``None`` when it passed.
+    returns its failure line, or ``None`` when it passed.  ``order(plan)`` may
+    reorder a plan's tests just before it starts, using the results so far.
     """
     _libc()  # loaded once here, so that children only call it
+    # Objects that exist now are never collected by a child's garbage collector, so
+    # the children do not touch (and copy) the parent's whole heap.
+    gc.freeze()
     queue = list(reversed(plans))
     running: dict[Any, tuple[int, Plan, float, str, float]] = {}
     try:
         while queue or running:
             while queue and len(running) < jobs:
                 plan = queue.pop()
+                if order is not None:
+                    order(plan)
                 capture = new_capture()
                 pid, reader = fork_with_pipe(lambda w, p=plan, c=capture: _child(w, p, texts, index, run_test, c, before_apply))
                 try:
@@ -143,6 +153,7 @@ def run_mutants(
                 yield MutantResult(plan.mutant, TIMEOUT, tests_selected=len(plan.tests), elapsed=now - start,
                                    detail=f"the selected tests ran past {plan.limit:.1f}s")
     finally:
+        gc.unfreeze()
         for reader, (pid, _, _, capture, _) in running.items():
             _kill_group(pid)
             reader.close()
@@ -165,7 +176,11 @@ def _child(writer, plan: Plan, texts: dict[str, str], index: FunctionIndex,
         return
     if before_apply is not None:
         before_apply()
-    patch.apply()
+    try:
+        patch.apply()
+    except Exception as exc:  # a module-level mutant whose assignment raises: the module would not import
+        writer.send((KILLED, IMPORT_KILL, f"{type(exc).__name__}: {exc}"[:MAX_TEXT], 0))
+        return
     for k, nodeid in enumerate(plan.tests):
         nextid = plan.tests[k + 1] if k + 1 < len(plan.tests) else None
         failure = run_test(nodeid, nextid)

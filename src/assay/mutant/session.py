@@ -32,6 +32,9 @@ from assay.mutant.model import Mutant
 from assay.mutant.reach import FILE_TOUCHED, ReachRecorder
 from assay.mutant import selection
 
+#: Tests remembered per function as recent killers (tried first for its next mutants).
+MAX_RECENT_KILLERS = 4
+
 
 @dataclass
 class MutationOptions:
@@ -195,8 +198,14 @@ class MutationPlugin:
         counts: dict[str, int] = {}
         for r in results.values():
             counts[r.verdict] = counts.get(r.verdict, 0) + 1
+        killers = _RecentKillers()
+        def in_child() -> None:
+            for cache in caches:
+                cache.cache_clear()
+
         for result in run_mutants(plans, self.texts, self.index, self._run_test, opts.jobs,
-                                  before_apply=lambda: [c.cache_clear() for c in caches]):
+                                  before_apply=in_child, order=killers.order):
+            killers.learn(result)
             results[result.mutant.id] = result
             counts[result.verdict] = counts.get(result.verdict, 0) + 1
             self.history_stats["gold_kills"] += result.gold
@@ -220,10 +229,42 @@ class MutationPlugin:
 
         item = self.items[nodeid]
         nextitem = self.items[nextid] if nextid else None
+        # Only the crash line is kept: pytest's formatted traceback (source lines of
+        # every frame, read from disk in each child) costs more than most tests.
+        item.repr_failure = _crash_line
         for report in runtestprotocol(item, log=False, nextitem=nextitem):
             if report.failed:
                 return f"{report.when}: {_failure_line(report)}"
         return None
+
+
+class _RecentKillers:
+    """Tries first the tests that killed other mutants of the same function in this run.
+
+    Mutants of one function tend to die by the same tests; putting those first
+    (after the gold tests from history) makes a killed mutant's child run one or
+    two tests instead of every cheaper one before its killer.
+    """
+
+    def __init__(self) -> None:
+        self.by_function: dict[tuple[str, str], list[str]] = {}
+
+    def learn(self, result: MutantResult) -> None:
+        if result.verdict == KILLED and result.killed_by:
+            key = (result.mutant.path, result.mutant.qualname)
+            tests = self.by_function.setdefault(key, [])
+            if result.killed_by in tests:
+                tests.remove(result.killed_by)
+            tests.insert(0, result.killed_by)
+            del tests[MAX_RECENT_KILLERS:]
+
+    def order(self, plan: Plan) -> None:
+        recent = self.by_function.get((plan.mutant.path, plan.mutant.qualname))
+        if not recent:
+            return
+        selected = set(plan.tests)
+        first = plan.gold + [t for t in recent if t in selected and t not in plan.gold]
+        plan.tests = first + [t for t in plan.tests if t not in first]
 
 
 def _from_record(m: Mutant, record: dict[str, Any]) -> MutantResult:
@@ -260,6 +301,19 @@ def _lru_caches(paths) -> list[Any]:
 
 def _conftests(root: Path) -> list[str]:
     return [str(p) for p in root.rglob("conftest.py") if ".venv" not in p.parts and ".assay" not in p.parts]
+
+
+def _crash_line(excinfo, style=None) -> str:  # noqa: ARG001 - Item.repr_failure's signature
+    """``Type: message (file:line)`` of the innermost frame: a cheap ``repr_failure``."""
+    tb = excinfo.tb
+    while tb.tb_next is not None:
+        tb = tb.tb_next
+    try:
+        message = str(excinfo.value).strip().splitlines()[0] if str(excinfo.value).strip() else ""
+    except Exception:  # a broken __str__ of the user's exception must not hide the failure
+        message = "<unprintable>"
+    where = f"{os.path.basename(tb.tb_frame.f_code.co_filename)}:{tb.tb_lineno}"
+    return f"{excinfo.typename}: {message[:300]} ({where})"
 
 
 def _failure_line(report) -> str:
