@@ -114,7 +114,10 @@ class Patch:
             funcs = index.functions(mutant.path, mutant.unit, mutant.unit_line)
             for fn in funcs:
                 if fn.__code__.co_freevars != code.co_freevars:
-                    raise MutantError(f"{mutant.id}: the mutant changes the function's closure variables")
+                    if fn.__code__.co_freevars == ("__class__",) and not code.co_freevars:
+                        code = _compile_unit(mutant, _keep_class_cell(mutant, mutated), _future_flags(text))
+                    if fn.__code__.co_freevars != code.co_freevars:
+                        raise MutantError(f"{mutant.id}: the mutant changes the function's closure variables")
             return cls(mutant, [(fn, code) for fn in funcs], None)
         stmt_code, names = _compile_assignment(mutant, mutated)
         return cls(mutant, [], (stmt_code, _namespaces(mutant, index), names))
@@ -193,6 +196,24 @@ def _compile_unit(mutant: Mutant, mutated: str, flags: int) -> types.CodeType:
     if found is None:
         raise MutantError(f"{mutant.id}: no code object named {mutant.unit!r} in the compiled unit")
     return found
+
+
+def _keep_class_cell(mutant: Mutant, mutated: str) -> str:
+    """``mutated`` with ``; __class__`` after the unit's last statement.
+
+    A method whose mutant deletes its only ``super()`` call would lose the
+    ``__class__`` cell, and a code object with fewer free variables cannot replace
+    the live one.  An unreachable reference keeps the cell; no line moves.
+    """
+    tree = ast.parse(unit_source(mutant, mutated))
+    name = mutant.unit.rsplit(".", 1)[-1]
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == name and node.lineno >= mutant.unit_line:
+            lines = mutated.splitlines(keepends=True)
+            raw = lines[node.end_lineno - 1].encode("utf-8")
+            lines[node.end_lineno - 1] = (raw[: node.end_col_offset] + b"; __class__" + raw[node.end_col_offset :]).decode("utf-8")
+            return "".join(lines)
+    return mutated
 
 
 def _find_code(code: types.CodeType, qualname: str) -> types.CodeType | None:
