@@ -1,0 +1,217 @@
+"""``assay mutant`` end to end: a real pytest run in a real project, through the command line.
+
+Each test builds a small project in a temp folder and runs ``python -m assay mutant``
+in a subprocess, as a user would; verdicts are read from the JSON report.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+SHOP = '''\
+import os
+
+MAX_ITEMS = 3
+
+
+def add(items, x):
+    if len(items) >= MAX_ITEMS:
+        raise OverflowError("full")
+    items.append(x)
+    return items
+
+
+def price(n):
+    total = 0
+    for _ in range(n):
+        total += 2
+    return total
+
+
+def spin(n):
+    i = 0
+    while i < n:
+        i += 1
+    return i
+
+
+def shutdown(flag):
+    if flag:
+        os._exit(3)
+    return "ok"
+
+
+def untested(x):
+    return x + 1
+'''
+
+TESTS = '''\
+import pytest
+
+from shop import add, price, shutdown, spin
+
+
+def test_add():
+    assert add([], 1) == [1]
+    with pytest.raises(OverflowError):
+        add([1, 2, 3], 4)
+
+
+def test_price():
+    assert price(2) == 4
+
+
+def test_spin():
+    assert spin(2) == 2
+
+
+def test_shutdown():
+    assert shutdown(False) == "ok"
+'''
+
+
+@pytest.fixture
+def shop(tmp_path):
+    root = tmp_path / "shop"
+    (root / "tests").mkdir(parents=True)
+    (root / "shop.py").write_text(SHOP)
+    (root / "tests" / "test_shop.py").write_text(TESTS)
+    (root / "pyproject.toml").write_text('[tool.assay]\nmutate = ["shop.py"]\n')
+    return root
+
+
+def assay(root: Path, *args: str, timeout: float = 240) -> subprocess.CompletedProcess:
+    proc = subprocess.run([sys.executable, "-m", "assay", *args], cwd=root, capture_output=True, text=True,
+                          timeout=timeout)
+    return proc
+
+
+def run_report(root: Path, *args: str) -> tuple[subprocess.CompletedProcess, dict]:
+    report = root / "report.json"
+    proc = assay(root, "mutant", "--jobs", "2", "--report", str(report), *args)
+    assert proc.returncode in (0, 1), proc.stderr + proc.stdout
+    return proc, json.loads(report.read_text())
+
+
+def by_function(report: dict, qualname: str) -> list[dict]:
+    return [m for m in report["mutants"] if m["qualname"] == qualname]
+
+
+def test_verdicts_selection_timeout_and_error(shop):
+    proc, report = run_report(shop)
+    assert proc.returncode == 1  # survivors or unreached mutants are findings
+    verdicts = {m["id"]: m["verdict"] for m in report["mutants"]}
+    assert report["counts"]["killed"] > 0
+    # Nothing calls untested(): every mutant of it is unreached and ran no test.
+    untested = by_function(report, "untested")
+    assert untested and all(m["verdict"] == "unreached" and m["tests_run"] == 0 for m in untested)
+    # Test selection: only test_add reaches add(), only test_price reaches price().
+    for name, test in (("add", "tests/test_shop.py::test_add"), ("price", "tests/test_shop.py::test_price")):
+        ms = by_function(report, name)
+        assert ms and all(m["tests_selected"] == 1 for m in ms if m["verdict"] != "unreached")
+        assert all(m["killed_by"] == test for m in ms if m["verdict"] == "killed")
+    removed = [m for m in by_function(report, "add") if m["operator"] == "guard.remove-raise"]
+    assert [m["verdict"] for m in removed] == ["killed"]
+    assert "OverflowError" in removed[0]["failure"]
+    # `i += 1` -> `i -= 1` loops forever: a timeout, and the run went on to judge the rest.
+    loop = [m for m in by_function(report, "spin") if m["operator"] == "arithmetic.swap"]
+    assert [m["verdict"] for m in loop] == ["timeout"]
+    # `if flag` -> `if not (flag)` calls os._exit in the child: an error, never a kill.
+    negated = [m for m in by_function(report, "shutdown") if m["operator"] == "condition.negate"]
+    assert [m["verdict"] for m in negated] == ["error"]
+    assert "status 3" in negated[0]["detail"]
+    # The os._exit line itself runs in no test: its mutants are unreached too.
+    exit_line = SHOP.splitlines().index("        os._exit(3)") + 1
+    unreached = {m["qualname"] if m["qualname"] == "untested" else m["line"]
+                 for m in report["mutants"] if verdicts[m["id"]] == "unreached"}
+    assert unreached == {"untested", exit_line}
+    assert "shop.py" in proc.stdout and "survived" in proc.stdout
+
+
+def test_second_run_uses_history(shop):
+    _, first = run_report(shop)
+    proc, second = run_report(shop)
+    killed = [m for m in second["mutants"] if m["verdict"] == "killed"]
+    assert killed and all(m["gold"] for m in killed)  # each replayed the test that killed it first
+    assert second["history"]["gold_replays"] == len(killed)
+    assert second["history"]["reused"] == sum(m["verdict"] in ("survived", "timeout", "error") for m in first["mutants"])
+    assert {m["id"]: m["verdict"] for m in second["mutants"]} == {m["id"]: m["verdict"] for m in first["mutants"]}
+    assert "gold replays" in proc.stdout
+    # --no-history ignores it: nothing replayed or reused.
+    _, third = run_report(shop, "--no-history")
+    assert third["history"]["gold_replays"] == 0 and third["history"]["reused"] == 0
+    assert not any(m["gold"] for m in third["mutants"])
+
+
+def test_changed_function_falls_back_to_full_selection(shop):
+    run_report(shop)
+    text = (shop / "shop.py").read_text().replace("total += 2", "total += 2  # priced per item")
+    (shop / "shop.py").write_text(text)
+    _, report = run_report(shop)
+    price = [m for m in by_function(report, "price") if m["verdict"] == "killed"]
+    assert price and not any(m["gold"] for m in price)  # the function's digest changed: no gold replay
+    assert any(m["gold"] for m in by_function(report, "add") if m["verdict"] == "killed")
+
+
+def test_sample_is_stable_and_spread(shop):
+    _, a = run_report(shop, "--sample", "6", "--no-history")
+    _, b = run_report(shop, "--sample", "6", "--no-history")
+    ids = [m["id"] for m in a["mutants"]]
+    assert len(ids) == 6 and ids == [m["id"] for m in b["mutants"]]
+    assert len({m["qualname"] for m in a["mutants"]}) >= 3  # not the first six in source order
+
+
+def test_operators_filter(shop):
+    _, report = run_report(shop, "--operators", "guard", "--no-history")
+    assert report["mutants"] and {m["operator"] for m in report["mutants"]} <= {
+        "guard.remove-raise", "guard.never-fires", "guard.always-fires"}
+    proc = assay(shop, "mutant", "--operators", "nonsense.family")
+    assert proc.returncode == 2 and "no such operator family" in proc.stderr
+
+
+def test_changed_since_a_revision(shop):
+    def git(*args):
+        subprocess.run(["git", *args], cwd=shop, check=True, capture_output=True)
+
+    git("init", "-q")
+    git("-c", "user.name=t", "-c", "user.email=t@t", "add", ".")
+    git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "base")
+    text = (shop / "shop.py").read_text().replace("    total = 0\n", "    total = 0\n    total = total * 1\n")
+    (shop / "shop.py").write_text(text)
+    _, report = run_report(shop, "--changed", "HEAD", "--no-history")
+    changed_line = text.splitlines().index("    total = total * 1") + 1
+    assert report["mutants"] and all(m["line"] == changed_line for m in report["mutants"])
+    proc = assay(shop, "mutant", "--changed", "no-such-rev")
+    assert proc.returncode == 2 and "no-such-rev" in proc.stderr
+
+
+def test_show_prints_the_diff_and_evidence(shop):
+    _, report = run_report(shop)
+    killed = next(m for m in report["mutants"] if m["operator"] == "guard.remove-raise")
+    proc = assay(shop, "mutant", "show", killed["id"])
+    assert proc.returncode == 0, proc.stderr
+    assert "-        raise OverflowError(\"full\")" in proc.stdout and "+        pass" in proc.stdout
+    assert "killed by: tests/test_shop.py::test_add" in proc.stdout
+    proc = assay(shop, "mutant", "show", "shop.py::nothing::here#0@0")
+    assert proc.returncode == 2 and "no mutant" in proc.stderr
+
+
+@pytest.mark.parametrize("setup, message", [
+    (lambda root: None, "does not exist"),
+    (lambda root: (root / "tests" / "test_shop.py").write_text(TESTS + "\n\ndef test_red():\n    assert False\n"),
+     "baseline is not green"),
+    (lambda root: (root / "pyproject.toml").write_text("[tool.assay]\nmutate = 3\n"), "mutate must be a list"),
+])
+def test_bad_input_is_exit_2(shop, setup, message):
+    setup(shop)
+    args = ["--paths", "missing.py"] if message == "does not exist" else []
+    proc = assay(shop, "mutant", *args)
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert message in proc.stderr
+    assert "Traceback" not in proc.stderr
