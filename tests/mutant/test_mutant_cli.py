@@ -215,3 +215,90 @@ def test_bad_input_is_exit_2(shop, setup, message):
     assert proc.returncode == 2, proc.stdout + proc.stderr
     assert message in proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+HEADERS = '''\
+def header_value(data: bytes) -> bytes:
+    if len(data) > 64:
+        raise ValueError("header too long")
+    name, sep, value = data.partition(b":")
+    if not sep:
+        raise ValueError("no colon")
+    return value.strip()
+'''
+
+HEADER_TESTS = '''\
+import pytest
+
+from headers import header_value
+
+
+def test_value():
+    assert header_value(b"Host: example") == b"example"
+
+
+def test_no_colon():
+    with pytest.raises(ValueError):
+        header_value(b"Host")
+'''
+
+HEADER_TARGET = '''\
+import assay
+
+import headers
+
+
+@assay.target(expected=(ValueError,), sources=["headers.py"], max_len=200, seeds=[b"Host: example"])
+def header(data: bytes):
+    return headers.header_value(data)
+'''
+
+
+@pytest.fixture
+def headers(tmp_path):
+    root = tmp_path / "headers"
+    (root / "tests").mkdir(parents=True)
+    (root / "fuzz").mkdir()
+    (root / "headers.py").write_text(HEADERS)
+    (root / "tests" / "test_headers.py").write_text(HEADER_TESTS)
+    (root / "fuzz" / "fuzz_header.py").write_text(HEADER_TARGET)
+    (root / "pyproject.toml").write_text('[tool.assay]\nmutate = ["headers.py"]\n')
+    return root
+
+
+def test_fuzzing_kills_a_guard_no_test_checks(headers):
+    """No test sends a long header: the length guard's raise is unreached and its test
+    never true, so its mutants pass the suite; the fuzz target tells them apart."""
+    _, plain = run_report(headers, "--no-history", "--operators", "guard")
+    before = {(m["line"], m["operator"]): m["verdict"] for m in plain["mutants"]}
+    assert before[(2, "guard.never-fires")] == "survived"
+    assert before[(3, "guard.remove-raise")] == "unreached"
+    proc, report = run_report(headers, "--fuzz", "on", "--fuzz-cases", "300", "--fuzz-seed", "1", "--no-history",
+                              "--operators", "guard")
+    after = {(m["line"], m["operator"]): m["verdict"] for m in report["mutants"]}
+    assert after[(2, "guard.never-fires")] == "killed-by-fuzz", proc.stdout
+    removed = [m for m in report["mutants"] if m["line"] == 3]
+    assert [m["verdict"] for m in removed] == ["killed-by-fuzz"], proc.stdout
+    fuzz = removed[0]["fuzz"]
+    art = Path(fuzz["artifact"])
+    import hashlib
+
+    assert art.parent.parent.name == hashlib.sha256(removed[0]["id"].encode()).hexdigest()
+    assert art.parent.name == "header"
+    data = (art / "input").read_bytes()
+    assert art.name == hashlib.sha256(data).hexdigest() and len(data) > 64
+    meta = json.loads((art / "metadata.json").read_text())
+    assert meta["mutant_id"] == removed[0]["id"]
+    assert "killed by fuzzing" in proc.stdout
+    # The no-colon guard is killed by test_no_colon, never fuzzed.
+    assert {m["verdict"] for m in report["mutants"] if m["line"] in (5, 6)} == {"killed"}
+    assert report["fuzz"]["killed_by_fuzz"] == sum(v == "killed-by-fuzz" for v in after.values()) >= 2
+
+
+def test_fuzz_on_without_targets_is_exit_2(shop):
+    proc = assay(shop, "mutant", "--fuzz", "on")  # the default targets folder fuzz/ does not exist
+    assert proc.returncode == 2 and "'fuzz'" in proc.stderr and "Traceback" not in proc.stderr
+    (shop / "fuzz").mkdir()
+    (shop / "fuzz" / "fuzz_nothing.py").write_text("x = 1\n")
+    proc = assay(shop, "mutant", "--fuzz", "on")
+    assert proc.returncode == 2 and "no fuzz target" in proc.stderr

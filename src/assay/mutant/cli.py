@@ -113,6 +113,11 @@ def _run(args: argparse.Namespace, *, sample: int | None, changed: str | None, m
         history=None if args.no_history else root / HISTORY, run_mutants=mutate, progress=progress,
         budget=args.mutant_budget,
     )
+    targets = None
+    if args.fuzz == "on":
+        from assay.mutant.survivors import load_fuzz_targets
+
+        targets = load_fuzz_targets(project, args.fuzz_target)  # before the tests: a bad target fails fast
     plugin = MutationPlugin(options)
     pytest_args = [a for a in args.pytest_args if a != "--"]
     quiet = ["-p", "no:terminal"] if mode == "mutant" else []
@@ -143,10 +148,16 @@ def _run(args: argparse.Namespace, *, sample: int | None, changed: str | None, m
         raise ConfigError("no test passed in the baseline (pytest collected nothing?); pass the test paths after the options")
     results = plugin.results
     fuzz_summary = None
-    if args.fuzz == "on":
-        from assay.mutant.survivors import fuzz_survivors
+    if targets is not None:
+        from assay.mutant.survivors import fuzz_survivors, replay_targets
 
-        fuzz_summary = fuzz_survivors(args, project, plugin, log=print)
+        fuzz = dict(cases=args.fuzz_cases, budget=args.fuzz_budget, seed=args.fuzz_seed,
+                    corpus=_abs(args.fuzz_corpus), artifacts=_abs(args.fuzz_artifacts))
+        fuzz_summary = fuzz_survivors(results, plugin.texts, targets, project, log=print, **fuzz)
+        if mode == "test" and not fuzz_summary["mapped"]:
+            print(f"assay: no survivor maps to a fuzz target; fuzzing every target ({len(targets)})")
+            fuzz_summary["campaign"] = replay_targets(targets, project, **fuzz)
+    plugin.save_history()
     elapsed = time.monotonic() - started
     if mutate:
         print(summary(results, elapsed, plugin.unrun))
@@ -206,6 +217,10 @@ def cmd_show(args: argparse.Namespace, mutant_id: str) -> int:
         pass
     print(show(result, diff))
     return 0
+
+
+def _abs(path: str | None) -> str | None:
+    return str(Path(path).resolve()) if path else None
 
 
 def _arguments(args: argparse.Namespace) -> dict[str, Any]:

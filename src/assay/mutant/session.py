@@ -79,6 +79,8 @@ class MutationPlugin:
         self._phase = "collect"
         self._test_files: set[str] = set()
         self.project = ""
+        self._history: History | None = None
+        self._selections: dict[str, str] = {}
 
     # -- pytest hooks -----------------------------------------------------------------
     def pytest_collectreport(self, report) -> None:
@@ -216,12 +218,18 @@ class MutationPlugin:
         self.unrun = len(self.mutants) - len(results)
         self.results = [results[m.id] for m in self.mutants if m.id in results]
         self.timings["mutants"] = time.monotonic() - t0
-        if history is not None:
-            for r in self.results:
-                if r.verdict != INVALID:
-                    history.record(r.mutant.id, r.mutant.digest, selections.get(r.mutant.id, ""), r.verdict,
-                                   [r.killed_by] if r.killed_by else [], {**r.to_json(), "mutant": r.mutant.to_json()})
-            history.save(self.project)
+        self._history, self._selections = history, selections
+
+    def save_history(self) -> None:
+        """Record every judged mutant (after fuzzing, which may upgrade survivors)."""
+        history = self._history
+        if history is None:
+            return
+        for r in self.results:
+            if r.verdict != INVALID:
+                history.record(r.mutant.id, r.mutant.digest, self._selections.get(r.mutant.id, ""), r.verdict,
+                               [r.killed_by] if r.killed_by else [], {**r.to_json(), "mutant": r.mutant.to_json()})
+        history.save(self.project)
 
     def _run_test(self, nodeid: str, nextid: str | None) -> str | None:
         """Runs in a mutant's child: one test, its failure line or None."""

@@ -1,0 +1,123 @@
+"""``--fuzz on``: differential fuzzing of the mutants no test killed (survived or unreached).
+
+Runs in the warm parent after the mutant phase.  Each survivor gets the targets
+whose ``sources`` hold its file (every selected target when none does) and a
+share of ``--fuzz-budget``; a stable difference upgrades it to
+``killed-by-fuzz``.  ``assay test --fuzz on`` with no survivor that maps to a
+target runs an ordinary campaign over every selected target instead, so the
+command never reports success over an empty selection.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+from assay.config import Project
+from assay.errors import ConfigError
+from assay.mutant.execute import KILLED_BY_FUZZ, SURVIVED, UNREACHED, MutantResult
+from assay.target import Target
+
+#: Generated cases per survivor and target when neither --fuzz-cases nor a budget is given.
+DEFAULT_CASES = 2000
+
+
+def load_fuzz_targets(project: Project, names: list[str]) -> list[Target]:
+    """The targets ``--fuzz on`` may use (all, or the ``--fuzz-target`` ones); exit 2 when there are none."""
+    from assay.discovery import load_targets, select
+
+    registry = load_targets(project)
+    if not len(registry):
+        raise ConfigError(
+            f"--fuzz on, but the project registers no fuzz target (looked in [tool.assay] targets = {project.targets}); "
+            "add an @assay.target or run with --fuzz off"
+        )
+    return select(registry, names)
+
+
+def fuzz_survivors(
+    results: list[MutantResult],
+    texts: dict[str, str],
+    targets: list[Target],
+    project: Project,
+    *,
+    cases: int | None,
+    budget: float | None,
+    seed: int | None,
+    corpus: str | None,
+    artifacts: str | None,
+    log: Callable[[str], None],
+) -> dict[str, Any]:
+    """Fuzz every survivor in ``results`` (updated in place); returns the run's summary."""
+    from assay.engine.seeds import new_master_seed
+    from assay.mutant.apply import FunctionIndex, MutantError, Patch
+    from assay.mutant.differential import FuzzOptions, fuzz_survivor, targets_for
+    from assay.mutant.model import unified_diff
+
+    master = seed if seed is not None else new_master_seed()
+    started = time.monotonic()
+    # Unreached mutants are fuzzed too: no test ran their code, so no test could notice.
+    pending = [r for r in results if r.verdict in (SURVIVED, UNREACHED) and not (r.cached and r.fuzz)]
+    index = FunctionIndex(texts)
+    summary: dict[str, Any] = {"seed": master, "survivors": len(pending), "killed_by_fuzz": 0,
+                               "infrastructure": 0, "cases": 0, "mapped": 0}
+    root = str(project.root)
+    for n, result in enumerate(pending):
+        mutant = result.mutant
+        chosen = targets_for(mutant.path, targets, root)
+        summary["mapped"] += _covered(mutant.path, targets, root)
+        share = None
+        if budget is not None:
+            left = budget - (time.monotonic() - started)
+            if left <= 0:
+                break
+            share = left / (len(pending) - n)
+        try:
+            patch = Patch.build(mutant, texts[mutant.path], index)
+        except MutantError as exc:
+            result.fuzz = {"status": "not-run", "detail": str(exc)}
+            continue
+        options = FuzzOptions(
+            artifact_root=artifacts or str(project.artifacts), corpus_root=corpus or str(project.corpus),
+            # With a budget and no case cap, the budget alone ends each campaign.
+            seed=master, cases=cases or (DEFAULT_CASES if share is None else 10**9), budget=share,
+            project_root=root,
+        )
+        evidence = fuzz_survivor(mutant, patch, chosen, options, diff=unified_diff(texts[mutant.path], mutant))
+        result.fuzz = evidence.to_json()
+        summary["cases"] += evidence.cases
+        if evidence.status == KILLED_BY_FUZZ:
+            result.verdict = KILLED_BY_FUZZ
+            summary["killed_by_fuzz"] += 1
+            log(f"killed by fuzzing: {mutant.id} on {evidence.target} (artifact {evidence.artifact})")
+        elif evidence.status == "infrastructure":
+            summary["infrastructure"] += 1
+    summary["elapsed"] = round(time.monotonic() - started, 3)
+    return summary
+
+
+def _covered(path: str, targets: list[Target], root: str) -> bool:
+    """True when some target's sources hold ``path`` (not merely every target by default)."""
+    real = Path(path).resolve()
+    for t in targets:
+        for source in t.source_paths(root):
+            s = Path(source)
+            if real == s or (s.is_dir() and s in real.parents):
+                return True
+    return False
+
+
+def replay_targets(targets: list[Target], project: Project, *, cases: int | None, budget: float | None,
+                   seed: int | None, corpus: str | None, artifacts: str | None) -> dict[str, Any]:
+    """An ordinary campaign over ``targets`` (``assay test --fuzz on`` when no survivor maps to one)."""
+    from assay.engine.campaign import CampaignOptions, run_campaign
+    from assay.report import build_report
+
+    options = CampaignOptions(
+        corpus_root=corpus or str(project.corpus), artifact_root=artifacts or str(project.artifacts),
+        max_cases=cases, budget=budget if (budget or cases) else 60.0, seed=seed, project_root=str(project.root),
+        dictionary=project.dictionary,
+    )
+    result = run_campaign(targets, options)
+    return build_report(result, arguments={})
