@@ -70,11 +70,12 @@ def make_mutant(func: str, old: str, new: str, operator: str, kind: str = EXPRES
     else:
         raise AssertionError(f"{old!r} not in {func}")
     start = len(lines[line - 1][:col].encode())
+    first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
     edit = Edit(operator, line, start, line, start + len(old.encode()), new, f"{old} -> {new}", kind)
     return Mutant(
         path=str(SUBJECT), relpath="tests/mutant/subjects/records.py", qualname=func, operator=operator, index=index,
-        digest=function_digest("".join(lines[node.lineno - 1 : node.end_lineno])), edit=edit, unit=func,
-        unit_line=node.lineno, unit_end_line=node.end_lineno,
+        digest=function_digest("".join(lines[first - 1 : node.end_lineno])), edit=edit, unit=func,
+        unit_line=first, unit_end_line=node.end_lineno,
     )
 
 
@@ -165,13 +166,21 @@ def test_a_mutant_that_ignores_its_soft_timeout_is_killed_by_pid_and_is_infrastr
 
 
 def test_a_difference_that_needs_state_from_earlier_cases_does_not_kill(tmp_path):
-    # In the campaign the original's run fills the cache first, so the mutant's run
-    # differs on almost every input; alone in a fresh child it never does.
-    mutant = make_mutant("cached_length", "_lengths[data]", "len(_lengths)", "expr")
+    # Once its cache holds anything the mutant looks up every input there (KeyError):
+    # in the campaign that is from the second input on; alone in a fresh child, never.
+    mutant = make_mutant("cached_length", "data in _lengths", "_lengths", "expr")
     evidence, _ = fuzz(mutant, tmp_path, cases=100)
     assert evidence.status == SURVIVED, evidence.detail
     assert "did not replay stably" in evidence.detail
     assert not (tmp_path / "artifacts").exists()
+
+
+def test_a_cache_filled_by_the_original_does_not_hide_the_mutant(tmp_path):
+    # normalize_key is lru_cached: had the original's run filled the cache the
+    # mutant's run reads, the mutant's code would never run on a key it was given.
+    mutant = make_mutant("normalize_key", "key.strip().lower()", "key.strip()", "call.drop")
+    evidence, _ = fuzz(mutant, tmp_path)
+    assert evidence.status == KILLED, evidence.detail
 
 
 def test_same_seed_same_evidence(tmp_path):

@@ -13,8 +13,10 @@ Design
 ------
 The parent is warm (the user's modules imported, a built
 :class:`~assay.mutant.apply.Patch` per survivor) and **never applies the patch**.
-For each (survivor, target) it forks one campaign child
-(:func:`assay.mutant.diffrun.campaign_child`):
+For each (survivor, target) it forks a pair of children
+(:mod:`assay.mutant.diffrun`): the *twin*, which applies the patch once and runs
+whatever inputs it is sent, and the *original's process*, which runs the
+schedule and sends every input to the twin.
 
 1. **Schedule.**  The target's seeds, then its corpus entries (read-only, sorted
    by digest), then ``cases`` generated inputs from the engine's own
@@ -25,22 +27,25 @@ For each (survivor, target) it forks one campaign child
    every survivor gets its own schedule and the same seed gives the same one.
 2. **Coverage-guided on the original.**  The original runs with PEP 669 feedback
    on; an input that reaches a new edge, line, semantic feature or outcome class
-   of the *original* joins the child's corpus.  The mutant runs with feedback
-   paused: the search explores the original's behaviour, and the mutant is
-   compared on every input it produces.
-3. **One case.**  The input is published in the shared-memory journal (with the
-   side about to run), the original runs under ``SIGALRM`` at the target's
-   timeout, the patch is applied, the mutant runs under the same alarm, the patch
-   is reverted.  An original that hangs or exhausts memory makes the case not
-   comparable (skipped, counted in the detail).
+   of the *original* joins the corpus.  The search explores the original's
+   behaviour, and the mutant is compared on every input it produces.
+3. **One case.**  The original's process publishes the input in its
+   shared-memory journal and runs it under ``SIGALRM`` at the target's timeout,
+   then hands it to the twin, which publishes it in its own journal (side
+   ``mutant``) and runs it the same way.  Two processes rather than a code swap
+   around each mutant run: state the original's run leaves behind (an
+   ``lru_cache``, a memo dict) must not answer for the mutant, or a mutant of a
+   cached function would never run on the inputs it is given.  An original that
+   hangs or exhausts memory makes the case not comparable (skipped, counted in
+   the detail).
 4. **Infrastructure, never a kill.**  A mutant run that hangs (soft timeout, or
-   killed by the parent ``KILL_GRACE`` after it), ends the process (signal,
+   killed by the parent ``KILL_GRACE`` after it), ends its process (signal,
    ``os._exit``), or raises one of :data:`~assay.mutant.outcome.RESOURCE_ERRORS`
    is an ``infrastructure`` evidence with a ``wedge``/``crash`` finding under the
-   mutant's artifact namespace (the exact input comes from the journal when the
-   child died), replayed :data:`INFRA_REPLAYS` times for its determinism record.
-   The survivor's fuzzing stops there; the caller goes on with the next one.
-   An *original* side that kills the child ends that target's campaign early
+   mutant's artifact namespace (the exact input comes from the twin's journal
+   when it died), replayed :data:`INFRA_REPLAYS` times for its determinism
+   record.  The survivor's fuzzing stops there; the caller goes on with the next
+   one.  An *original* that kills its process ends that target's campaign early
    (the target's own bug is the fuzz campaign's business, not the mutant's).
 5. **Flake guard.**  On a difference the child stops and waits; the parent replays
    the input ``replays`` (K) times on each side, every run in a fresh child forked
@@ -53,8 +58,9 @@ For each (survivor, target) it forks one campaign child
    failures, is no longer replayed (counted in the detail), so a mutant whose
    runs depend on state cannot turn the campaign into thousands of forks.
 6. **Shrink** (bounded: :data:`SHRINK_CASES` candidates, :data:`SHRINK_SECONDS`),
-   in one child, keeping the :func:`~assay.mutant.outcome.difference_class`; the
-   shrunk input must pass the flake guard again, else the raw input is kept.
+   in a fresh pair of processes, keeping the
+   :func:`~assay.mutant.outcome.difference_class`; the shrunk input must pass
+   the flake guard again, else the raw input is kept.
 7. **Artifact.**  ``Finding`` with oracle ``differential`` and key
    ``<first 16 hex of sha256(mutant id)>/<difference>``, written by
    :func:`~assay.store.artifacts.write_artifact` under
@@ -261,6 +267,7 @@ class _Campaign:
         self.dictionary = (given + [t for t in harvest(self.sources) if t not in set(given)])[:MAX_DICTIONARY]
         self.cseed = campaign_seed(options.seed, mutant.id, target.name)
         self.result = _Result()
+        self.twin_killed = False
 
     def _initial(self) -> list[bytes]:
         entries: list[bytes] = []
@@ -277,33 +284,49 @@ class _Campaign:
     # -- the campaign child ---------------------------------------------------------------------
     def run(self) -> _Result:
         target = self.target
-        journal = jr.Journal(target.max_len)
-        capture = isolate.new_capture()
-        control_reader, control_writer = Pipe(duplex=False)
+        journal, twin_journal = jr.Journal(target.max_len), jr.Journal(target.max_len)
+        capture, twin_capture = isolate.new_capture(), isolate.new_capture()
         budget = self.options.budget
         deadline = None if budget is None else time.monotonic() + budget
-        plan = diffrun.Plan(
-            target=target, patch=self.patch, sources=self.sources, strategy=self.strategy,
-            dictionary=self.dictionary, initial=self.initial, cseed=self.cseed, cases=self.options.cases,
-            deadline=deadline, journal=journal, capture=capture, control=control_reader,
-        )
-        pid, reader = isolate.fork_with_pipe(lambda writer: diffrun.campaign_child(plan, writer.send))
-        control_reader.close()
+        pids: list[int] = []
         try:
-            done, status, killed = self._watch(pid, reader, journal, control_writer, deadline)
-            if not done and self.result.status == SURVIVED:
-                self._on_death(journal, status, killed, isolate.read_tail(capture))
+            twin_pid, twin_conn = diffrun.spawn_twin(target, self.patch, twin_journal, twin_capture)
+            pids.append(twin_pid)
+            control_reader, control_writer = Pipe(duplex=False)
+            plan = diffrun.Plan(
+                target=target, patch=self.patch, sources=self.sources, strategy=self.strategy,
+                dictionary=self.dictionary, initial=self.initial, cseed=self.cseed, cases=self.options.cases,
+                deadline=deadline, journal=journal, capture=capture, twin=twin_conn, control=control_reader,
+            )
+
+            def child(writer) -> None:
+                control_writer.close()  # so the child sees EOF (and ends) if the parent goes away
+                diffrun.campaign_child(plan, writer.send)
+
+            pid, reader = isolate.fork_with_pipe(child)
+            pids.append(pid)
+            control_reader.close()
+            twin_conn.close()  # only the original's process talks to the twin now
+            try:
+                done, status, killed = self._watch(pid, reader, journal, control_writer, deadline, twin_pid, twin_journal)
+            finally:
+                reader.close()
+                control_writer.close()
+            twin_status, twin_killed = self._end_twin(twin_pid, twin_journal)
+            pids.clear()
+            self._after(done, (journal, status, killed, capture), (twin_journal, twin_status, twin_killed, twin_capture))
         except BaseException:
-            diffrun.kill_and_reap(pid)
+            for p in pids:
+                diffrun.kill_and_reap(p)
             raise
         finally:
-            reader.close()
-            control_writer.close()
             journal.close()
-            try:
-                os.unlink(capture)
-            except FileNotFoundError:
-                pass
+            twin_journal.close()
+            for path in (capture, twin_capture):
+                try:
+                    os.unlink(path)
+                except FileNotFoundError:
+                    pass
         if self.result.flaky and self.result.status == SURVIVED:
             more = f" ({self.result.unguarded} more like them not replayed)" if self.result.unguarded else ""
             self.result.notes.append(f"{self.result.flaky} difference(s) did not replay stably{more}")
@@ -311,11 +334,16 @@ class _Campaign:
             self.result.detail = "; ".join(self.result.notes)
         return self.result
 
-    def _watch(self, pid: int, reader, journal: jr.Journal, control, deadline: float | None) -> tuple[bool, int, bool]:
-        """Serve the child's messages and enforce the hard timeout; (done, exit status, killed)."""
+    def _watch(self, pid: int, reader, journal: jr.Journal, control, deadline: float | None,
+               twin_pid: int, twin_journal: jr.Journal) -> tuple[bool, int, bool]:
+        """Serve the original's messages; enforce the hard timeout on both sides.
+
+        Returns (the original's process finished its schedule, its exit status,
+        it was killed).  A twin killed for hanging is recorded in ``self.twin_killed``.
+        """
         timeout = self.target.timeout
         done = killed = False
-        last_seen: tuple | None = None
+        watched = {pid: (journal, None), twin_pid: (twin_journal, None)}
         while True:
             if reader.poll(diffrun.POLL):
                 try:
@@ -336,21 +364,57 @@ class _Campaign:
                     if skipped:
                         self.result.notes.append(f"{skipped} case(s) skipped: the original hung or ran out of memory")
                 continue
-            if killed:
-                continue
-            state, position, started, limit = journal.state()
             now = time.monotonic()
-            current = (position, started)
-            # Act only on a case seen running on two polls in a row (one read may race a write).
-            if state == jr.RUNNING and current == last_seen and now - started - (limit or timeout) > isolate.KILL_GRACE:
-                isolate.kill_with_stack(pid)
-                killed = True
-            last_seen = current if state == jr.RUNNING else None
-            if deadline is not None and now > deadline + max(5.0, 2 * timeout) and not killed:
+            for p, (j, last_seen) in list(watched.items()):
+                state, position, started, limit = j.state()
+                current = (position, started)
+                # Act only on a case seen running on two polls in a row (one read may race a write).
+                if state == jr.RUNNING and current == last_seen and now - started - (limit or timeout) > isolate.KILL_GRACE:
+                    isolate.kill_with_stack(p)
+                    del watched[p]
+                    if p == pid:
+                        killed = True
+                    else:
+                        self.twin_killed = True
+                    continue
+                watched[p] = (j, current if state == jr.RUNNING else None)
+            if deadline is not None and now > deadline + max(5.0, 2 * timeout) and pid in watched:
                 isolate.kill_with_stack(pid)  # a child that ignores its own deadline
+                del watched[pid]
                 killed = True
         _, status = os.waitpid(pid, 0)
         return done, status, killed
+
+    def _end_twin(self, twin_pid: int, twin_journal: jr.Journal) -> tuple[int, bool]:
+        """Wait for the twin (it ends when the original's process has closed its connection)."""
+        limit = time.monotonic() + self.target.timeout + isolate.KILL_GRACE + 1.0
+        while time.monotonic() < limit:
+            done, status = os.waitpid(twin_pid, os.WNOHANG)
+            if done:
+                return status, self.twin_killed
+            time.sleep(0.01)
+        isolate.kill_with_stack(twin_pid)
+        _, status = os.waitpid(twin_pid, 0)
+        state = twin_journal.state()[0]
+        return status, self.twin_killed or state == jr.RUNNING
+
+    def _after(self, done: bool, original: tuple, twin: tuple) -> None:
+        """Judge how the two processes ended (after every message has been served)."""
+        journal, status, killed, capture = original
+        twin_journal, twin_status, twin_killed, twin_capture = twin
+        if self.result.status != SURVIVED:
+            return  # a kill or an infrastructure finding is recorded already
+        twin_ran = twin_journal.read()
+        twin_died = twin_killed or not (os.WIFEXITED(twin_status) and os.WEXITSTATUS(twin_status) == 0)
+        if twin_died and twin_ran[0] == jr.RUNNING:
+            self._on_death(twin_journal, twin_status, twin_killed, isolate.read_tail(twin_capture), mutant=True)
+        elif not done:
+            self._on_death(journal, status, killed, isolate.read_tail(capture), mutant=False)
+        elif twin_died:
+            raise DifferentialError(
+                f"the mutant's process for {self.mutant.id} on target {self.target.name!r} died outside any input "
+                f"(status {twin_status}):\n{isolate.read_tail(twin_capture)[-4000:]}"
+            )
 
     # -- a difference ------------------------------------------------------------------------------
     def _on_diff(self, msg: tuple) -> str:
@@ -398,11 +462,21 @@ class _Campaign:
             return data, stable, 0
         want = oc.difference_class(*stable)
         structural = InputSource(self.target.max_len, [], self.strategy).structural_candidates if self.strategy else None
-        limit = SHRINK_SECONDS + 2 * self.target.timeout + isolate.KILL_GRACE + 1.0
-        shot = diffrun.one_shot(
-            lambda send: diffrun.shrink_child(self.target, self.patch, data, want, SHRINK_CASES, SHRINK_SECONDS, structural, send),
-            self.target.rss_limit_mb, limit,
-        )
+        target = self.target
+        limit = SHRINK_SECONDS + 2 * target.timeout + isolate.KILL_GRACE + 1.0
+        journal, capture = jr.Journal(target.max_len), isolate.new_capture()
+        twin_pid, conn = diffrun.spawn_twin(target, self.patch, journal, capture)
+        try:
+            twin = diffrun.Twin(conn, wait=target.timeout + isolate.KILL_GRACE)
+            shot = diffrun.one_shot(
+                lambda send: diffrun.shrink_child(target, twin, data, want, SHRINK_CASES, SHRINK_SECONDS, structural, send),
+                target.rss_limit_mb, limit,
+            )
+        finally:
+            conn.close()
+            diffrun.kill_and_reap(twin_pid)  # idle by now (or hung on a candidate): nothing to keep
+            journal.close()
+            os.unlink(capture)
         if shot.message is None or shot.message[1] == data:
             return data, stable, 0
         smaller, cases = shot.message[1], shot.message[2]
@@ -419,16 +493,17 @@ class _Campaign:
             verdict = Verdict("crash", f"resource:{verdict.key}", verdict.detail, verdict.exception)
         self._infrastructure(phase, pos, data, list(ops), original, mutated, verdict, None)
 
-    def _on_death(self, journal: jr.Journal, status: int, killed: bool, output: str) -> None:
-        state, phase, position, side, started, data, _chain = journal.read()
+    def _on_death(self, journal: jr.Journal, status: int, killed: bool, output: str, *, mutant: bool) -> None:
+        state, phase, position, _side, started, data, _chain = journal.read()
+        who = "mutant's" if mutant else "original's"
         if started == 0.0 or state != jr.RUNNING:
             raise DifferentialError(
-                f"the differential fuzzing child for {self.mutant.id} on target {self.target.name!r} "
+                f"the {who} process for {self.mutant.id} on target {self.target.name!r} "
                 f"died outside any input (status {status}):\n{output[-4000:]}"
             )
-        self.result.cases = position + (len(self.initial) if phase == jr.GENERATED else 0)
         verdict = isolate.death_verdict(status, output, killed_for_timeout=killed, timeout=self.target.timeout)
-        if side == diffrun.ORIGINAL_SIDE:
+        if not mutant:
+            self.result.cases = position + (len(self.initial) if phase == jr.GENERATED else 0)
             self.result.notes.append(f"the campaign ended early: the original itself ({verdict.signature}) at case {self.result.cases}")
             return
         mutated = oc.wedged(self.target.timeout) if killed else oc.died(verdict.detail)

@@ -1,16 +1,25 @@
-"""The child side of differential fuzzing: one input on both sides, and the campaign loop.
+"""The children of differential fuzzing: the original's campaign loop and the mutant's twin.
 
-Everything here runs in a forked child of the warm parent; the mutant's patch is
-applied only here, only around the mutant's run, and reverted before the next
-original run.  The parent side (scheduling children, the flake guard, artifacts)
-is :mod:`assay.mutant.differential`.
+Everything here runs in forked children of the warm parent; the parent side
+(scheduling children, the flake guard, artifacts) is
+:mod:`assay.mutant.differential`.
 
-A case is: publish the input in the :class:`~assay.engine.journal.Journal` as the
-*original* side, run the original with coverage feedback on, publish it as the
-*mutant* side, apply the patch, run the mutant with feedback paused, revert.  Both
-runs are bounded by the target's timeout with ``SIGALRM`` (as
+A campaign is a *pair* of processes fed the same input stream.  The **original's
+process** runs the schedule with coverage feedback on and the code untouched; the
+**twin** (:func:`twin_child`) applies the mutant's patch once, at its start, and
+runs each input the original's process sends it.  Each side therefore keeps its
+own state: a cache (``functools.lru_cache``, a memo dict) the original filled
+cannot answer for the mutant, and the mutant's code runs on every input as it
+would in a mutated program.  (Swapping the code in and out around each mutant run
+in one process would let the original's cached results hide the mutant.)
+
+Both processes publish the input they are running in their own shared-memory
+:class:`~assay.engine.journal.Journal` (the twin as side :data:`MUTANT_SIDE`),
+and bound each run by the target's timeout with ``SIGALRM`` (as
 :func:`assay.engine.execute.run_input`); a run that ignores it is killed by the
 parent, which then reads from the journal which input, and which side, it was.
+The one-input replays of the flake guard (:func:`replay_child`) apply the patch
+in a fresh child of their own.
 """
 
 from __future__ import annotations
@@ -20,7 +29,7 @@ import os
 import signal
 import time
 from dataclasses import dataclass, field
-from multiprocessing.connection import Connection
+from multiprocessing.connection import Connection, Pipe
 from typing import Any, Callable, Hashable
 
 from assay import observe
@@ -58,6 +67,7 @@ class Plan:
     deadline: float | None
     journal: jr.Journal
     capture: str
+    twin: Connection = field(repr=False, default=None)  # type: ignore[assignment]
     control: Connection = field(repr=False, default=None)  # type: ignore[assignment]
 
 
@@ -108,15 +118,77 @@ def run_mutant(target: Target, patch: Patch, data: bytes, timeout: float) -> tup
         patch.revert()
 
 
-def both_sides(target: Target, patch: Patch, data: bytes, timeout: float) -> tuple[oc.Identity, oc.Identity]:
-    """Original then mutant, in this process (shrinking uses it)."""
-    original, _ = run_once(target, data, timeout)
-    mutated, _ = run_mutant(target, patch, data, timeout)
-    return original, mutated
+class TwinLost(Exception):
+    """The mutant's process went away (or stopped answering) in the middle of an input."""
+
+
+def twin_child(target: Target, patch: Patch, journal: jr.Journal, conn: Connection) -> None:
+    """The mutant's process: the patch applied once, then every input it is sent, in order.
+
+    Each input is published in ``journal`` (side :data:`MUTANT_SIDE`) while it runs,
+    so a death or a hang names it.  Ends when the other end of ``conn`` closes.
+    """
+    install_alarm()
+    broken: tuple[oc.Identity, dict] | None = None
+    try:
+        patch.apply()
+    except Exception as exc:  # noqa: BLE001 - e.g. a rebound module-level value that raises
+        what = f"applying the mutant raised {type(exc).__qualname__}: {exc}"
+        broken = (oc.died(what), Verdict("crash", f"apply:{type(exc).__qualname__}", what).to_json())
+    while True:
+        try:
+            phase, pos, data = conn.recv()
+        except EOFError:
+            return
+        if broken is not None:
+            conn.send(broken)
+            continue
+        journal.begin(phase, pos, MUTANT_SIDE, data)
+        identity, verdict = run_once(target, data, target.timeout)
+        journal.end()
+        conn.send((identity, verdict.to_json() if verdict else None))
+
+
+def spawn_twin(target: Target, patch: Patch, journal: jr.Journal, capture: str) -> tuple[int, Connection]:
+    """Fork the mutant's process (:func:`twin_child`); (its pid, the client end of its connection).
+
+    The caller passes the client end to the one child that talks to the twin and
+    then closes its own copy, so the twin sees end-of-file when that child ends.
+    """
+    client, server = Pipe(duplex=True)
+
+    def child(writer) -> None:
+        writer.close()
+        client.close()
+        isolate.child_setup(capture, target.rss_limit_mb)
+        twin_child(target, patch, journal, server)
+
+    pid, reader = isolate.fork_with_pipe(child)
+    reader.close()
+    server.close()
+    return pid, client
+
+
+class Twin:
+    """The original's side of the connection to the mutant's process."""
+
+    def __init__(self, conn: Connection, wait: float | None = None) -> None:
+        self.conn = conn
+        self.wait = wait  # seconds to wait for an answer; None: until the process ends
+
+    def run(self, phase: int, pos: int, data: bytes) -> tuple[oc.Identity, dict | None]:
+        """The mutant's outcome identity (and verdict as JSON) on ``data``."""
+        try:
+            self.conn.send((phase, pos, data))
+            if self.wait is not None and not self.conn.poll(self.wait):
+                raise TwinLost("no answer")
+            return self.conn.recv()
+        except (EOFError, OSError) as exc:
+            raise TwinLost(str(exc)) from None
 
 
 def campaign_child(plan: Plan, send: Callable[[tuple], None]) -> None:
-    """The campaign loop (see :mod:`assay.mutant.differential` for the protocol)."""
+    """The original's campaign loop (see :mod:`assay.mutant.differential` for the protocol)."""
     isolate.child_setup(plan.capture, plan.target.rss_limit_mb)
     install_alarm()
     feedback = SysmonFeedback(Scope(plan.sources))
@@ -135,6 +207,7 @@ class _Loop:
         self.plan = plan
         self.feedback = feedback
         self.send = send
+        self.twin = Twin(plan.twin)
         self.source = InputSource(plan.target.max_len, plan.dictionary, plan.strategy)
         self.seen: set[Hashable] = set()
         self.cases = 0
@@ -143,17 +216,20 @@ class _Loop:
 
     def run(self) -> None:
         plan = self.plan
-        for pos, data in enumerate(plan.initial):
-            if self.case(jr.INITIAL, pos, data, ["initial"]):
-                return
-        for i in range(plan.cases):
-            if plan.deadline is not None and time.monotonic() >= plan.deadline:
-                return
-            if i % RESTART_CHECK_EVERY == 0:
-                self.feedback.maybe_restart(i)  # re-arms retired branch sites at fixed case indices
-            data, ops = self.source.next(case_rng(plan.cseed, i))
-            if self.case(jr.GENERATED, i, data, ops):
-                return
+        try:
+            for pos, data in enumerate(plan.initial):
+                if self.case(jr.INITIAL, pos, data, ["initial"]):
+                    return
+            for i in range(plan.cases):
+                if plan.deadline is not None and time.monotonic() >= plan.deadline:
+                    return
+                if i % RESTART_CHECK_EVERY == 0:
+                    self.feedback.maybe_restart(i)  # re-arms retired branch sites at fixed case indices
+                data, ops = self.source.next(case_rng(plan.cseed, i))
+                if self.case(jr.GENERATED, i, data, ops):
+                    return
+        except TwinLost:
+            return  # the parent learns from the mutant's journal what happened to it
 
     def case(self, phase: int, pos: int, data: bytes, ops: list[str]) -> bool:
         """One input on both sides; True when the campaign must stop."""
@@ -174,16 +250,10 @@ class _Loop:
             self.source.add(data)
             if phase == jr.GENERATED:
                 self.source.reward(ops)
-        self.feedback.pause(True)
-        journal.begin(phase, pos, MUTANT_SIDE, data)
-        try:
-            mutated, verdict = run_mutant(plan.target, plan.patch, data, timeout)
-        finally:
-            journal.end()
-            self.feedback.pause(False)
+        mutated, verdict = self.twin.run(phase, pos, data)
         self.cases += 1
         if not oc.comparable(mutated):
-            self.send(("infra", phase, pos, data, ops, original, mutated, verdict.to_json() if verdict else None))
+            self.send(("infra", phase, pos, data, ops, original, mutated, verdict))
             return True
         if not oc.same(original, mutated):
             self.send(("diff", phase, pos, data, ops, original, mutated, self.cases))
@@ -191,17 +261,29 @@ class _Loop:
         return False
 
 
-def shrink_child(target: Target, patch: Patch, data: bytes, want: tuple, max_cases: int,
+def shrink_child(target: Target, twin: Twin, data: bytes, want: tuple, max_cases: int,
                  seconds: float, structural: Callable[[bytes], Any] | None, send: Callable[[tuple], None]) -> None:
-    """Shrink ``data`` keeping its :func:`~assay.mutant.outcome.difference_class`; send the result."""
+    """Shrink ``data`` keeping its :func:`~assay.mutant.outcome.difference_class`; send the result.
+
+    The original runs here, the mutant in its own process behind ``twin``.
+    """
     install_alarm()
     stop_at = time.monotonic() + seconds
+    lost = False
 
     def still_differs(candidate: bytes) -> bool:
-        if time.monotonic() > stop_at:
+        nonlocal lost
+        if lost or time.monotonic() > stop_at:
             return False
-        original, mutated = both_sides(target, patch, candidate, target.timeout)
-        return oc.comparable(original) and oc.comparable(mutated) and oc.difference_class(original, mutated) == want
+        original, _ = run_once(target, candidate, target.timeout)
+        if not oc.comparable(original):
+            return False
+        try:
+            mutated, _ = twin.run(jr.DERIVED, 0, candidate)
+        except TwinLost:
+            lost = True
+            return False
+        return oc.comparable(mutated) and oc.difference_class(original, mutated) == want
 
     result = shrink(data, still_differs, max_cases, structural)
     send(("shrunk", result.data, result.cases))

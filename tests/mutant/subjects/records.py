@@ -6,6 +6,8 @@ are cut at ``MAX_VALUE`` characters, and at most ``MAX_FIELDS`` fields are read.
 
 from __future__ import annotations
 
+import functools
+
 import assay
 
 MAX_VALUE = 8
@@ -28,7 +30,7 @@ def parse_record(data: bytes) -> dict[str, str]:
         key, sep, value = part.partition("=")
         if not sep:
             raise RecordError("bad record")
-        key = key.strip().lower()
+        key = normalize_key(key)
         if not key.isidentifier():
             raise RecordError(f"bad key {key!r}")
         if len(value) > MAX_VALUE:
@@ -38,6 +40,11 @@ def parse_record(data: bytes) -> dict[str, str]:
             break
     assay.feature("size", "big" if len(fields) > 2 else "small")
     return fields
+
+
+@functools.lru_cache(maxsize=256)
+def normalize_key(key: str) -> str:
+    return key.strip().lower()
 
 
 def checksum(data: bytes) -> int:
