@@ -34,18 +34,25 @@ def need_keyword(a, *, k):
 NAMESPACE = {"json": json, "sorted": sorted, "need_keyword": need_keyword}
 
 
-def resolve(node: ast.expr) -> object | None:
-    """The object a dotted name denotes in NAMESPACE (or the builtins), else None."""
-    parts = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if not isinstance(node, ast.Name):
-        return None
-    obj = NAMESPACE.get(node.id, getattr(builtins, node.id, None))
-    for part in reversed(parts):
-        obj = getattr(obj, part, None)
-    return obj
+def resolver(namespace: dict[str, object]):
+    """A ``ctx.resolve`` that looks dotted names up in ``namespace`` (then the builtins)."""
+
+    def resolve(node: ast.expr) -> object | None:
+        parts = []
+        while isinstance(node, ast.Attribute):
+            parts.append(node.attr)
+            node = node.value
+        if not isinstance(node, ast.Name):
+            return None
+        obj = namespace.get(node.id, getattr(builtins, node.id, None))
+        for part in reversed(parts):
+            obj = getattr(obj, part, None)
+        return obj
+
+    return resolve
+
+
+resolve = resolver(NAMESPACE)
 
 
 def edits(source: str, family: str | None = None, *, in_function: bool = True) -> tuple[str, list[Edit]]:
@@ -623,20 +630,21 @@ SWEEP = {
 }
 
 
-def module_resolver(module):
-    def resolve_in_module(node: ast.expr) -> object | None:
-        parts = []
-        while isinstance(node, ast.Attribute):
-            parts.append(node.attr)
-            node = node.value
-        if not isinstance(node, ast.Name):
-            return None
-        obj = vars(module).get(node.id, getattr(builtins, node.id, None))
-        for part in reversed(parts):
-            obj = getattr(obj, part, None)
-        return obj
+FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
-    return resolve_in_module
+
+def outermost_functions(tree: ast.Module) -> list[ast.AST]:
+    """The functions not nested in another function (methods included)."""
+    found = []
+    pending: list[ast.AST] = [tree]
+    while pending:
+        node = pending.pop()
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, FUNCTIONS):
+                found.append(child)
+            else:
+                pending.append(child)
+    return found
 
 
 def line_offsets(text: str) -> list[int]:
@@ -652,11 +660,14 @@ def test_every_edit_on_real_stdlib_modules_compiles_in_place(relpath):
     module = importlib.import_module(SWEEP[relpath])
     tree = ast.parse(text)
     offsets = line_offsets(text)
-    ctx = OperatorContext(resolve=module_resolver(module))
+    ctx = OperatorContext(resolve=resolver(vars(module)))
     units: list[tuple[ast.AST, Edit]] = []
-    for node in ast.walk(tree):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            units.extend((node, edit) for edit in edits_in(node.body, ctx))
+    for unit in outermost_functions(tree):
+        # A nested function is compiled inside its outermost enclosing one:
+        # alone, its `nonlocal` statements would not compile.
+        for node in ast.walk(unit):
+            if isinstance(node, FUNCTIONS):
+                units.extend((unit, edit) for edit in edits_in(node.body, ctx))
     for node in tree.body:
         if isinstance(node, ast.Assign) and all(isinstance(t, ast.Name) for t in node.targets):
             module_ctx = OperatorContext(resolve=ctx.resolve, in_function=False)

@@ -64,7 +64,6 @@ from typing import Callable
 from assay.mutant.model import EXPRESSION, STATEMENT, Edit
 from assay.mutant.operators_control import (
     CONTROL_FAMILIES,
-    Emit,
     comprehension_filters,
     dropped_clauses,
     dropped_keywords,
@@ -444,7 +443,7 @@ class _Walker:
             self.emit("constant.empty", node, new, f"`{value!r}` became `{new}` in {self.where()}", EXPRESSION)
         elif isinstance(value, (int, float)):
             new = ast.unparse(ast.Constant(value + 1))
-            self.emit("constant.adjust", node, new, f"`{quote(node, bare=True)}` became `{new}` in {self.where()}", EXPRESSION)
+            self.emit("constant.adjust", node, new, f"{quote(node)} became `{new}` in {self.where()}", EXPRESSION)
         elif isinstance(value, (str, bytes)) and not self.quiet_strings:
             empty = value[:0]
             new = repr(empty if value else (FILLER if isinstance(value, str) else FILLER.encode()))
