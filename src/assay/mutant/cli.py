@@ -126,7 +126,9 @@ def _run(args: argparse.Namespace, *, sample: int | None, changed: str | None, m
     sys.path.insert(0, str(root))  # as `python -m pytest` run from the project folder would
     os.chdir(root)
     try:
-        code = pytest.main([*pytest_args, *quiet, "-p", "no:cacheprovider", "--rootdir", str(root)], plugins=[plugin])
+        # assay itself is imported already, so pytest cannot rewrite its plugin's asserts: expected, not news.
+        code = pytest.main([*pytest_args, *quiet, "-p", "no:cacheprovider", "--rootdir", str(root),
+                            "-W", "ignore::pytest.PytestAssertRewriteWarning"], plugins=[plugin])
     finally:
         os.chdir(old_cwd)
     progress.finish()
