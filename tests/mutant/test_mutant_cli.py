@@ -302,3 +302,16 @@ def test_fuzz_on_without_targets_is_exit_2(shop):
     (shop / "fuzz" / "fuzz_nothing.py").write_text("x = 1\n")
     proc = assay(shop, "mutant", "--fuzz", "on")
     assert proc.returncode == 2 and "no fuzz target" in proc.stderr
+
+
+def test_assay_test_runs_the_suite_then_a_sample(shop):
+    proc = assay(shop, "test", "--mutant", "sample", "--mutant-samples", "4", "--no-history", "--jobs", "2")
+    assert proc.returncode == 0, proc.stdout + proc.stderr  # pytest's status: the suite is green
+    assert "4 passed" in proc.stdout  # pytest's own output is shown
+    assert "mutants: 4 (" in proc.stdout
+    proc = assay(shop, "test", "--mutant", "sample", "--mutant-samples", "4", "--no-history",
+                 "--mutant-fail-under", "100")
+    assert proc.returncode == 1 and "below --mutant-fail-under" in proc.stderr
+    (shop / "tests" / "test_shop.py").write_text(TESTS + "\n\ndef test_red():\n    assert False\n")
+    proc = assay(shop, "test", "--mutant", "sample", "--no-history")
+    assert proc.returncode == 1 and "mutants not run" in proc.stderr  # pytest's failure, reported as such
