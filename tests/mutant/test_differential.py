@@ -6,6 +6,7 @@ import ast
 import hashlib
 import importlib.util
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -113,6 +114,7 @@ def test_control_only_fuzzing_kills_is_upgraded_with_an_artifact(tmp_path):
     assert meta["mutant_id"] == mutant.id and meta["oracle"] == "differential"
     assert meta["mutant_diff"].startswith("--- a/tests/mutant/subjects/records.py")
     assert meta["mutant_operator"] == "statement-drop"
+    assert Mutant.from_json(meta["mutant"]) == mutant
     assert meta["original_outcome"]["kind"] == "return" and meta["mutant_outcome"]["kind"] == "return"
     assert meta["original_outcome"]["digest"] != meta["mutant_outcome"]["digest"]
     assert meta["signature"].startswith("differential:" + id_dir[:16])
@@ -148,6 +150,8 @@ def test_a_mutant_that_hangs_or_exits_is_infrastructure_never_a_kill(tmp_path, o
     assert records.count_fields.__code__ is code
     meta = json.loads((Path(evidence.artifact) / "metadata.json").read_text())
     assert meta["oracle"] == oracle and meta["infrastructure"] is True and meta["mutant_id"] == mutant.id
+    assert meta["original_outcome"]["kind"] in ("return", "raise")
+    assert meta["mutant_outcome"]["kind"] == ("wedge" if oracle == "wedge" else "crash")
     assert (Path(evidence.artifact) / "input").read_bytes() == evidence.input
     assert Path(evidence.artifact).parent.parent.name == hashlib.sha256(mutant.id.encode()).hexdigest()
     # The parent goes on: the next survivor is fuzzed as usual.
@@ -163,6 +167,34 @@ def test_a_mutant_that_ignores_its_soft_timeout_is_killed_by_pid_and_is_infrastr
     meta = json.loads((Path(evidence.artifact) / "metadata.json").read_text())
     assert meta["oracle"] == "wedge" and meta["mutant_outcome"]["kind"] == "wedge"
     assert (Path(evidence.artifact) / "input").read_bytes() == evidence.input == b"a=1;b=two"  # from the journal
+
+
+def test_a_mutant_that_cannot_even_be_applied_is_infrastructure(tmp_path):
+    # MAX_VALUE = 8 -> 1 // 0: re-executing the assignment in the twin raises.
+    text = SUBJECT.read_text()
+    line = text.splitlines().index("MAX_VALUE = 8") + 1
+    edit = Edit("constant", line, 12, line, 13, "1 // 0", "8 -> 1 // 0")
+    mutant = Mutant(path=str(SUBJECT), relpath="tests/mutant/subjects/records.py", qualname="<module>",
+                    operator="constant", index=0, digest="0" * 64, edit=edit, unit="", unit_line=line, unit_end_line=line)
+    evidence, _ = fuzz(mutant, tmp_path)
+    assert evidence.status == INFRASTRUCTURE, evidence.detail
+    assert records.MAX_VALUE == 8
+    meta = json.loads((Path(evidence.artifact) / "metadata.json").read_text())
+    assert meta["signature"] == "crash:apply:ZeroDivisionError"
+
+
+def test_an_original_that_dies_ends_that_campaign_without_blaming_the_mutant(tmp_path):
+    def explosive(data: bytes):
+        if data.startswith(b"k"):
+            os._exit(5)
+        return records.checksum(data)
+
+    target = make_target(explosive, name="explosive", sources=[str(SUBJECT)], seeds=[b"a=1", b"k=v"], timeout=0.5)
+    mutant = make_mutant("checksum", "total * 2", "total + total", "arith")
+    options = FuzzOptions(artifact_root=str(tmp_path / "artifacts"), seed=1, cases=50, replays=2)
+    evidence = fuzz_survivor(mutant, Patch.build(mutant, SUBJECT.read_text()), [target], options)
+    assert evidence.status == SURVIVED
+    assert evidence.cases == 1 and "the original itself (crash:exit:5" in evidence.detail
 
 
 def test_a_difference_that_needs_state_from_earlier_cases_does_not_kill(tmp_path):

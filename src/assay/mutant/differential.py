@@ -180,7 +180,7 @@ def targets_for(path: str, targets: list[Target], project_root: str | None) -> l
 
 
 def fuzz_survivor(mutant: Mutant, patch: Patch, targets: list[Target], options: FuzzOptions, diff: str = "") -> SurvivorEvidence:
-    """Seeded, case-capped differential campaign(s) for one survivor; forks a child per target.
+    """Seeded, case-capped differential campaign(s) for one survivor; forks a pair of children per target.
 
     Targets are tried in order (:func:`targets_for`) until one tells the mutant
     apart or the mutant misbehaves; see the module docstring.  ``diff`` is the
@@ -275,13 +275,9 @@ class _Campaign:
             corpus = Corpus(self.options.corpus_root, self.target.name, self.target.max_len)
             check_all([corpus])
             entries = [d for _, d in corpus.load()]
-        out: list[bytes] = []
-        for data in [*self.target.seeds, *entries]:
-            if data not in out:
-                out.append(data)
-        return out
+        return list(dict.fromkeys([*self.target.seeds, *entries]))  # first occurrence wins, order kept
 
-    # -- the campaign child ---------------------------------------------------------------------
+    # -- the campaign's two processes ---------------------------------------------------------------------
     def run(self) -> _Result:
         target = self.target
         journal, twin_journal = jr.Journal(target.max_len), jr.Journal(target.max_len)
@@ -294,7 +290,7 @@ class _Campaign:
             pids.append(twin_pid)
             control_reader, control_writer = Pipe(duplex=False)
             plan = diffrun.Plan(
-                target=target, patch=self.patch, sources=self.sources, strategy=self.strategy,
+                target=target, sources=self.sources, strategy=self.strategy,
                 dictionary=self.dictionary, initial=self.initial, cseed=self.cseed, cases=self.options.cases,
                 deadline=deadline, journal=journal, capture=capture, twin=twin_conn, control=control_reader,
             )
@@ -512,6 +508,8 @@ class _Campaign:
     def _infrastructure(self, phase: int, pos: int, data: bytes, ops: list[str], original: oc.Identity | None,
                         mutated: oc.Identity, verdict: Verdict, output: str | None) -> None:
         reproduced = sum(not oc.comparable(_replay(self.target, self.patch, data)) for _ in range(INFRA_REPLAYS))
+        if original is None:  # the twin died: what the original does there, for the record
+            original = _replay(self.target, None, data)
         detail = f"{self.target.name}: the mutant {verdict.detail or verdict.oracle} ({verdict.signature}); an infrastructure finding, not a kill"
         finding = Finding(
             target=self.target.name, verdict=verdict, input=data, original=data,
@@ -532,6 +530,7 @@ class _Campaign:
             "mutant_path": m.relpath,
             "mutant_line": m.line,
             "mutant_diff": self.diff,
+            "mutant": m.to_json(),  # enough to rebuild the Patch and replay (Mutant.from_json)
             "original_outcome": original,
             "mutant_outcome": mutated,
             "differential_seed": self.cseed,

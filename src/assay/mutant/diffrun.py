@@ -57,7 +57,6 @@ class Plan:
     """What a campaign child needs (inherited through ``fork``)."""
 
     target: Target
-    patch: Patch
     sources: list[str]
     strategy: Any
     dictionary: list[bytes]
