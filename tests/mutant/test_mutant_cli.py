@@ -136,17 +136,27 @@ def test_verdicts_selection_timeout_and_error(shop):
 
 def test_second_run_uses_history(shop):
     _, first = run_report(shop)
+    verdicts = {m["id"]: m["verdict"] for m in first["mutants"]}
+    # Nothing changed: every verdict is reused, no test runs.
     proc, second = run_report(shop)
-    killed = [m for m in second["mutants"] if m["verdict"] == "killed"]
-    assert killed and all(m["gold"] for m in killed)  # each replayed the test that killed it first
-    assert second["history"]["gold_replays"] == len(killed)
-    assert second["history"]["reused"] == sum(m["verdict"] in ("survived", "timeout", "error") for m in first["mutants"])
-    assert {m["id"]: m["verdict"] for m in second["mutants"]} == {m["id"]: m["verdict"] for m in first["mutants"]}
+    assert second["history"]["unchanged"] is True and second["history"]["reused"] == len(verdicts)
+    assert all(m["cached"] for m in second["mutants"])
+    assert {m["id"]: m["verdict"] for m in second["mutants"]} == verdicts
+    assert "nothing changed since the last run" in proc.stdout
+    # A test file changed: killed mutants replay the test that killed them first (gold
+    # replay); nothing is reused, since the tests may now notice more.
+    tests = shop / "tests" / "test_shop.py"
+    tests.write_text(tests.read_text() + "\n# reviewed\n")
+    proc, third = run_report(shop)
+    killed = [m for m in third["mutants"] if m["verdict"] == "killed"]
+    assert killed and all(m["gold"] and m["tests_run"] == 1 for m in killed)
+    assert third["history"]["gold_replays"] == len(killed) and third["history"]["reused"] == 0
+    assert {m["id"]: m["verdict"] for m in third["mutants"]} == verdicts
     assert "gold replays" in proc.stdout
     # --no-history ignores it: nothing replayed or reused.
-    _, third = run_report(shop, "--no-history")
-    assert third["history"]["gold_replays"] == 0 and third["history"]["reused"] == 0
-    assert not any(m["gold"] for m in third["mutants"])
+    _, fourth = run_report(shop, "--no-history")
+    assert fourth["history"]["gold_replays"] == 0 and fourth["history"]["reused"] == 0
+    assert not any(m["gold"] or m["cached"] for m in fourth["mutants"])
 
 
 def test_changed_function_falls_back_to_full_selection(shop):

@@ -32,7 +32,7 @@ import types
 from typing import Any, Iterable
 
 from assay.errors import AssayError
-from assay.mutant.model import Mutant, apply_edit
+from assay.mutant.model import Mutant, apply_edit, edited_span
 
 #: Future features whose compiler flags a unit inherits from its module.
 _FUTURE_FLAGS = {name: getattr(__future__, name).compiler_flag for name in __future__.all_feature_names}
@@ -103,22 +103,23 @@ class Patch:
         return bool(self._swaps) or bool(self._rebind and self._rebind[1])
 
     @classmethod
-    def build(cls, mutant: Mutant, text: str, index: FunctionIndex | None = None,
-              mutated: str | None = None) -> "Patch":
+    def build(cls, mutant: Mutant, text: str, index: FunctionIndex | None = None) -> "Patch":
         """Compile ``mutant`` against its file's ``text``; raise :class:`MutantError` if it cannot apply."""
-        mutated = apply_edit(text, mutant.edit) if mutated is None else mutated
         index = index or FunctionIndex([mutant.path])
         if mutant.unit:
-            code = _compile_unit(mutant, mutated, _future_flags(text))
+            flags = _future_flags(text)
+            source = unit_source(mutant, text, mutated=True)
+            code = _compile_unit(mutant, source, flags)
             # A decorated function's code starts at its first decorator: unit_line.
             funcs = index.functions(mutant.path, mutant.unit, mutant.unit_line)
             for fn in funcs:
                 if fn.__code__.co_freevars != code.co_freevars:
                     if fn.__code__.co_freevars == ("__class__",) and not code.co_freevars:
-                        code = _compile_unit(mutant, _keep_class_cell(mutant, mutated), _future_flags(text))
+                        code = _compile_unit(mutant, _keep_class_cell(mutant, source), flags)
                     if fn.__code__.co_freevars != code.co_freevars:
                         raise MutantError(f"{mutant.id}: the mutant changes the function's closure variables")
             return cls(mutant, [(fn, code) for fn in funcs], None)
+        mutated = apply_edit(text, mutant.edit)
         stmt_code, names = _compile_assignment(mutant, mutated)
         return cls(mutant, [], (stmt_code, _namespaces(mutant, index), names))
 
@@ -165,9 +166,10 @@ class Patch:
         self.revert()
 
 
+@functools.lru_cache(maxsize=32)
 def _future_flags(text: str) -> int:
     flags = 0
-    for line in text.splitlines()[:200]:
+    for line in _lines(text)[:200]:
         stripped = line.strip()
         if stripped.startswith("from __future__ import"):
             for name in stripped.split("import", 1)[1].replace("(", " ").replace(")", " ").split(","):
@@ -175,21 +177,34 @@ def _future_flags(text: str) -> int:
     return flags
 
 
-def unit_source(mutant: Mutant, text: str) -> str:
-    """The unit's lines of ``text``, with everything before them blank but the class headers."""
-    lines = text.splitlines(keepends=True)
+@functools.lru_cache(maxsize=32)
+def _lines(text: str) -> list[str]:
+    """A file's lines, split once per file however many mutants it has (never mutate the list)."""
+    return text.splitlines(keepends=True)
+
+
+def unit_source(mutant: Mutant, text: str, mutated: bool = False) -> str:
+    """The unit's lines of ``text`` (with the mutant's edit when ``mutated``), everything
+    before them blank but the class headers, so every line keeps its number."""
+    lines = _lines(text)
     out = ["\n"] * (mutant.unit_line - 1)
     for line, indent, name in mutant.wrappers:
         out[line - 1] = " " * indent + f"class {name}:\n"
-    out.extend(lines[mutant.unit_line - 1 : mutant.unit_end_line])
+    edit = mutant.edit
+    if mutated:
+        out.extend(lines[mutant.unit_line - 1 : edit.line - 1])
+        out.append(edited_span(lines, edit))
+        out.extend(lines[edit.end_line : mutant.unit_end_line])
+    else:
+        out.extend(lines[mutant.unit_line - 1 : mutant.unit_end_line])
     if out and not out[-1].endswith("\n"):
         out[-1] += "\n"
     return "".join(out)
 
 
-def _compile_unit(mutant: Mutant, mutated: str, flags: int) -> types.CodeType:
+def _compile_unit(mutant: Mutant, source: str, flags: int) -> types.CodeType:
     try:
-        module_code = compile(unit_source(mutant, mutated), mutant.path, "exec", flags=flags, dont_inherit=True)
+        module_code = compile(source, mutant.path, "exec", flags=flags, dont_inherit=True)
     except SyntaxError as exc:
         raise MutantError(f"{mutant.id}: the mutated function does not compile ({exc.msg}, line {exc.lineno})") from None
     found = _find_code(module_code, mutant.unit)
@@ -198,22 +213,22 @@ def _compile_unit(mutant: Mutant, mutated: str, flags: int) -> types.CodeType:
     return found
 
 
-def _keep_class_cell(mutant: Mutant, mutated: str) -> str:
-    """``mutated`` with ``; __class__`` after the unit's last statement.
+def _keep_class_cell(mutant: Mutant, source: str) -> str:
+    """The unit's ``source`` with ``; __class__`` after the unit's last statement.
 
     A method whose mutant deletes its only ``super()`` call would lose the
     ``__class__`` cell, and a code object with fewer free variables cannot replace
     the live one.  An unreachable reference keeps the cell; no line moves.
     """
-    tree = ast.parse(unit_source(mutant, mutated))
+    tree = ast.parse(source)
     name = mutant.unit.rsplit(".", 1)[-1]
     for node in ast.walk(tree):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == name and node.lineno >= mutant.unit_line:
-            lines = mutated.splitlines(keepends=True)
+            lines = source.splitlines(keepends=True)
             raw = lines[node.end_lineno - 1].encode("utf-8")
             lines[node.end_lineno - 1] = (raw[: node.end_col_offset] + b"; __class__" + raw[node.end_col_offset :]).decode("utf-8")
             return "".join(lines)
-    return mutated
+    return source
 
 
 def _find_code(code: types.CodeType, qualname: str) -> types.CodeType | None:

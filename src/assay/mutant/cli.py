@@ -97,7 +97,7 @@ def _run(args: argparse.Namespace, *, sample: int | None, changed: str | None, m
 
     from assay.config import load_project
     from assay.mutant.discover import files_to_mutate
-    from assay.mutant.report import build_report, score, summary
+    from assay.mutant.report import build_report, summary
     from assay.mutant.session import MutationOptions, MutationPlugin
     from assay.report import write_report
 
@@ -120,6 +120,17 @@ def _run(args: argparse.Namespace, *, sample: int | None, changed: str | None, m
         targets = load_fuzz_targets(project, args.fuzz_target)  # before the tests: a bad target fails fast
     plugin = MutationPlugin(options)
     pytest_args = [a for a in args.pytest_args if a != "--"]
+    tree = ""
+    if options.history is not None and mutate:
+        from assay.mutant.history import History, tree_digest
+        from assay.mutant.selection import commit_of
+
+        tree = tree_digest(root, {**_arguments(args), "mode": mode, "files": [str(f) for f in files],
+                                  "changed_commit": commit_of(root, changed) if changed else None})
+        if mode == "mutant":
+            unchanged = History.load(options.history).unchanged_run(tree)
+            if unchanged is not None:
+                return _report_unchanged(args, unchanged, root, files)
     quiet = ["-p", "no:terminal"] if mode == "mutant" else []
     started = time.monotonic()
     old_cwd = os.getcwd()
@@ -159,7 +170,7 @@ def _run(args: argparse.Namespace, *, sample: int | None, changed: str | None, m
         if mode == "test" and not fuzz_summary["mapped"]:
             print(f"assay: no survivor maps to a fuzz target; fuzzing every target ({len(targets)})")
             fuzz_summary["campaign"] = replay_targets(targets, project, **fuzz)
-    plugin.save_history()
+    plugin.save_history(tree)
     elapsed = time.monotonic() - started
     if mutate:
         print(summary(results, elapsed, plugin.unrun))
@@ -175,7 +186,11 @@ def _run(args: argparse.Namespace, *, sample: int | None, changed: str | None, m
         )
         write_report(args.report, report)
         print(f"report: {args.report}")
-    from assay.mutant.report import counts
+    return _exit_status(args, results, mode, code)
+
+
+def _exit_status(args: argparse.Namespace, results: list, mode: str, pytest_code: int) -> int:
+    from assay.mutant.report import counts, score
 
     c = counts(results)
     if args.mutant_fail_under is not None:
@@ -183,9 +198,9 @@ def _run(args: argparse.Namespace, *, sample: int | None, changed: str | None, m
         below = s is not None and s * 100 < args.mutant_fail_under
         if below:
             print(f"assay: killed share {s:.1%} is below --mutant-fail-under {args.mutant_fail_under:g}%", file=sys.stderr)
-        return 1 if below or (mode == "test" and code) else 0
+        return 1 if below or (mode == "test" and pytest_code) else 0
     if mode == "test":
-        return code
+        return pytest_code
     return 1 if c["survived"] or c["unreached"] else 0
 
 
@@ -219,6 +234,29 @@ def cmd_show(args: argparse.Namespace, mutant_id: str) -> int:
         pass
     print(show(result, diff))
     return 0
+
+
+def _report_unchanged(args: argparse.Namespace, records: list[dict[str, Any]], root: Path, files: list[Path]) -> int:
+    """Nothing the verdicts depend on changed since the last complete run: reuse all of it."""
+    from assay.mutant.model import Mutant
+    from assay.mutant.report import build_report, summary
+    from assay.mutant.session import from_record
+    from assay.report import write_report
+
+    started = time.monotonic()
+    results = [from_record(Mutant.from_json(r["mutant"]), r) for r in records]
+    elapsed = time.monotonic() - started
+    print(summary(results, elapsed))
+    print(f"history: nothing changed since the last run (code, tests, configuration, installed packages, "
+          f"arguments): all {len(results)} verdicts reused; --no-history runs them again")
+    hist = {"gold_replays": 0, "gold_kills": 0, "reused": len(results), "unchanged": True}
+    if args.report:
+        write_report(args.report, build_report(results, arguments=_arguments(args), elapsed=elapsed, unrun=0,
+                                               timings={}, history=hist, fuzz=None,
+                                               baseline={"tests": None, "passed": None, "seconds": 0.0,
+                                                         "files": [str(f.relative_to(root)) if f.is_relative_to(root) else str(f) for f in files]}))
+        print(f"report: {args.report}")
+    return _exit_status(args, results, "mutant", 0)
 
 
 def _abs(path: str | None) -> str | None:

@@ -17,7 +17,12 @@ from typing import Any, Iterable
 
 from assay.store.atomic import write_json
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+#: Folders left out of the tree digest (environments, caches, assay's own output).
+TREE_SKIP = {".git", ".venv", "venv", ".tox", ".nox", "node_modules", "__pycache__", ".assay", "build", "dist",
+             ".mypy_cache", ".pytest_cache", ".ruff_cache", "mutants"}
+#: Files besides ``*.py`` whose bytes can change what the tests do.
+TREE_CONFIG = ("pyproject.toml", "setup.cfg", "setup.py", "tox.ini", "pytest.ini", "requirements.txt")
 #: Verdicts that are reused unchanged when nothing in the project changed.
 REUSABLE = ("survived", "unreached", "timeout", "error", "killed-by-fuzz")
 
@@ -35,6 +40,35 @@ def project_digest(paths: Iterable[str | os.PathLike[str]]) -> str:
     return h.hexdigest()
 
 
+def tree_digest(root: str | os.PathLike[str], arguments: dict[str, Any]) -> str:
+    """SHA-256 over everything a mutation run's verdicts depend on.
+
+    Every ``*.py`` and configuration file under ``root`` (so a new test file
+    counts), the Python version, every installed distribution's name and version,
+    and the ``arguments`` that choose the mutants, the tests and the fuzzing.
+    """
+    import sys
+    from importlib import metadata
+
+    h = hashlib.sha256()
+    h.update(json.dumps(arguments, sort_keys=True, default=str).encode())
+    h.update(sys.version.encode())
+    dists = sorted(f"{d.metadata['Name']}=={d.version}" for d in metadata.distributions() if d.metadata["Name"])
+    h.update("\n".join(dists).encode())
+    base = Path(root)
+    for dirpath, dirnames, filenames in os.walk(base):
+        dirnames[:] = sorted(d for d in dirnames if d not in TREE_SKIP and not d.startswith("."))
+        for name in sorted(filenames):
+            if name.endswith(".py") or name in TREE_CONFIG:
+                path = Path(dirpath) / name
+                h.update(str(path.relative_to(base)).encode() + b"\0")
+                try:
+                    h.update(hashlib.sha256(path.read_bytes()).digest())
+                except OSError:
+                    h.update(b"<unreadable>")
+    return h.hexdigest()
+
+
 def selection_digest(tests: Iterable[str]) -> str:
     return hashlib.sha256("\n".join(sorted(tests)).encode()).hexdigest()[:16]
 
@@ -45,6 +79,8 @@ class History:
     def __init__(self, path: str | os.PathLike[str]) -> None:
         self.path = Path(path)
         self.project = ""
+        self.tree = ""
+        self.last_run: list[str] = []
         self.records: dict[str, dict[str, Any]] = {}
 
     @classmethod
@@ -58,6 +94,9 @@ class History:
             return history  # unreadable history is no history: it only ever saves time
         if isinstance(data, dict) and data.get("schema_version") == SCHEMA_VERSION:
             history.project = str(data.get("project", ""))
+            history.tree = str(data.get("tree", ""))
+            last = data.get("last_run")
+            history.last_run = [i for i in last if isinstance(i, str)] if isinstance(last, list) else []
             records = data.get("mutants")
             if isinstance(records, dict):
                 history.records = {k: v for k, v in records.items() if isinstance(v, dict)}
@@ -89,6 +128,18 @@ class History:
         self.records[mutant_id] = {"digest": digest, "selection": selection, "verdict": verdict,
                                    "killers": killers, "result": result}
 
-    def save(self, project: str) -> None:
+    def unchanged_run(self, tree: str) -> list[dict[str, Any]] | None:
+        """Every result of the last run, when its tree digest is ``tree`` (else None)."""
+        if not self.tree or self.tree != tree or not self.last_run:
+            return None
+        results = [self.records.get(i, {}).get("result") for i in self.last_run]
+        if not all(isinstance(r, dict) and "mutant" in r for r in results):
+            return None
+        return results  # type: ignore[return-value]
+
+    def save(self, project: str, tree: str = "", last_run: list[str] | None = None) -> None:
         self.project = project
-        write_json(self.path, {"schema_version": SCHEMA_VERSION, "project": project, "mutants": self.records})
+        self.tree = tree
+        self.last_run = list(last_run or [])
+        write_json(self.path, {"schema_version": SCHEMA_VERSION, "project": project, "tree": tree,
+                               "last_run": self.last_run, "mutants": self.records})

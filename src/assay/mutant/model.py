@@ -123,9 +123,15 @@ def apply_edit(text: str, edit: Edit) -> str:
 
     An expression replacement is parenthesized; a replacement shorter (in lines)
     than the span it replaces is padded with newlines inside the parentheses, or
-    after the statement, so code after it keeps its line numbers.
+    after the rest of the statement's last line, so code after it keeps its line
+    numbers.
     """
     lines = text.splitlines(keepends=True)
+    return "".join(lines[: edit.line - 1]) + edited_span(lines, edit) + "".join(lines[edit.end_line :])
+
+
+def edited_span(lines: list[str], edit: Edit) -> str:
+    """The text that replaces lines ``edit.line..edit.end_line``: as many lines as they were."""
     first = lines[edit.line - 1].encode("utf-8")
     last = lines[edit.end_line - 1].encode("utf-8")
     before = first[: edit.col].decode("utf-8")
@@ -134,12 +140,15 @@ def apply_edit(text: str, edit: Edit) -> str:
     replacement = edit.replacement
     pad = "\n" * max(0, spanned - replacement.count("\n"))
     if edit.kind == EXPRESSION:
-        new = f"({replacement}{pad})"
-    else:
-        indent = " " * len(before) if not before.strip() else ""
-        stmt_lines = replacement.split("\n")
-        new = stmt_lines[0] + "".join("\n" + indent + s for s in stmt_lines[1:]) + pad
-    return "".join(lines[: edit.line - 1]) + before + new + after + "".join(lines[edit.end_line :])
+        return f"{before}({replacement}{pad}){after}"
+    indent = " " * len(before) if not before.strip() else ""
+    stmt_lines = replacement.split("\n")
+    new = stmt_lines[0] + "".join("\n" + indent + s for s in stmt_lines[1:])
+    # The rest of the last line (`; more()`, a comment) stays on the statement's line.
+    if pad and not after.endswith("\n"):
+        after += "\n"
+        pad = pad[1:]
+    return before + new + after + pad
 
 
 def unified_diff(text: str, mutant: Mutant, context: int = 3) -> str:

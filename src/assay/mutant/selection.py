@@ -33,24 +33,34 @@ def sample(mutants: list[Mutant], n: int) -> list[Mutant]:
     return [m for m in mutants if m.id in chosen]
 
 
+def git(root: Path, *args: str) -> str:
+    """Run git in ``root``; a failure is a :class:`ConfigError` quoting git."""
+    try:
+        proc = subprocess.run(["git", *args], cwd=root, capture_output=True, text=True, timeout=60)
+    except FileNotFoundError:
+        raise ConfigError("--changed needs git, which is not installed") from None
+    except subprocess.TimeoutExpired:
+        raise ConfigError(f"git {' '.join(args)} did not answer within 60 s") from None
+    if proc.returncode != 0:
+        raise ConfigError(f"git {' '.join(args)}: {proc.stderr.strip() or proc.stdout.strip() or 'failed'}")
+    return proc.stdout
+
+
+def commit_of(root: Path, rev: str) -> str:
+    """The commit ``rev`` names; exit 2 when git does not know it."""
+    try:
+        return git(root, "rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}").strip()
+    except ConfigError:
+        raise ConfigError(f"--changed {rev}: git does not know this revision (or {root} is not a git checkout)") from None
+
+
 def changed_lines(root: Path, rev: str) -> dict[str, set[int]]:
     """Lines (of the working tree) added or changed since git revision ``rev``, per real path."""
-    def git(*args: str) -> str:
-        try:
-            proc = subprocess.run(["git", *args], cwd=root, capture_output=True, text=True, timeout=60)
-        except FileNotFoundError:
-            raise ConfigError("--changed needs git, which is not installed") from None
-        except subprocess.TimeoutExpired:
-            raise ConfigError(f"git {' '.join(args)} did not answer within 60 s") from None
-        if proc.returncode != 0:
-            raise ConfigError(f"--changed {rev}: git says: {proc.stderr.strip() or proc.stdout.strip()}")
-        return proc.stdout
-
-    top = Path(git("rev-parse", "--show-toplevel").strip())
-    git("rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}")
+    commit_of(root, rev)
+    top = Path(git(root, "rev-parse", "--show-toplevel").strip())
     out: dict[str, set[int]] = {}
     current: str | None = None
-    for line in git("diff", "--unified=0", "--no-color", "--no-ext-diff", rev, "--", ".").splitlines():
+    for line in git(root, "diff", "--unified=0", "--no-color", "--no-ext-diff", rev, "--", ".").splitlines():
         if line.startswith("+++ "):
             name = line[4:].strip()
             current = None if name == "/dev/null" else str((top / name[2:]).resolve())
@@ -59,7 +69,7 @@ def changed_lines(root: Path, rev: str) -> dict[str, set[int]]:
         if m and current is not None:
             start, count = int(m.group(1)), int(m.group(2) or "1")
             out.setdefault(current, set()).update(range(start, start + count))
-    for name in git("ls-files", "--others", "--exclude-standard").splitlines():  # new files count as changed
+    for name in git(root, "ls-files", "--others", "--exclude-standard").splitlines():  # new files count as changed
         path = (root / name).resolve()
         try:
             out[str(path)] = set(range(1, len(path.read_text("utf-8").splitlines()) + 1))

@@ -25,7 +25,7 @@ import pytest
 from assay.mutant.apply import FunctionIndex
 from assay.mutant.discover import mutants_in_file
 from assay.mutant.execute import (
-    INVALID, KILLED, SURVIVED, TIMEOUT_FACTOR, TIMEOUT_FLOOR, UNREACHED, MutantResult, Plan, run_mutants,
+    KILLED, SURVIVED, TIMEOUT_FACTOR, TIMEOUT_FLOOR, UNREACHED, MutantResult, Plan, run_mutants,
 )
 from assay.mutant.history import History, project_digest, selection_digest
 from assay.mutant.model import Mutant
@@ -186,7 +186,7 @@ class MutationPlugin:
             if history is not None:
                 cached = history.reusable(m.id, m.digest, self.project, sel)
                 if cached is not None:
-                    results[m.id] = _from_record(m, cached)
+                    results[m.id] = from_record(m, cached)
                     self.history_stats["reused"] += 1
                     continue
             gold = [t for t in (history.killers(m.id, m.digest) if history else []) if t in passed]
@@ -220,16 +220,20 @@ class MutationPlugin:
         self.timings["mutants"] = time.monotonic() - t0
         self._history, self._selections = history, selections
 
-    def save_history(self) -> None:
-        """Record every judged mutant (after fuzzing, which may upgrade survivors)."""
+    def save_history(self, tree: str = "") -> None:
+        """Record every judged mutant (after fuzzing, which may upgrade survivors).
+
+        ``tree`` (:func:`~assay.mutant.history.tree_digest`) is recorded only for a
+        complete run, so an unchanged tree can reuse the whole run next time.
+        """
         history = self._history
         if history is None:
             return
         for r in self.results:
-            if r.verdict != INVALID:
-                history.record(r.mutant.id, r.mutant.digest, self._selections.get(r.mutant.id, ""), r.verdict,
+            history.record(r.mutant.id, r.mutant.digest, self._selections.get(r.mutant.id, ""), r.verdict,
                                [r.killed_by] if r.killed_by else [], {**r.to_json(), "mutant": r.mutant.to_json()})
-        history.save(self.project)
+        complete = not self.unrun and len(self.results) == len(self.mutants)
+        history.save(self.project, tree if complete else "", [r.mutant.id for r in self.results] if complete else [])
 
     def _run_test(self, nodeid: str, nextid: str | None) -> str | None:
         """Runs in a mutant's child: one test, its failure line or None."""
@@ -275,7 +279,7 @@ class _RecentKillers:
         plan.tests = first + [t for t in plan.tests if t not in first]
 
 
-def _from_record(m: Mutant, record: dict[str, Any]) -> MutantResult:
+def from_record(m: Mutant, record: dict[str, Any]) -> MutantResult:
     return MutantResult(
         m, record.get("verdict", SURVIVED), killed_by=record.get("killed_by"), failure=record.get("failure", ""),
         tests_selected=record.get("tests_selected", 0), tests_run=0, elapsed=0.0, cached=True,
