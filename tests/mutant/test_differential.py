@@ -253,6 +253,13 @@ class _Plain:
         self.fn = len
 
 
+class _Slotted:
+    __slots__ = ("a", "b")
+
+    def __init__(self, a):
+        self.a = a
+
+
 def test_outcome_identity_is_stable_and_discriminating():
     assert oc.message_shape("expected 3 got 4") == oc.message_shape("expected 51 got 6")
     assert oc.message_shape("expected 3 got 4") != oc.message_shape("bad header")
@@ -261,6 +268,9 @@ def test_outcome_identity_is_stable_and_discriminating():
     assert oc.stable_repr({"b": 1, "a": {2, 1}}) == oc.stable_repr({"a": {1, 2}, "b": 1})
     assert oc.stable_repr(_Plain(1)) == oc.stable_repr(_Plain(1)) != oc.stable_repr(_Plain(2))
     assert oc.stable_repr(object()) == oc.stable_repr(object())
+    assert oc.stable_repr(_Slotted(1)) == oc.stable_repr(_Slotted(1)) != oc.stable_repr(_Slotted(2))
+    assert oc.stable_repr(lambda: 1) == oc.stable_repr(lambda: 2) == "<builtins.function>"
+    assert " at 0x" not in oc.stable_repr([lambda: 1, iter([]), (x for x in ())])
     loop: list = []
     loop.append(loop)
     assert "<cycle>" in oc.stable_repr(loop)

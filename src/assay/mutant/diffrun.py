@@ -54,7 +54,7 @@ RESTART_CHECK_EVERY = 64
 
 @dataclass
 class Plan:
-    """What a campaign child needs (inherited through ``fork``)."""
+    """What the original's process needs (inherited through ``fork``); ``twin`` is its connection to the mutant's."""
 
     target: Target
     sources: list[str]
@@ -278,7 +278,7 @@ def shrink_child(target: Target, twin: Twin, data: bytes, want: tuple, max_cases
         if not oc.comparable(original):
             return False
         try:
-            mutated, _ = twin.run(jr.DERIVED, 0, candidate)
+            mutated, _ = twin.run(jr.GENERATED, 0, candidate)
         except TwinLost:
             lost = True
             return False

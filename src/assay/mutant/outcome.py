@@ -197,15 +197,21 @@ class _Renderer:
 
 
 def _attributes(value: Any) -> dict[str, Any]:
+    """An object's state: its ``__dict__`` and the ``__slots__`` of its classes."""
     out: dict[str, Any] = {}
     try:
         out.update(vars(value))
     except TypeError:
         pass
     for cls in type(value).__mro__:
-        for slot in getattr(cls, "__slots__", ()) if isinstance(getattr(cls, "__slots__", ()), (tuple, list)) else ():
-            if slot not in out and slot not in ("__dict__", "__weakref__") and hasattr(value, slot):
+        slots = cls.__dict__.get("__slots__", ())
+        for slot in (slots,) if isinstance(slots, str) else slots:
+            if slot in out or slot in ("__dict__", "__weakref__"):
+                continue
+            try:
                 out[slot] = getattr(value, slot)
+            except Exception:  # noqa: BLE001 - an unset slot, or a descriptor that raises
+                continue
     return out
 
 
