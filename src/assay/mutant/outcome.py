@@ -260,6 +260,7 @@ def raised(exc: BaseException, features: list[Hashable]) -> Identity:
         message = str(exc)
     except Exception:  # noqa: BLE001
         message = f"<unprintable {type(exc).__name__}>"
+    message = message.encode("utf-8", "backslashreplace").decode("utf-8")  # lone surrogates stay writable
     kind = "resource" if isinstance(exc, RESOURCE_ERRORS) else "raise"
     return {
         "kind": kind,
