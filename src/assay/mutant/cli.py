@@ -93,8 +93,6 @@ def cmd_test(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace, *, sample: int | None, changed: str | None, mode: str, mutate: bool = True) -> int:
-    import pytest
-
     from assay.config import load_project
     from assay.mutant.discover import files_to_mutate
     from assay.mutant.report import build_report, summary
@@ -132,6 +130,8 @@ def _run(args: argparse.Namespace, *, sample: int | None, changed: str | None, m
             if unchanged is not None:
                 return _report_unchanged(args, unchanged, root, files)
     quiet = ["-p", "no:terminal"] if mode == "mutant" else []
+    import pytest
+
     started = time.monotonic()
     old_cwd = os.getcwd()
     sys.path.insert(0, str(root))  # as `python -m pytest` run from the project folder would
