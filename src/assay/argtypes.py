@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from typing import Any
 
 
 def positive_int(text: str) -> int:
@@ -40,3 +41,8 @@ def shard(text: str) -> tuple[int, int]:
     if not 1 <= k <= n:
         raise argparse.ArgumentTypeError(f"shard {text!r} needs 1 <= K <= N")
     return k, n
+
+
+def arguments_of(args: argparse.Namespace) -> dict[str, Any]:
+    """A parsed command line as plain data, for reports."""
+    return {k: (list(v) if isinstance(v, tuple) else v) for k, v in vars(args).items() if k != "func"}

@@ -11,12 +11,11 @@ import importlib
 import json
 import os
 import sys
-import time
 from pathlib import Path
 from typing import Any, Sequence
 
 from assay._version import __version__
-from assay.argtypes import positive_int as _positive_int, seconds as _seconds, seed as _seed, shard as _shard
+from assay.argtypes import arguments_of, positive_int as _positive_int, seconds as _seconds, seed as _seed, shard as _shard
 from assay.errors import AssayError, ConfigError
 
 #: Subcommands that live beside their feature; each module has ``register(subparsers)``.
@@ -25,8 +24,6 @@ PLUGGED_COMMANDS = ("assay.promote.cli", "assay.compose.cli", "assay.mutant.cli"
 DEFAULT_BUDGET = 60.0
 #: Commands re-executed with PYTHONHASHSEED=0 (when unset) so runs are reproducible.
 REPRODUCIBLE_COMMANDS = ("fuzz", "compose", "mutant", "test")
-#: Seconds between redraws of the live progress line.
-PROGRESS_EVERY = 0.25
 
 
 def add_project_arg(parser: argparse.ArgumentParser) -> None:
@@ -91,7 +88,7 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
     from assay.config import load_project
     from assay.discovery import load_targets, select
     from assay.engine.campaign import CampaignOptions, run_campaign
-    from assay.report import build_report, summary, write_report
+    from assay.report import build_report, progress_line, summary, write_report
 
     if args.fuzz_backend != "python":
         raise ConfigError(
@@ -126,7 +123,9 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
         project_root=str(project.root),
         jobs=args.jobs,
     )
-    progress = _Progress(sys.stderr)
+    from assay.progress import ProgressLine
+
+    progress = ProgressLine(sys.stderr, progress_line)
     result = run_campaign(chosen, options, progress=progress)
     progress.finish()
     print(summary(result))
@@ -153,35 +152,7 @@ def _path(flag: str | None, default: Path) -> str:
 
 
 def _arguments(args: argparse.Namespace) -> dict[str, Any]:
-    return {k: (list(v) if isinstance(v, tuple) else v) for k, v in vars(args).items() if k != "func"}
-
-
-class _Progress:
-    """A live progress line on a terminal; silent otherwise."""
-
-    def __init__(self, stream) -> None:
-        self.stream = stream
-        self.live = stream.isatty()
-        self.last = 0.0
-        self.drawn = False
-
-    def __call__(self, p) -> None:
-        from assay.report import progress_line
-
-        now = time.monotonic()
-        if not self.live or now - self.last < PROGRESS_EVERY:
-            return
-        self.last = now
-        line = progress_line(p)
-        width = os.get_terminal_size(self.stream.fileno()).columns if self.live else 120
-        self.stream.write("\r" + line[: width - 1].ljust(width - 1))
-        self.stream.flush()
-        self.drawn = True
-
-    def finish(self) -> None:
-        if self.drawn:
-            self.stream.write("\n")
-            self.stream.flush()
+    return arguments_of(args)
 
 
 # -- targets --------------------------------------------------------------------------------------

@@ -61,6 +61,16 @@ def monitoring() -> Any:
     return mon
 
 
+def claim_tool_id(name: str) -> int:
+    """Take the first free ``sys.monitoring`` tool id of :data:`TOOL_ID_PREFERENCE`."""
+    mon = monitoring()
+    for tool in TOOL_ID_PREFERENCE:
+        if mon.get_tool(tool) is None:
+            mon.use_tool_id(tool, name)
+            return tool
+    raise MonitoringUnavailable("every sys.monitoring tool id is taken; stop another tool and retry")
+
+
 def has_split_branches() -> bool:
     """True where ``BRANCH_LEFT``/``BRANCH_RIGHT`` exist (3.14+)."""
     return hasattr(monitoring().events, "BRANCH_LEFT")
@@ -85,13 +95,7 @@ class SysmonFeedback:
     # -- lifecycle -------------------------------------------------------------
     def start(self) -> None:
         mon = monitoring()
-        for tool in TOOL_ID_PREFERENCE:
-            if mon.get_tool(tool) is None:
-                mon.use_tool_id(tool, _TOOL_NAME)
-                self.tool_id = tool
-                break
-        else:
-            raise MonitoringUnavailable("every sys.monitoring tool id is taken; stop another tool and retry")
+        self.tool_id = claim_tool_id(_TOOL_NAME)
         ev = mon.events
         mon.register_callback(self.tool_id, ev.PY_START, self._on_start)
         mon.register_callback(self.tool_id, ev.LINE, self._on_line)

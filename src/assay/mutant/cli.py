@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from assay.argtypes import positive_int, seconds, seed
+from assay.argtypes import arguments_of, positive_int, seconds, seed
 from assay.errors import ConfigError
 
 #: Mutants sampled by ``assay test --mutant sample`` without ``--mutant-samples``.
@@ -105,7 +105,9 @@ def _run(args: argparse.Namespace, *, sample: int | None, changed: str | None, m
     if isinstance(entries, str):
         entries = [entries]
     files = files_to_mutate(root, entries) if mutate else []
-    progress = _Progress(sys.stderr)
+    from assay.progress import ProgressLine
+
+    progress = ProgressLine(sys.stderr, _progress_line, LOG_PROGRESS_EVERY)
     options = MutationOptions(
         root=root, files=files, jobs=args.jobs, sample=sample, changed=changed, operators=args.operators,
         history=None if args.no_history else root / HISTORY, run_mutants=mutate, progress=progress,
@@ -123,7 +125,7 @@ def _run(args: argparse.Namespace, *, sample: int | None, changed: str | None, m
         from assay.mutant.history import History, tree_digest
         from assay.mutant.selection import commit_of
 
-        tree = tree_digest(root, {**_arguments(args), "mode": mode, "files": [str(f) for f in files],
+        tree = tree_digest(root, {**arguments_of(args), "mode": mode, "files": [str(f) for f in files],
                                   "changed_commit": commit_of(root, changed) if changed else None})
         if mode == "mutant":
             unchanged = History.load(options.history).unchanged_run(tree)
@@ -179,7 +181,7 @@ def _run(args: argparse.Namespace, *, sample: int | None, changed: str | None, m
         print(f"history: {hs['gold_replays']} gold replays ({hs['gold_kills']} killed by the recorded test), {hs['reused']} verdicts reused")
     if args.report:
         report = build_report(
-            results, arguments=_arguments(args), elapsed=elapsed, unrun=plugin.unrun, timings=plugin.timings,
+            results, arguments=arguments_of(args), elapsed=elapsed, unrun=plugin.unrun, timings=plugin.timings,
             history=plugin.history_stats, fuzz=fuzz_summary,
             baseline={"tests": base.tests, "passed": len(base.passed), "seconds": round(base.elapsed, 3),
                       "files": [str(f.relative_to(root)) if f.is_relative_to(root) else str(f) for f in files]},
@@ -251,7 +253,7 @@ def _report_unchanged(args: argparse.Namespace, records: list[dict[str, Any]], r
           f"arguments): all {len(results)} verdicts reused; --no-history runs them again")
     hist = {"gold_replays": 0, "gold_kills": 0, "reused": len(results), "unchanged": True}
     if args.report:
-        write_report(args.report, build_report(results, arguments=_arguments(args), elapsed=elapsed, unrun=0,
+        write_report(args.report, build_report(results, arguments=arguments_of(args), elapsed=elapsed, unrun=0,
                                                timings={}, history=hist, fuzz=None,
                                                baseline={"tests": None, "passed": None, "seconds": 0.0,
                                                          "files": [str(f.relative_to(root)) if f.is_relative_to(root) else str(f) for f in files]}))
@@ -267,31 +269,5 @@ def _arguments(args: argparse.Namespace) -> dict[str, Any]:
     return {k: (list(v) if isinstance(v, tuple) else v) for k, v in vars(args).items() if k != "func"}
 
 
-class _Progress:
-    """A live line on a terminal; a line every few seconds in a CI log."""
-
-    def __init__(self, stream) -> None:
-        self.stream = stream
-        self.live = stream.isatty()
-        self.last = time.monotonic()
-        self.drawn = False
-
-    def __call__(self, counts: dict[str, int], total: int) -> None:
-        now = time.monotonic()
-        every = 0.25 if self.live else LOG_PROGRESS_EVERY
-        if now - self.last < every:
-            return
-        self.last = now
-        done = sum(counts.values())
-        line = f"mutants {done}/{total}: " + ", ".join(f"{n} {v}" for v, n in counts.items() if n)
-        if self.live:
-            self.stream.write("\r" + line[:119].ljust(119))
-            self.drawn = True
-        else:
-            self.stream.write(line + "\n")
-        self.stream.flush()
-
-    def finish(self) -> None:
-        if self.drawn:
-            self.stream.write("\n")
-            self.stream.flush()
+def _progress_line(counts: dict[str, int], total: int) -> str:
+    return f"mutants {sum(counts.values())}/{total}: " + ", ".join(f"{n} {v}" for v, n in counts.items() if n)

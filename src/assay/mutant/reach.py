@@ -15,8 +15,7 @@ import os
 import sys
 from typing import Any, Iterable
 
-from assay.feedback.sysmon import TOOL_ID_PREFERENCE, monitoring
-from assay.errors import MonitoringUnavailable
+from assay.feedback.sysmon import claim_tool_id, monitoring
 
 _TOOL_NAME = "assay-mutant"
 #: The line number recorded for "the test ran some function of this file"; module-
@@ -42,13 +41,7 @@ class ReachRecorder:
 
     def start(self) -> None:
         mon = monitoring()
-        for tool in TOOL_ID_PREFERENCE:
-            if mon.get_tool(tool) is None:
-                mon.use_tool_id(tool, _TOOL_NAME)
-                self.tool_id = tool
-                break
-        else:
-            raise MonitoringUnavailable("every sys.monitoring tool id is taken; stop another tool and retry")
+        self.tool_id = claim_tool_id(_TOOL_NAME)
         mon.register_callback(self.tool_id, mon.events.PY_START, self._on_start)
         mon.register_callback(self.tool_id, mon.events.LINE, self._on_line)
         mon.set_events(self.tool_id, mon.events.PY_START)
