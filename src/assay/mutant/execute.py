@@ -25,10 +25,18 @@ from assay.engine.isolate import child_setup, fork_with_pipe, new_capture, read_
 from assay.mutant.apply import FunctionIndex, MutantError, Patch
 from assay.mutant.model import Mutant
 
-#: A mutant's time limit is this many times the baseline time of its selected tests...
+#: A mutant's child may use this many times the baseline time of its selected tests
+#: in CPU time...
 TIMEOUT_FACTOR = 5.0
-#: ...plus this many seconds, at least (fork, fixtures, a loaded machine).
-TIMEOUT_FLOOR = 1.0
+#: ...plus this many CPU seconds (fork, compile, fixtures).  CPU time, read from
+#: /proc, is what a loop burns and what a loaded machine does not inflate, so a
+#: looping mutant is stopped in a fraction of a second even with a small floor.
+CPU_FLOOR = 0.3
+#: Wall-clock limit for a mutant that blocks instead of looping (sleep, a lock, a
+#: read): twice the CPU factor of the baseline time, plus this many seconds.
+WALL_FLOOR = 3.0
+#: Seconds between looks at the running children's CPU time.
+CPU_POLL = 0.05
 #: Address-space limit of a mutant's child, in MiB (a mutant that allocates without end is an error).
 CHILD_RSS_LIMIT_MB = 4096
 #: Most characters of a failure line or diagnostic kept in a result.
@@ -49,12 +57,20 @@ VERDICTS = (KILLED, KILLED_BY_FUZZ, SURVIVED, UNREACHED, TIMEOUT, ERROR, INVALID
 
 @dataclass
 class Plan:
-    """What one mutant's child runs: its tests in order, within a time limit."""
+    """What one mutant's child runs: its tests in order, within its time limits."""
 
     mutant: Mutant
     tests: list[str]
-    limit: float
+    baseline: float  # seconds the selected tests took in the baseline
     gold: list[str] = field(default_factory=list)  # tests that killed it last time (run first)
+
+    @property
+    def cpu_limit(self) -> float:
+        return CPU_FLOOR + TIMEOUT_FACTOR * self.baseline
+
+    @property
+    def wall_limit(self) -> float:
+        return WALL_FLOOR + 2 * TIMEOUT_FACTOR * self.baseline
 
 
 @dataclass
@@ -116,7 +132,7 @@ def run_mutants(
     # the children do not touch (and copy) the parent's whole heap.
     gc.freeze()
     queue = list(reversed(plans))
-    running: dict[Any, tuple[int, Plan, float, str, float]] = {}
+    running: dict[Any, _Running] = {}
     try:
         while queue or running:
             while queue and len(running) < jobs:
@@ -129,36 +145,64 @@ def run_mutants(
                     os.setpgid(pid, pid)
                 except OSError:
                     pass  # the child already did it, or is gone: both are fine
-                start = time.monotonic()
-                running[reader] = (pid, plan, start + plan.limit, capture, start)
-            now = time.monotonic()
-            nearest = min(deadline for _, _, deadline, _, _ in running.values())
-            ready = wait(list(running), timeout=max(0.0, nearest - now))
-            for reader in ready:
-                pid, plan, _, capture, start = running.pop(reader)
+                running[reader] = _Running(pid, plan, capture, time.monotonic())
+            for reader in wait(list(running), timeout=CPU_POLL):
+                job = running.pop(reader)
                 try:
                     message = reader.recv()
                 except (EOFError, OSError):
                     message = None
                 reader.close()
-                status = _reap(pid)
-                yield _result(plan, message, status, capture, time.monotonic() - start)
+                status = _reap(job.pid)
+                yield _result(job.plan, message, status, job.capture, time.monotonic() - job.start)
             now = time.monotonic()
-            for reader in [r for r, v in running.items() if v[2] <= now]:
-                pid, plan, _, capture, start = running.pop(reader)
-                _kill_group(pid)
-                reader.close()
-                os.waitpid(pid, 0)
-                _unlink(capture)
-                yield MutantResult(plan.mutant, TIMEOUT, tests_selected=len(plan.tests), elapsed=now - start,
-                                   detail=f"the selected tests ran past {plan.limit:.1f}s")
+            for reader, job in list(running.items()):
+                over = job.over_limit(now)
+                if over:
+                    del running[reader]
+                    job.end(reader)
+                    yield MutantResult(job.plan.mutant, TIMEOUT, tests_selected=len(job.plan.tests),
+                                       elapsed=now - job.start, detail=over)
     finally:
         gc.unfreeze()
-        for reader, (pid, _, _, capture, _) in running.items():
-            _kill_group(pid)
-            reader.close()
-            os.waitpid(pid, 0)
-            _unlink(capture)
+        for reader, job in running.items():
+            job.end(reader)
+
+
+@dataclass
+class _Running:
+    pid: int
+    plan: Plan
+    capture: str
+    start: float
+
+    def over_limit(self, now: float) -> str:
+        """Why this child is past its limits ('' while it is not)."""
+        if now - self.start > self.plan.wall_limit:
+            return f"the selected tests ran past {self.plan.wall_limit:.1f}s of wall-clock time"
+        cpu = _cpu_seconds(self.pid)
+        if cpu > self.plan.cpu_limit:
+            return f"the selected tests used more than {self.plan.cpu_limit:.2f}s of CPU (baseline {self.plan.baseline:.3f}s)"
+        return ""
+
+    def end(self, reader) -> None:
+        _kill_group(self.pid)
+        reader.close()
+        os.waitpid(self.pid, 0)
+        _unlink(self.capture)
+
+
+_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+
+
+def _cpu_seconds(pid: int) -> float:
+    """User plus system CPU time of ``pid`` (Linux /proc); 0.0 where it cannot be read."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            fields = fh.read().rsplit(b")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / _TICKS
+    except (OSError, IndexError, ValueError):
+        return 0.0
 
 
 def _child(writer, plan: Plan, texts: dict[str, str], index: FunctionIndex,

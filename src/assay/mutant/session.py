@@ -25,7 +25,7 @@ import pytest
 from assay.mutant.apply import FunctionIndex
 from assay.mutant.discover import mutants_in_file
 from assay.mutant.execute import (
-    KILLED, SURVIVED, TIMEOUT_FACTOR, TIMEOUT_FLOOR, UNREACHED, MutantResult, Plan, run_mutants,
+    KILLED, SURVIVED, UNREACHED, MutantResult, Plan, run_mutants,
 )
 from assay.mutant.history import History, project_digest, selection_digest
 from assay.mutant.model import Mutant
@@ -191,8 +191,7 @@ class MutationPlugin:
                     continue
             gold = [t for t in (history.killers(m.id, m.digest) if history else []) if t in passed]
             ordered = gold + [t for t in tests if t not in gold]
-            limit = TIMEOUT_FLOOR + TIMEOUT_FACTOR * sum(passed[t] for t in ordered)
-            plans.append(Plan(m, ordered, limit, gold))
+            plans.append(Plan(m, ordered, sum(passed[t] for t in ordered), gold))
             self.history_stats["gold_replays"] += bool(gold)
         self.index = FunctionIndex(self.texts)
         caches = _lru_caches(self.texts)
