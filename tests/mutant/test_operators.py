@@ -594,7 +594,7 @@ def test_multi_line_spans_keep_every_other_line_in_place():
         load(mutated)
 
 
-def test_bare_constants_and_crowded_multi_line_statements():
+def test_bare_constants_and_multi_line_statements_sharing_a_line():
     source, found = edits(
         """
         def f(a):
@@ -605,17 +605,24 @@ def test_bare_constants_and_crowded_multi_line_statements():
                 2); return a
         """
     )
-    # `g(...)` and `a += ...` end on a line they share: no statement edit for them.
+    # `g(...)` and `a += ...` end on a line they share with the next statement:
+    # their statement edits keep `; h(3)` / `; return a` on that line.
     assert [(e.line, e.operator) for e in found] == [
+        (4, "statement.delete"),
         (4, "constant.adjust"),
         (5, "constant.adjust"),
         (5, "statement.delete"),
         (5, "constant.adjust"),
+        (6, "arithmetic.swap"),
         (7, "constant.adjust"),
         (7, "return.value"),
     ]
     for edit in found:
-        compile(apply_edit(source, edit), "<mutant>", "exec")
+        mutated = apply_edit(source, edit)
+        assert mutated.count("\n") == source.count("\n")
+        compile(mutated, "<mutant>", "exec")
+    deleted = apply_edit(source, found[0])
+    assert "pass; h(3)" in deleted and "g(1," not in deleted
 
 
 # -- the real-code sweep ------------------------------------------------------

@@ -37,9 +37,7 @@ What the visitor skips, and why:
 * string messages of ``raise`` and ``assert``: emptying an error message is a
   mutant that almost every suite lets survive and that says nothing about the
   guard itself, which the control operators already cover;
-* ``%`` with a string on the left: it formats, it does not compute;
-* a statement-level edit of a multi-line statement followed by ``; another``
-  on its last line: the padding that keeps line numbers would break it.
+* ``%`` with a string on the left: it formats, it does not compute.
 
 Two overlaps between families are removed at the source, since each would be
 the same mutant reported twice: ``condition.negate`` leaves a test that is a
@@ -240,14 +238,11 @@ class _Walker:
         self.edits: list[Edit] = []
         self.place: tuple[ast.stmt, str] | None = None
         self.quiet_strings = False
-        self.crowded: set[int] = set()
 
     # -- emitting -------------------------------------------------------------
 
     def emit(self, operator: str, node: ast.AST, replacement: str, description: str, kind: str) -> None:
         if not self.ctx.in_function and operator not in ASSIGNMENT_FAMILIES:
-            return
-        if kind == STATEMENT and id(node) in self.crowded:
             return
         # Only a literal can render like its replacement (``if True`` made to
         # always fire, a float too large for ``+ 1.0``); other nodes never do.
@@ -274,20 +269,8 @@ class _Walker:
     # -- statements -----------------------------------------------------------
 
     def statements(self, body: list[ast.stmt]) -> None:
-        self.note_crowded(body)
         for stmt in body:
             self.statement(stmt)
-
-    def note_crowded(self, body: list[ast.stmt]) -> None:
-        """Remember the multi-line statements that share their last line with the next one.
-
-        ``apply_edit`` pads a shorter statement replacement with newlines after
-        it, which would leave ``; next()`` alone at the start of a line: such a
-        statement gets no statement-level edit.
-        """
-        for stmt, following in zip(body, body[1:]):
-            if stmt.end_lineno != stmt.lineno and following.lineno == stmt.end_lineno:
-                self.crowded.add(id(stmt))
 
     def statement(self, stmt: ast.stmt, keyword: str = "if") -> None:
         if isinstance(stmt, _NESTED_SCOPES):
@@ -301,7 +284,6 @@ class _Walker:
 
     def guarded(self, body: list[ast.stmt], where: str) -> None:
         """Statements of an ``if``/``elif``/``else`` branch: the raises there are guards."""
-        self.note_crowded(body)
         for stmt in body:
             if isinstance(stmt, ast.Raise):
                 removed_raise(self.emit, stmt, where)
