@@ -325,3 +325,35 @@ def test_assay_test_runs_the_suite_then_a_sample(shop):
     (shop / "tests" / "test_shop.py").write_text(TESTS + "\n\ndef test_red():\n    assert False\n")
     proc = assay(shop, "test", "--mutant", "sample", "--no-history")
     assert proc.returncode == 1 and "mutants not run" in proc.stderr  # pytest's failure, reported as such
+
+
+def test_import_time_code_is_unreached_and_not_judged(tmp_path):
+    """A function that runs only while its module is imported (building a table)
+    cannot be changed by a mutant swapped in afterwards: reported, not judged, not fuzzed."""
+    root = tmp_path / "rules"
+    (root / "tests").mkdir(parents=True)
+    (root / "rules.py").write_text(
+        "def _build():\n"
+        "    table = {}\n"
+        "    for n in (1, 2, 3):\n"
+        "        table[n] = n * 10\n"
+        "    return table\n"
+        "\n"
+        "\n"
+        "TABLE = _build()\n"
+        "\n"
+        "\n"
+        "def lookup(n):\n"
+        "    return TABLE[n]\n"
+    )
+    (root / "tests" / "test_rules.py").write_text("from rules import lookup\n\n\ndef test_lookup():\n    assert lookup(2) == 20\n")
+    (root / "pyproject.toml").write_text('[tool.assay]\nmutate = ["rules.py"]\n')
+    proc, report = run_report(root, "--no-history")
+    build = by_function(report, "_build")
+    assert build and all(m["verdict"] == "unreached" and m["import_time"] for m in build)
+    assert not any(m["import_time"] for m in by_function(report, "lookup"))
+    assert report["counts"]["import_time"] == len(build)
+    assert "run only while their module is imported" in proc.stdout
+    killed = report["counts"]["killed"] + report["counts"]["killed-by-fuzz"]
+    judged = killed + report["counts"]["survived"] + report["counts"]["unreached"] - len(build)
+    assert report["score"] == pytest.approx(killed / judged)

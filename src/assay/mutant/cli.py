@@ -113,6 +113,9 @@ def _run(args: argparse.Namespace, *, sample: int | None, changed: str | None, m
         history=None if args.no_history else root / HISTORY, run_mutants=mutate, progress=progress,
         budget=args.mutant_budget,
     )
+    # The project folder is importable, as for `python -m pytest` run from it; target
+    # files and tests import the project's own modules from there.
+    sys.path.insert(0, str(root))
     targets = None
     if args.fuzz == "on":
         from assay.mutant.survivors import load_fuzz_targets
@@ -136,7 +139,6 @@ def _run(args: argparse.Namespace, *, sample: int | None, changed: str | None, m
 
     started = time.monotonic()
     old_cwd = os.getcwd()
-    sys.path.insert(0, str(root))  # as `python -m pytest` run from the project folder would
     os.chdir(root)
     try:
         # assay itself is imported already, so pytest cannot rewrite its plugin's asserts: expected, not news.

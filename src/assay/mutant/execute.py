@@ -88,6 +88,7 @@ class MutantResult:
     cached: bool = False
     detail: str = ""
     fuzz: dict[str, Any] | None = None
+    import_time: bool = False  # unreached because its code ran only at import
 
     def to_json(self) -> dict[str, Any]:
         m = self.mutant
@@ -107,6 +108,7 @@ class MutantResult:
             "elapsed": round(self.elapsed, 4),
             "gold": self.gold,
             "cached": self.cached,
+            "import_time": self.import_time,
             "detail": self.detail,
             "fuzz": self.fuzz,
         }

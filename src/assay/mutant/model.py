@@ -14,6 +14,7 @@ coordinates: 1-based lines, columns as UTF-8 byte offsets.
 
 from __future__ import annotations
 
+import ast
 import difflib
 import hashlib
 from dataclasses import asdict, dataclass
@@ -130,16 +131,22 @@ def apply_edit(text: str, edit: Edit) -> str:
     return "".join(lines[: edit.line - 1]) + edited_span(lines, edit) + "".join(lines[edit.end_line :])
 
 
-def edited_span(lines: list[str], edit: Edit) -> str:
-    """The text that replaces lines ``edit.line..edit.end_line``: as many lines as they were."""
+def edited_span(lines: list[str], edit: Edit, display: bool = False) -> str:
+    """The text that replaces lines ``edit.line..edit.end_line``: as many lines as they were.
+
+    With ``display`` (for people, never compiled): no padding, and no parentheses
+    around a replacement that is a name, literal, call, attribute or subscript.
+    """
     first = lines[edit.line - 1].encode("utf-8")
     last = lines[edit.end_line - 1].encode("utf-8")
     before = first[: edit.col].decode("utf-8")
     after = last[edit.end_col :].decode("utf-8")
     spanned = edit.end_line - edit.line
     replacement = edit.replacement
-    pad = "\n" * max(0, spanned - replacement.count("\n"))
+    pad = "" if display else "\n" * max(0, spanned - replacement.count("\n"))
     if edit.kind == EXPRESSION:
+        if display and _is_atom(replacement):
+            return f"{before}{replacement}{after}"
         return f"{before}({replacement}{pad}){after}"
     indent = " " * len(before) if not before.strip() else ""
     stmt_lines = replacement.split("\n")
@@ -151,9 +158,20 @@ def edited_span(lines: list[str], edit: Edit) -> str:
     return before + new + after + pad
 
 
+def _is_atom(source: str) -> bool:
+    try:
+        node = ast.parse(source, mode="eval").body
+    except SyntaxError:
+        return False
+    return isinstance(node, (ast.Name, ast.Constant, ast.Call, ast.Attribute, ast.Subscript, ast.List,
+                             ast.Tuple, ast.Dict, ast.Set))
+
+
 def unified_diff(text: str, mutant: Mutant, context: int = 3) -> str:
-    """The mutant as a unified diff of its file (``a/`` original, ``b/`` mutant)."""
-    mutated = apply_edit(text, mutant.edit)
+    """The mutant as a unified diff of its file (``a/`` original, ``b/`` mutant), for people."""
+    lines = text.splitlines(keepends=True)
+    edit = mutant.edit
+    mutated = "".join(lines[: edit.line - 1]) + edited_span(lines, edit, display=True) + "".join(lines[edit.end_line :])
     return "".join(
         difflib.unified_diff(
             text.splitlines(keepends=True),

@@ -334,13 +334,26 @@ def difference_class(original: Identity, mutated: Identity) -> tuple:
     return (difference(original, mutated), side(original), side(mutated))
 
 
+#: Characters of identical text shown before the first difference of two returned values.
+DIFF_CONTEXT = 40
+
+
 def describe(original: Identity, mutated: Identity) -> str:
     """One sentence saying how the mutant's outcome differs from the original's."""
     what = difference(original, mutated)
 
+    start = 0
+    if original.get("kind") == mutated.get("kind") == "return":
+        # Show both reprs from a little before where they first differ, not from their
+        # (often identical) beginnings.
+        a, b = original["repr"], mutated["repr"]
+        first = next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
+        start = max(0, first - DIFF_CONTEXT)
+
     def show(o: Identity) -> str:
         if o.get("kind") == "return":
-            return f"returns {o['repr'][:120]}"
+            text = o["repr"]
+            return f"returns {'...' if start else ''}{text[start:start + 120]}{'...' if len(text) > start + 120 else ''}"
         if o.get("kind") == "raise":
             return f"raises {o['type']}({o['message'][:120]!r})"
         return o.get("kind", "?")

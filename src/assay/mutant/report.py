@@ -15,13 +15,15 @@ MAX_LISTED = 12
 
 
 def counts(results: Iterable[MutantResult]) -> dict[str, int]:
+    """Results per verdict, plus ``import_time``: the unreached ones whose code ran only at import."""
+    results = list(results)
     c = Counter(r.verdict for r in results)
-    return {v: c.get(v, 0) for v in VERDICTS}
+    return {**{v: c.get(v, 0) for v in VERDICTS}, "import_time": sum(r.import_time for r in results)}
 
 
 def score(c: dict[str, int]) -> float | None:
-    """Killed (by tests or fuzzing) over killed plus survived plus unreached."""
-    judged = c[KILLED] + c[KILLED_BY_FUZZ] + c[SURVIVED] + c["unreached"]
+    """Killed (by tests or fuzzing) over killed plus survived plus unreached (import-time ones aside)."""
+    judged = c[KILLED] + c[KILLED_BY_FUZZ] + c[SURVIVED] + c["unreached"] - c.get("import_time", 0)
     return None if judged == 0 else (c[KILLED] + c[KILLED_BY_FUZZ]) / judged
 
 
@@ -49,6 +51,8 @@ def summary(results: list[MutantResult], elapsed: float, unrun: int = 0) -> str:
     rate = len([r for r in results if not r.cached]) / elapsed if elapsed > 0 else 0.0
     out.append("")
     out.append(f"mutants: {len(results)} ({total}){f', {unrun} not run (budget)' if unrun else ''}")
+    if c["import_time"]:
+        out.append(f"  {c['import_time']} of the unreached run only while their module is imported; they are not judged")
     if s is not None:
         out.append(f"killed: {s:.1%} of the mutants tests could reach or fuzzing could tell apart")
     out.append(f"time: {elapsed:.1f}s, {rate:.1f} mutants/s")

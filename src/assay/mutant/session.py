@@ -32,6 +32,9 @@ from assay.mutant.model import Mutant
 from assay.mutant.reach import FILE_TOUCHED, ReachRecorder
 from assay.mutant import selection
 
+#: Why an import-time mutant is not judged.
+IMPORT_TIME_DETAIL = ("runs only while its module is imported, before any test: a mutant swapped into the live "
+                      "code afterwards cannot change what it built, so it is not judged")
 #: Tests remembered per function as recent killers (tried first for its next mutants).
 MAX_RECENT_KILLERS = 4
 
@@ -81,8 +84,28 @@ class MutationPlugin:
         self.project = ""
         self._history: History | None = None
         self._selections: dict[str, str] = {}
+        self.import_lines: set[tuple[str, int]] = set()
 
     # -- pytest hooks -----------------------------------------------------------------
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_collection(self, session):
+        """Record which lines of the mutated files run while the tests import them."""
+        recorder = None
+        if self.options.run_mutants and self.options.files:
+            lines = {}
+            for path in self.options.files:
+                with open(path, "rb") as fh:
+                    lines[str(path)] = set(range(1, fh.read().count(b"\n") + 2))
+            recorder = ReachRecorder(lines)
+            recorder.start()
+            recorder.begin()
+        try:
+            yield
+        finally:
+            if recorder is not None:
+                self.import_lines = recorder.end()
+                recorder.stop()
+
     def pytest_collectreport(self, report) -> None:
         if report.failed:
             self.baseline.collect_errors.append(f"{report.nodeid or '<session>'}: {_text(report.longrepr)[-1500:]}")
@@ -178,9 +201,20 @@ class MutationPlugin:
         selections: dict[str, str] = {}
         for m in self.mutants:
             lines = range(m.line, m.end_line + 1) if m.unit else (FILE_TOUCHED,)
+            real = os.path.realpath(m.path)
             tests = sorted({t for line in lines for t in by_line.get((m.path, line), ())}, key=lambda t: (passed[t], t))
             if not tests:
-                results[m.id] = MutantResult(m, UNREACHED)
+                cached = history.reusable(m.id, m.digest, self.project, "") if history is not None else None
+                if cached is not None:  # with its fuzzing evidence, if it was fuzzed
+                    results[m.id] = from_record(m, cached)
+                    self.history_stats["reused"] += 1
+                    continue
+                result = results[m.id] = MutantResult(m, UNREACHED)
+                if m.unit and any((real, line) in self.import_lines for line in lines):
+                    # The function ran while the module was imported, before any test:
+                    # a mutant swapped in afterwards cannot change what it built.
+                    result.import_time = True
+                    result.detail = IMPORT_TIME_DETAIL
                 continue
             sel = selections[m.id] = selection_digest(tests)
             if history is not None:
@@ -282,7 +316,7 @@ def from_record(m: Mutant, record: dict[str, Any]) -> MutantResult:
     return MutantResult(
         m, record.get("verdict", SURVIVED), killed_by=record.get("killed_by"), failure=record.get("failure", ""),
         tests_selected=record.get("tests_selected", 0), tests_run=0, elapsed=0.0, cached=True,
-        detail=record.get("detail", ""), fuzz=record.get("fuzz"),
+        detail=record.get("detail", ""), fuzz=record.get("fuzz"), import_time=bool(record.get("import_time")),
     )
 
 
