@@ -188,7 +188,12 @@ def cmd_replay(args: argparse.Namespace) -> int:
     target = load_targets(project).get(args.target)
     path = Path(args.input)
     if path.is_dir():
-        data = load_artifact(path).input
+        artifact = load_artifact(path)
+        if "mutant" in artifact.metadata:  # a differential finding: both sides, not the original alone
+            from assay.mutant.replay import replay_mutant_artifact
+
+            return replay_mutant_artifact(target, artifact)
+        data = artifact.input
     elif path.is_file():
         data = path.read_bytes()
     else:

@@ -300,6 +300,10 @@ def test_fuzzing_kills_a_guard_no_test_checks(headers):
     meta = json.loads((art / "metadata.json").read_text())
     assert meta["mutant_id"] == removed[0]["id"]
     assert "killed by fuzzing" in proc.stdout
+    # `assay replay` of the artifact runs the input on both sides and shows the difference.
+    replay = assay(headers, "replay", "header", str(art))
+    assert replay.returncode == 1, replay.stdout + replay.stderr
+    assert "verdict: differential" in replay.stdout and removed[0]["id"] in replay.stdout
     # The no-colon guard is killed by test_no_colon, never fuzzed.
     assert {m["verdict"] for m in report["mutants"] if m["line"] in (5, 6)} == {"killed"}
     assert report["fuzz"]["killed_by_fuzz"] == sum(v == "killed-by-fuzz" for v in after.values()) >= 2
