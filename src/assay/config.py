@@ -19,6 +19,7 @@ DEFAULTS: dict[str, Any] = {
     "regressions": "tests/fuzz_regressions",
     "staging": ".assay/staging",
     "quarantine": ".assay/quarantine.jsonl",
+    "native": {},
 }
 
 
@@ -35,6 +36,8 @@ class Project:
     staging: Path
     quarantine: Path
     raw: dict[str, Any] = field(default_factory=dict)
+    #: Native (libFuzzer) targets declared in ``[tool.assay.native.<name>]``, by name.
+    native: dict[str, Any] = field(default_factory=dict)
 
 
 def load_project(root: str | os.PathLike[str] | None = None) -> Project:
@@ -68,6 +71,9 @@ def load_project(root: str | os.PathLike[str] | None = None) -> Project:
     for key in ("corpus", "artifacts", "regressions", "staging", "quarantine"):
         if not isinstance(merged[key], str) or not merged[key]:
             raise ConfigError(f"{pyproject}: [tool.assay] {key} must be a non-empty path string")
+    from assay.native.config import parse_native_table
+
+    native = parse_native_table(merged["native"], str(pyproject))
     return Project(
         root=base,
         targets=merged["targets"],
@@ -78,4 +84,5 @@ def load_project(root: str | os.PathLike[str] | None = None) -> Project:
         staging=base / merged["staging"],
         quarantine=base / merged["quarantine"],
         raw=section,
+        native=native,
     )
