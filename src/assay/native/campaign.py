@@ -170,12 +170,14 @@ def _campaign(target: NativeTarget, options: NativeOptions, build: Build, env: d
             args.append("-runs=0")
         else:
             if seconds is not None:
-                left = math.floor(seconds - (time.monotonic() - started))
+                left = seconds if run == 0 else math.floor(seconds - (time.monotonic() - started))
                 if left < 1:
                     break
                 args.append(f"-max_total_time={left}")
                 limit = left
             if cases_left is not None:
+                if cases_left <= 0:
+                    break
                 args.append(f"-runs={cases_left}")
         deadline = options.deadline if options.deadline is not None else (
             (limit if limit is not None else CASES_DEADLINE) + target.timeout + DEADLINE_GRACE)
@@ -208,6 +210,11 @@ def _campaign(target: NativeTarget, options: NativeOptions, build: Build, env: d
             break
         data = crash.read_bytes()
         crash.unlink()
+        (live / digest(data)).unlink(missing_ok=True)  # start again past the failing input
+        outcome.restarts = run + 1
+        if failure.signature in by_signature:  # a known bug found again: counted, not confirmed again
+            by_signature[failure.signature].occurrences += 1
+            continue
         finding = confirm(replayer, failure, data, result.log, libfuzzer_seed(tseed, run))
         meta = native_metadata(finding, build, target, campaign_seed=master_seed, target_seed=tseed,
                                libfuzzer_args=[*args, "<corpus>"])
@@ -217,10 +224,6 @@ def _campaign(target: NativeTarget, options: NativeOptions, build: Build, env: d
             by_signature[sig].occurrences += 1
         else:
             by_signature[sig] = FindingRecord(sig, finding.failure.oracle, str(path), new)
-        (live / digest(data)).unlink(missing_ok=True)  # start again past the failing input
-        outcome.restarts = run + 1
-        if cases_left is not None and cases_left <= 0:
-            break
     outcome.findings = list(by_signature.values())
     if not options.replay_only:
         for entry in sorted(os.listdir(live)):

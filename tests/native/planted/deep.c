@@ -1,4 +1,4 @@
-/* One planted heap overflow behind a four-byte magic: found by fuzzing, not by the seeds. */
+/* One planted heap overflow behind a three-byte magic: found by fuzzing, not by the seeds. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,7 +12,7 @@ __attribute__((noinline)) static int parse_body(const uint8_t *d, size_t n) {
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n) {
-    if (n >= 6 && d[0] == 'F' && d[1] == 'U' && d[2] == 'Z' && d[3] == 'Z')
+    if (n >= 3 && d[0] == 'F' && d[1] == 'U' && d[2] == 'Z')
         return parse_body(d, n);
     return 0;
 }
