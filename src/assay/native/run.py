@@ -33,10 +33,15 @@ _PROGRESS = re.compile(r"^#(?P<units>\d+)\s+\w+.*?cov: (?P<cov>\d+) ft: (?P<ft>\
 _WRITTEN = re.compile(r"Test unit written to (?P<path>.+)$", re.M)
 
 
-def sanitizer_env(*, embed_python: bool, symbolizer: str | None, detect_leaks: bool = True) -> dict[str, str]:
-    """The environment of a harness run: ours over the caller's sanitizer options."""
+def sanitizer_env(*, embed_python: bool, symbolizer: str | None, detect_leaks: bool | None = None) -> dict[str, str]:
+    """The environment of a harness run: ours over the caller's sanitizer options.
+
+    Leak detection is off for harnesses that embed CPython (the interpreter keeps
+    memory until exit by design), on otherwise.
+    """
     env = dict(os.environ)
-    asan = ASAN_OPTIONS + f":detect_leaks={int(detect_leaks)}"
+    leaks = (not embed_python) if detect_leaks is None else detect_leaks
+    asan = ASAN_OPTIONS + f":detect_leaks={int(leaks)}"
     env["ASAN_OPTIONS"] = asan + (":" + os.environ["ASAN_OPTIONS"] if os.environ.get("ASAN_OPTIONS") else "")
     env["UBSAN_OPTIONS"] = UBSAN_OPTIONS
     if symbolizer:
