@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import os
-import signal
 import time
 
 import pytest
@@ -11,7 +9,7 @@ import pytest
 from assay.errors import CorpusError, NativeError
 from assay.native.config import native_target
 from assay.store.artifacts import load_artifact
-from assay.store.corpus import Corpus, digest
+from assay.store.corpus import Corpus
 
 DEEP = "native-asan:heap-buffer-overflow:READ:1@parse_body<LLVMFuzzerTestOneInput"
 

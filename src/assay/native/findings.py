@@ -18,11 +18,11 @@ import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from assay.native.build import Build
 from assay.native.config import NativeTarget
-from assay.native.run import CASES_DEADLINE, DEADLINE_GRACE, run_fuzzer
+from assay.native.run import DEADLINE_GRACE, run_fuzzer
 from assay.native.signature import NativeFailure, parse_report, project_predicate
 from assay.store.artifacts import MAX_DIAGNOSTIC, SCHEMA_VERSION, runtime_identity
 from assay.store.atomic import publish_dir
@@ -163,5 +163,3 @@ def publish(root: str | os.PathLike[str], finding: NativeFinding, metadata: dict
     }
     return final, publish_dir(final, files)
 
-
-Judge = Callable[[bytes], NativeFailure | None]
