@@ -14,6 +14,7 @@ import os
 import re
 import signal
 import subprocess
+import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,6 +28,9 @@ INTERRUPT_GRACE = 5.0
 #: Sanitizer options that make reports complete and signatures stable.
 ASAN_OPTIONS = "dedup_token_length=3:symbolize=1:handle_abort=1:allocator_may_return_null=0"
 UBSAN_OPTIONS = "print_stacktrace=1:report_error_type=1:halt_on_error=1:symbolize=1"
+
+#: prctl option: signal the child gets when its parent dies.
+PR_SET_PDEATHSIG = 1
 
 _STAT = re.compile(r"^stat::(?P<name>\w+):\s*(?P<value>\d+)", re.M)
 _PROGRESS = re.compile(r"^#(?P<units>\d+)\s+\w+.*?cov: (?P<cov>\d+) ft: (?P<ft>\d+)", re.M)
@@ -75,6 +79,16 @@ class RunResult:
         return (int(found[-1][1]), int(found[-1][2])) if found else (0, 0)
 
 
+def _die_with_parent() -> None:  # pragma: no cover - runs in the child between fork and exec
+    """Ask Linux to SIGKILL the child when assay dies, so no libFuzzer outlives a killed assay."""
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    except (OSError, AttributeError):
+        pass
+
+
 def parse_stats(log: str) -> dict[str, int]:
     """``stat::name: value`` lines of ``-print_final_stats=1``."""
     return {m.group("name"): int(m.group("value")) for m in _STAT.finditer(log)}
@@ -88,7 +102,8 @@ def run_fuzzer(binary: str | os.PathLike[str], args: list[str], *, env: dict[str
     killed = interrupted = False
     with open(log_path, "w+b") as log:
         proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
-                                env=env, cwd=cwd, start_new_session=True)
+                                env=env, cwd=cwd, start_new_session=True,
+                                preexec_fn=_die_with_parent if sys.platform == "linux" else None)
         try:
             try:
                 rc: int | None = proc.wait(timeout=max(0.0, deadline))
