@@ -100,3 +100,16 @@ def test_promote_emits_a_test_that_fails_until_the_c_bug_is_fixed(fresh_project,
     assert r.returncode == 0, r.stdout  # rebuilt for the new identity, and the bug is gone
     again = assay("promote", "--project", root, "--replays", "2")
     assert "already known" in again.stdout or "known" in again.stdout
+
+
+def test_missing_clang_is_exit_2_with_the_install_command(tmp_path):
+    import os
+
+    from assay.native.toolchain import INSTALL_HINT
+
+    (tmp_path / "pyproject.toml").write_text('[tool.assay]\ntargets = []\n[tool.assay.native.x]\nharness = "h.c"\n')
+    (tmp_path / "h.c").write_text("int LLVMFuzzerTestOneInput(const char *d, unsigned long n) { return 0; }\n")
+    env = {**os.environ, "ASSAY_CLANG": "clang-that-does-not-exist"}
+    r = subprocess.run([sys.executable, "-m", "assay", "fuzz", "--project", str(tmp_path), "--fuzz-backend", "native",
+                        "--fuzz-cases", "10"], capture_output=True, text=True, env=env, timeout=120)
+    assert r.returncode == 2 and INSTALL_HINT in r.stderr
