@@ -70,7 +70,7 @@ def test_backend_all_runs_python_and_native_targets(planted_root, tmp_path):
     r = assay("targets", "--project", project, "--json")
     assert r.returncode == 0, r.stderr
     assert {t["name"]: t["backend"] for t in json.loads(r.stdout)} == {
-        "py_clean": "python", "planted": "native", "deep": "native", "api_deep": "native"}
+        "py_clean": "python", "planted": "native", "deep": "native", "embedded": "native", "api_deep": "native"}
     report = tmp_path / "r.json"
     r = assay("fuzz", "--project", project, "--fuzz-backend", "all", "--fuzz-target", "py_clean", "--fuzz-target", "api_deep",
               "--fuzz-cases", "500", "--fuzz-seed", "1", "--report", report)
