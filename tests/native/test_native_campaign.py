@@ -49,6 +49,8 @@ def test_report_has_no_schedule_digest_but_says_why(planted_project, native_run)
     entry = report["targets"]["deep"]
     assert entry["schedule_digest"] is None and "does not expose" in entry["schedule_note"]
     assert entry["build"]["identity"] == outcome.build["identity"] and entry["build"]["manifest"].endswith("manifest.json")
+    assert [p.rsplit("/", 1)[-1] for p in entry["build"]["inputs"]] == ["deep.c"]
+    assert "-fsanitize=fuzzer,address,undefined" in entry["build"]["argv"] and entry["build"]["compiler"]["sha256"]
     assert entry["corpus_size"] == len(entry["initial_corpus"]) + len(entry["corpus_additions"]) + 1  # + the seed
 
 

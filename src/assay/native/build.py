@@ -66,7 +66,10 @@ class Build:
             "manifest": str(self.folder / "manifest.json"),
             "reused": self.reused,
             "build_seconds": round(self.seconds, 3),
-            "inputs": len(self.manifest.get("inputs", {})),
+            "compiler": self.manifest.get("compiler"),
+            "argv": self.manifest.get("argv"),
+            "inputs": self.manifest.get("inputs"),
+            "python": self.manifest.get("python"),
         }
 
 
