@@ -14,6 +14,7 @@ from assay.store.corpus import Corpus
 DEEP = "native-asan:heap-buffer-overflow:READ:1@parse_body<LLVMFuzzerTestOneInput"
 
 
+@pytest.mark.campaign
 def test_fuzzing_finds_the_planted_bug_behind_a_magic(planted_project, native_run, tmp_path):
     outcome = native_run(planted_project, "deep", cases=400_000, seed=3)
     assert [f.signature for f in outcome.findings] == [DEEP]

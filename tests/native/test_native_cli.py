@@ -7,6 +7,8 @@ import shutil
 import subprocess
 import sys
 
+import pytest
+
 from assay.store.corpus import Corpus
 
 HEAP = "native-asan:heap-buffer-overflow:READ:4@heap_overflow<LLVMFuzzerTestOneInput"
@@ -57,6 +59,7 @@ def test_native_backend_without_native_targets_is_exit_2(tmp_path):
     assert r.returncode == 2 and "declares no native target" in r.stderr
 
 
+@pytest.mark.campaign
 def test_backend_all_runs_python_and_native_targets(planted_root, tmp_path):
     project = tmp_path / "both"
     shutil.copytree(planted_root, project, ignore=shutil.ignore_patterns(".assay"))
@@ -80,6 +83,7 @@ def test_backend_all_runs_python_and_native_targets(planted_root, tmp_path):
     assert targets["api_deep"]["backend"] == "native" and targets["py_clean"]["schedule_digest"]
 
 
+@pytest.mark.campaign
 def test_promote_emits_a_test_that_fails_until_the_c_bug_is_fixed(fresh_project, tmp_path):
     root = fresh_project.root
     Corpus(root / ".assay" / "corpus", "planted", 4096).add(b"Hx")

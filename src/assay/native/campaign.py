@@ -23,7 +23,7 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from assay.engine.supervisor import FindingRecord, TargetOutcome
 from assay.errors import NativeError
@@ -55,6 +55,8 @@ class NativeOptions:
     build_timeout: float = BUILD_TIMEOUT
     #: Supervising deadline of each libFuzzer run (default: its time limit + grace).
     deadline: float | None = None
+    #: Called with (target name, libFuzzer's latest status line) while a run goes on.
+    progress: Callable[[str, str], None] | None = None
 
 
 @dataclass
@@ -182,8 +184,9 @@ def _campaign(target: NativeTarget, options: NativeOptions, build: Build, env: d
         deadline = options.deadline if options.deadline is not None else (
             (limit if limit is not None else CASES_DEADLINE) + target.timeout + DEADLINE_GRACE)
         try:
+            report = (lambda line: options.progress(target.name, line)) if options.progress else None
             result = run_fuzzer(build.binary, [*args, str(live)], env=env, log_path=work / f"run-{run}.log",
-                                deadline=deadline)
+                                deadline=deadline, progress=report)
         except NativeInterrupted as stop:
             _account(outcome, stop.result, rates)
             outcome.status = "interrupted"

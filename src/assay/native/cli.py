@@ -6,7 +6,10 @@ select native targets, run them, and print their part of the summary.
 
 from __future__ import annotations
 
+import shutil
+import sys
 import tempfile
+import time
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +20,8 @@ from assay.native.config import NativeTarget
 from assay.native.discovery import has_python_targets, load_native_targets
 from assay.verdict import Verdict
 
+#: Seconds between progress lines when stderr is not a terminal (CI logs).
+LOG_EVERY = 10.0
 #: Settings ``assay targets`` prints for a native target.
 LISTED = ("harness", "sources", "include_dirs", "defines", "cflags", "seeds", "dictionary", "max_len", "timeout",
           "rss_limit_mb", "embed_python")
@@ -52,9 +57,42 @@ def run_native(project: Project, targets: list[NativeTarget], args: Any, *, mast
     options = NativeOptions(
         corpus_root=corpus_root, artifact_root=artifact_root, project_root=str(project.root),
         max_cases=args.fuzz_cases, budget=budget, replay_only=args.fuzz_replay_only,
-        dictionary=project.dictionary,
+        dictionary=project.dictionary, progress=NativeProgress(sys.stderr),
     )
-    return run_native_campaign(targets, options, master_seed=master_seed)
+    try:
+        return run_native_campaign(targets, options, master_seed=master_seed)
+    finally:
+        options.progress.finish()
+
+
+class NativeProgress:
+    """libFuzzer's status line: live on a terminal, one line every :data:`LOG_EVERY` seconds otherwise."""
+
+    def __init__(self, stream) -> None:
+        self.stream = stream
+        self.live = stream.isatty()
+        self.last = 0.0
+        self.drawn = False
+
+    def __call__(self, target: str, line: str) -> None:
+        now = time.monotonic()
+        if not self.live and now - self.last < LOG_EVERY:
+            return
+        self.last = now
+        text = f"{target}: {line}"
+        if self.live:
+            width = shutil.get_terminal_size().columns
+            self.stream.write("\r" + text[: width - 1].ljust(width - 1))
+            self.drawn = True
+        else:
+            self.stream.write(text + "\n")
+        self.stream.flush()
+
+    def finish(self) -> None:
+        if self.drawn:
+            self.stream.write("\n")
+            self.stream.flush()
+            self.drawn = False
 
 
 def native_summary(outcomes: list[NativeOutcome]) -> str:

@@ -18,6 +18,7 @@ import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Callable
 
 #: Seconds past a run's own time limit before the supervisor kills its process group.
 DEADLINE_GRACE = 60.0
@@ -29,6 +30,10 @@ INTERRUPT_GRACE = 5.0
 ASAN_OPTIONS = "dedup_token_length=3:symbolize=1:handle_abort=1:allocator_may_return_null=0"
 UBSAN_OPTIONS = "print_stacktrace=1:report_error_type=1:halt_on_error=1:symbolize=1"
 
+#: Seconds between progress reports of a running libFuzzer.
+PROGRESS_EVERY = 1.0
+#: Bytes at the end of the log searched for libFuzzer's status line.
+PROGRESS_TAIL = 4096
 #: prctl option: signal the child gets when its parent dies.
 PR_SET_PDEATHSIG = 1
 
@@ -94,9 +99,26 @@ def parse_stats(log: str) -> dict[str, int]:
     return {m.group("name"): int(m.group("value")) for m in _STAT.finditer(log)}
 
 
+def status_line(log_path: str | os.PathLike[str]) -> str | None:
+    """libFuzzer's latest ``#N ... cov: ... exec/s: ...`` line in a log being written."""
+    try:
+        with open(log_path, "rb") as fh:
+            fh.seek(max(0, os.fstat(fh.fileno()).st_size - PROGRESS_TAIL))
+            tail = fh.read().decode("utf-8", "replace")
+    except OSError:
+        return None
+    lines = [line for line in tail.splitlines() if line.startswith("#") and "cov:" in line]
+    return lines[-1].strip() if lines else None
+
+
 def run_fuzzer(binary: str | os.PathLike[str], args: list[str], *, env: dict[str, str],
-               log_path: str | os.PathLike[str], deadline: float, cwd: str | os.PathLike[str] | None = None) -> RunResult:
-    """Run ``binary args`` in a new session until it exits or ``deadline`` seconds pass."""
+               log_path: str | os.PathLike[str], deadline: float, cwd: str | os.PathLike[str] | None = None,
+               progress: Callable[[str], None] | None = None) -> RunResult:
+    """Run ``binary args`` in a new session until it exits or ``deadline`` seconds pass.
+
+    ``progress``, when given, gets libFuzzer's latest status line about every
+    :data:`PROGRESS_EVERY` seconds (read from the log file; libFuzzer is not slowed).
+    """
     argv = [str(binary), *args]
     started = time.monotonic()
     killed = interrupted = False
@@ -105,12 +127,20 @@ def run_fuzzer(binary: str | os.PathLike[str], args: list[str], *, env: dict[str
                                 env=env, cwd=cwd, start_new_session=True,
                                 preexec_fn=_die_with_parent if sys.platform == "linux" else None)
         try:
-            try:
-                rc: int | None = proc.wait(timeout=max(0.0, deadline))
-            except subprocess.TimeoutExpired:
-                killed = True
-                _kill(proc)
-                rc = proc.returncode
+            rc: int | None = None
+            while rc is None:
+                left = deadline - (time.monotonic() - started)
+                try:
+                    rc = proc.wait(timeout=max(0.0, min(left, PROGRESS_EVERY) if progress else left))
+                except subprocess.TimeoutExpired:
+                    if time.monotonic() - started < deadline:
+                        line = status_line(log_path)
+                        if line and progress:
+                            progress(line)
+                        continue
+                    killed = True
+                    _kill(proc)
+                    rc = proc.returncode
         except KeyboardInterrupt:
             interrupted = True
             _interrupt(proc)
