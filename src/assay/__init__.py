@@ -10,8 +10,8 @@ from assay.errors import (
     TargetError,
 )
 from assay.gen.bytesource import ByteSource
-from assay.native.config import NativeTarget, native_target
 from assay.gen.strategy import Strategy, get_strategy, register_strategy
+from assay.native.config import NativeTarget, native_target
 from assay.observe import InvariantViolation, OracleFailure, feature, fuzzing, invariant
 from assay.target import REGISTRY, Target, target
 
