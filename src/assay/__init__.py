@@ -11,6 +11,7 @@ from assay.errors import (
 )
 from assay.gen.bytesource import ByteSource
 from assay.gen.strategy import Strategy, get_strategy, register_strategy
+from assay.native.config import NativeTarget, native_target
 from assay.observe import InvariantViolation, OracleFailure, feature, fuzzing, invariant
 from assay.target import REGISTRY, Target, target
 
@@ -22,6 +23,7 @@ __all__ = [
     "CorpusError",
     "InvariantViolation",
     "MonitoringUnavailable",
+    "NativeTarget",
     "OracleFailure",
     "REGISTRY",
     "Strategy",
@@ -32,6 +34,7 @@ __all__ = [
     "fuzzing",
     "get_strategy",
     "invariant",
+    "native_target",
     "register_strategy",
     "target",
 ]

@@ -11,6 +11,7 @@ import importlib
 import json
 import os
 import sys
+import time
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -90,32 +91,39 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
     from assay.engine.campaign import CampaignOptions, run_campaign
     from assay.report import build_report, progress_line, summary, write_report
 
-    if args.fuzz_backend != "python":
-        raise ConfigError(
-            f"--fuzz-backend {args.fuzz_backend}: the native (libFuzzer) backend is not part of this version; "
-            "use --fuzz-backend python"
-        )
     project = load_project(args.project)
-    registry = load_targets(project)
-    chosen = select(registry, args.fuzz_target)
+    natives: list = []
+    python_names: list[str] | None = args.fuzz_target
+    if args.fuzz_backend != "python":
+        from assay.native.cli import split_selection
+
+        natives, python_names = split_selection(project, args.fuzz_target, args.fuzz_backend)
+    chosen = select(load_targets(project), python_names) if python_names is not None else []
     skipped: dict[str, str] = {}
     if args.shard:
         k, n = args.shard
-        keep = [t for i, t in enumerate(chosen) if i % n == k - 1]
-        for t in chosen:
-            if t not in keep:
-                skipped[t.name] = f"not in shard {k}/{n}"
-        chosen = keep
-    if not chosen:
+        names = sorted([t.name for t in chosen] + [t.name for t in natives])
+        keep = {name for i, name in enumerate(names) if i % n == k - 1}
+        for name in names:
+            if name not in keep:
+                skipped[name] = f"not in shard {k}/{n}"
+        chosen = [t for t in chosen if t.name in keep]
+        natives = [t for t in natives if t.name in keep]
+    if not chosen and not natives:
         raise ConfigError("the selection holds no target (check --fuzz-target and --shard); nothing was run")
     budget = args.fuzz_budget
     if budget is None and args.fuzz_cases is None and not args.fuzz_replay_only:
         budget = DEFAULT_BUDGET
+    native_budget = None if budget is None else budget * len(natives) / (len(natives) + len(chosen))
+    if natives and native_budget is not None:
+        from assay.native.campaign import whole_seconds
+
+        whole_seconds(native_budget / len(natives))  # refuse under 1 s per native target before anything runs
     options = CampaignOptions(
         corpus_root=_path(args.fuzz_corpus, project.corpus),
         artifact_root=_path(args.fuzz_artifacts, project.artifacts),
         max_cases=args.fuzz_cases,
-        budget=budget,
+        budget=None if budget is None else budget - (native_budget or 0.0),
         seed=args.fuzz_seed,
         replay_only=args.fuzz_replay_only,
         shrink_cases=args.shrink_cases,
@@ -126,14 +134,37 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
     from assay.progress import ProgressLine
 
     progress = ProgressLine(sys.stderr, progress_line)
-    result = run_campaign(chosen, options, progress=progress)
+    if chosen:
+        result = run_campaign(chosen, options, progress=progress)
+    else:
+        from assay.engine.campaign import CampaignResult
+        from assay.engine.seeds import new_master_seed
+
+        seed = args.fuzz_seed if args.fuzz_seed is not None else new_master_seed()
+        result = CampaignResult(seed, [], time.monotonic(), 0.0)
     progress.finish()
+    native_outcomes: list = []
+    if natives and not result.interrupted:
+        from assay.native.cli import run_native
+
+        print(f"assay: native targets {', '.join(t.name for t in natives)}: building and running libFuzzer", file=sys.stderr)
+        native_outcomes = run_native(project, natives, args, master_seed=result.master_seed, budget=native_budget,
+                                     corpus_root=options.corpus_root, artifact_root=options.artifact_root)
+        result.targets.extend(native_outcomes)
+        result.elapsed = time.monotonic() - result.started
     print(summary(result))
+    if native_outcomes:
+        from assay.native.cli import native_summary
+
+        print(native_summary(native_outcomes))
     if args.report:
         status = "interrupted" if result.interrupted else None
         write_report(args.report, build_report(result, arguments=_arguments(args), skipped=skipped, status=status))
         print(f"report: {args.report}")
     code = 1 if result.findings else 0
+    if any(t.status == "infrastructure" for t in result.targets):
+        print("assay: a native run failed for infrastructure reasons (see above); exit 3", file=sys.stderr)
+        code = 3
     if result.interrupted:
         print("assay: interrupted; findings and corpus so far are saved", file=sys.stderr)
         return 130
@@ -159,12 +190,15 @@ def _arguments(args: argparse.Namespace) -> dict[str, Any]:
 def cmd_targets(args: argparse.Namespace) -> int:
     from assay.config import load_project
     from assay.discovery import load_targets
+    from assay.native.cli import LISTED, listing
+    from assay.native.discovery import has_python_targets
 
     project = load_project(args.project)
-    registry = load_targets(project)
-    settings = [t.settings() for t in registry.all()]
+    natives = listing(project)  # native targets ([tool.assay.native.<name>] and assay.native_target)
+    registry = load_targets(project) if has_python_targets(project) or not natives else None
+    settings = [t.settings() for t in registry.all()] if registry is not None else []
     if args.json:
-        print(json.dumps(settings, indent=2))
+        print(json.dumps([{**s, "backend": "python"} for s in settings] + natives, indent=2))
         return 0
     for s in settings:
         print(s["name"])
@@ -173,6 +207,13 @@ def cmd_targets(args: argparse.Namespace) -> int:
             if isinstance(value, list):
                 value = ", ".join(value) or "-"
             print(f"    {key:<11} {value if value is not None else '-'}")
+    for s in natives:
+        print(f"{s['name']}  (native)")
+        for key in LISTED:
+            value = s[key]
+            if isinstance(value, list):
+                value = ", ".join(value) or "-"
+            print(f"    {key:<12} {value if value is not None else '-'}")
     return 0
 
 
@@ -185,8 +226,12 @@ def cmd_replay(args: argparse.Namespace) -> int:
     from assay.store.artifacts import load_artifact
 
     project = load_project(args.project)
-    target = load_targets(project).get(args.target)
     path = Path(args.input)
+    from assay.native.cli import is_native
+
+    if is_native(project, args.target, path):
+        return _replay_native(project, args.target, path)
+    target = load_targets(project).get(args.target)
     if path.is_dir():
         artifact = load_artifact(path)
         if "mutant" in artifact.metadata:  # a differential finding: both sides, not the original alone
@@ -211,6 +256,26 @@ def cmd_replay(args: argparse.Namespace) -> int:
         print(f"detail: {verdict.detail}")
     if verdict.exception and verdict.exception.traceback:
         print(verdict.exception.traceback.rstrip())
+    return 1
+
+
+def _replay_native(project, name: str, path: Path) -> int:
+    from assay.native.cli import replay_native
+    from assay.store.artifacts import load_artifact
+
+    if path.is_dir():
+        art = load_artifact(path)
+        data, name = art.input, art.target
+    elif path.is_file():
+        data = path.read_bytes()
+    else:
+        raise ConfigError(f"{path} is neither an input file nor an artifact folder")
+    verdict, report = replay_native(project, name, data)
+    print(f"input: {len(data)} bytes {data[:200]!r}{'...' if len(data) > 200 else ''}")
+    if verdict is None:
+        print("verdict: pass (no sanitizer or libFuzzer report)")
+        return 0
+    print(f"verdict: {verdict.oracle}\nsignature: {verdict.signature}\n{report.rstrip()}")
     return 1
 
 

@@ -20,6 +20,7 @@ DEFAULTS: dict[str, Any] = {
     "staging": ".assay/staging",
     "quarantine": ".assay/quarantine.jsonl",
     "mutate": [],
+    "native": {},
 }
 
 
@@ -36,6 +37,8 @@ class Project:
     staging: Path
     quarantine: Path
     raw: dict[str, Any] = field(default_factory=dict)
+    #: Native (libFuzzer) targets declared in ``[tool.assay.native.<name>]``, by name.
+    native: dict[str, Any] = field(default_factory=dict)
 
 
 def load_project(root: str | os.PathLike[str] | None = None) -> Project:
@@ -69,6 +72,9 @@ def load_project(root: str | os.PathLike[str] | None = None) -> Project:
     for key in ("corpus", "artifacts", "regressions", "staging", "quarantine"):
         if not isinstance(merged[key], str) or not merged[key]:
             raise ConfigError(f"{pyproject}: [tool.assay] {key} must be a non-empty path string")
+    from assay.native.config import parse_native_table
+
+    native = parse_native_table(merged["native"], str(pyproject))
     return Project(
         root=base,
         targets=merged["targets"],
@@ -79,4 +85,5 @@ def load_project(root: str | os.PathLike[str] | None = None) -> Project:
         staging=base / merged["staging"],
         quarantine=base / merged["quarantine"],
         raw=section,
+        native=native,
     )

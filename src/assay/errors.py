@@ -30,3 +30,11 @@ class ArtifactError(ConfigError):
 
 class MonitoringUnavailable(AssayError):
     """``sys.monitoring`` (PEP 669) is missing or has no free tool id."""
+
+
+class NativeError(ConfigError):
+    """The native (libFuzzer) backend cannot run: no usable clang, a bad native target (exit 2)."""
+
+
+class BuildError(NativeError):
+    """A native harness failed to build, or its build ran past the build time limit (exit 2)."""

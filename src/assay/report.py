@@ -16,6 +16,14 @@ REPORT_VERSION = 1
 
 
 def target_report(t: TargetOutcome) -> dict[str, Any]:
+    entry = _target_fields(t)
+    native = getattr(t, "native_report", None)  # native targets: build manifest, no schedule digest
+    if native is not None:
+        entry.update(native())
+    return entry
+
+
+def _target_fields(t: TargetOutcome) -> dict[str, Any]:
     return {
         "seed": t.seed,
         "sources": t.sources,

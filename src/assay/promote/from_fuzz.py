@@ -64,9 +64,13 @@ class ArtifactCandidate(Candidate):
         return {"artifact": self.origin, "input_sha256": self.artifact.metadata.get("input_sha256")}
 
 
-def candidate_for(artifact: Artifact, registry: Registry, project_root: Path) -> ArtifactCandidate:
+def candidate_for(artifact: Artifact, registry: Registry, project_root: Path) -> Candidate:
     """The candidate for ``artifact``; a problem (not an error) when it cannot be replayed."""
     meta = artifact.metadata
+    if meta.get("backend") == "native":  # replayed through the harness binary, not in Python
+        from assay.native.promote import NativeCandidate
+
+        return NativeCandidate(artifact, project_root)
     if artifact.target not in registry:
         return ArtifactCandidate(
             artifact, None, project_root,
@@ -77,8 +81,6 @@ def candidate_for(artifact: Artifact, registry: Registry, project_root: Path) ->
     problem = None
     if meta.get("mutant_id"):
         problem = f"found on mutant {meta['mutant_id']!r}, not on the real code"
-    elif str(meta.get("oracle", "")).startswith("native-"):
-        problem = "native findings are replayed by the native harness, not in Python"
     return ArtifactCandidate(artifact, target, project_root, problem)
 
 
@@ -115,7 +117,8 @@ def promote_artifacts(
     promoter = Promoter(project, write=write, replays=replays)
     if not chosen:
         return promoter.summary
-    registry = load_targets(project)
+    python = [a for a in chosen if a.metadata.get("backend") != "native"]
+    registry = load_targets(project) if python else Registry()
     for artifact in chosen:
         promoter.promote(candidate_for(artifact, registry, project.root))
     return promoter.summary

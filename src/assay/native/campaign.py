@@ -1,0 +1,284 @@
+"""A native campaign: build, run libFuzzer under supervision, keep corpus and findings.
+
+Four independent bounds hold: the campaign time (``-max_total_time``, whole seconds,
+rounded down; under 1 s is refused), the build time (:data:`assay.native.build.BUILD_TIMEOUT`),
+the per-input time (``-timeout``, the target's ``timeout``) and the supervising
+deadline (campaign time + :data:`~assay.native.run.DEADLINE_GRACE`) past which the
+process group is killed and the target reports an infrastructure failure.  Memory is
+bounded by ``-rss_limit_mb`` (which is also libFuzzer's single-malloc limit).
+
+libFuzzer stops at its first failure; the campaign then confirms it (replay,
+minimize, determinism), drops the failing input from the working corpus and starts
+libFuzzer again on what is left of the time and case cap, at most
+:data:`MAX_RESTARTS` times.  libFuzzer does not expose its input schedule, so there is
+no schedule digest; the report says so.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import shutil
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from assay.engine.supervisor import FindingRecord, TargetOutcome
+from assay.errors import NativeError
+from assay.native.build import BUILD_TIMEOUT, Build, ensure_build
+from assay.native.config import NativeTarget
+from assay.native.findings import Replayer, confirm, harness_flags, native_metadata, publish
+from assay.native.run import CASES_DEADLINE, DEADLINE_GRACE, NativeInterrupted, RunResult, run_fuzzer, sanitizer_env
+from assay.native.signature import parse_report, project_predicate
+from assay.native.toolchain import find_toolchain
+from assay.store.corpus import Corpus, check_all, digest
+
+#: libFuzzer restarts after findings within one target's campaign.
+MAX_RESTARTS = 8
+#: What the report says instead of a schedule digest.
+NO_SCHEDULE = "libFuzzer does not expose its input schedule; no schedule digest is recorded"
+
+
+@dataclass
+class NativeOptions:
+    """How to run native targets (the CLI's ``--fuzz-*`` flags, as data)."""
+
+    corpus_root: str
+    artifact_root: str
+    project_root: str
+    max_cases: int | None = None
+    budget: float | None = None
+    replay_only: bool = False
+    dictionary: list[bytes] = field(default_factory=list)
+    build_timeout: float = BUILD_TIMEOUT
+    #: Supervising deadline of each libFuzzer run (default: its time limit + grace).
+    deadline: float | None = None
+    #: Called with (target name, libFuzzer's latest status line) while a run goes on.
+    progress: Callable[[str, str], None] | None = None
+
+
+@dataclass
+class NativeOutcome(TargetOutcome):
+    """A native target's outcome: the common fields plus the build and libFuzzer's numbers."""
+
+    backend: str = "native"
+    build: dict[str, Any] = field(default_factory=dict)
+    libfuzzer_execs_per_sec: float = 0.0
+    restarts: int = 0
+    error: str | None = None
+
+    def native_report(self) -> dict[str, Any]:
+        """Report fields only native targets have."""
+        return {
+            "backend": "native",
+            "schedule_digest": None,
+            "schedule_count": None,
+            "schedule_note": NO_SCHEDULE,
+            "build": self.build,
+            "libfuzzer_execs_per_sec": round(self.libfuzzer_execs_per_sec, 1),
+            "libfuzzer_restarts": self.restarts,
+            "error": self.error,
+        }
+
+
+def libfuzzer_seed(tseed: int, run: int) -> int:
+    """libFuzzer's ``-seed`` (1 .. 2**31-1; 0 would mean random) for the ``run``-th start."""
+    return (tseed + run) % (2**31 - 1) + 1
+
+
+def whole_seconds(budget: float) -> int:
+    """A campaign time in whole seconds (rounded down); under 1 s is refused."""
+    seconds = math.floor(budget)
+    if seconds < 1:
+        raise NativeError(
+            f"a native campaign needs at least 1 whole second (libFuzzer's -max_total_time), and got {budget:g} s; "
+            "raise --fuzz-budget"
+        )
+    return seconds
+
+
+def dictionary_text(target: NativeTarget, root: str | os.PathLike[str], extra: list[bytes]) -> str:
+    """A libFuzzer dictionary: the target's file or tokens, then the project's tokens."""
+    lines: list[str] = []
+    if isinstance(target.dictionary, str):
+        lines.append(target.path(root, target.dictionary).read_text("utf-8", "replace"))
+    tokens = [t.encode("utf-8") for t in target.dictionary] if isinstance(target.dictionary, tuple) else []
+    for tok in tokens + list(extra):
+        lines.append('"' + "".join(chr(b) if 32 <= b < 127 and b not in (34, 92) else f"\\x{b:02x}" for b in tok) + '"')
+    return "\n".join(lines) + ("\n" if lines else "")
+
+
+def check_corpora(targets: list[NativeTarget], corpus_root: str) -> None:
+    """Refuse (listing every offender) before anything runs, as for Python targets."""
+    check_all([Corpus(corpus_root, t.name, t.max_len) for t in targets])
+
+
+def run_native_target(target: NativeTarget, options: NativeOptions, *, master_seed: int, tseed: int,
+                      budget: float | None) -> NativeOutcome:
+    """Build ``target`` and fuzz it within ``budget`` seconds and/or ``options.max_cases`` cases."""
+    root = Path(options.project_root)
+    corpus = Corpus(options.corpus_root, target.name, target.max_len)
+    entries = corpus.load()
+    outcome = NativeOutcome(name=target.name, seed=tseed, sources=[target.harness, *target.sources], strategy=None,
+                            initial_manifest=[d for d, _ in entries])
+    outcome.schedule_digest = ""
+    seconds = whole_seconds(budget) if budget is not None else None
+    tc = find_toolchain()
+    build = ensure_build(target, root, timeout=options.build_timeout, tc=tc)
+    outcome.build = build.summary()
+    env = sanitizer_env(embed_python=target.embed_python, symbolizer=tc.symbolizer)
+    work = Path(tempfile.mkdtemp(prefix=f"assay-native-{target.name}-"))
+    try:
+        _campaign(target, options, build, env, work, corpus, entries, outcome, master_seed, tseed, seconds)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return outcome
+
+
+def _campaign(target: NativeTarget, options: NativeOptions, build: Build, env: dict[str, str], work: Path,
+              corpus: Corpus, entries: list[tuple[str, bytes]], outcome: NativeOutcome, master_seed: int,
+              tseed: int, seconds: int | None) -> None:
+    root = Path(options.project_root)
+    live = work / "corpus"
+    found = work / "found"
+    scratch = work / "scratch"
+    for d in (live, found, scratch):
+        d.mkdir()
+    initial: set[str] = set()
+    for data in target.seed_inputs(root) + [d for _, d in entries]:
+        name = digest(data)
+        if name not in initial:
+            initial.add(name)
+            (live / name).write_bytes(data)
+    dict_args: list[str] = []
+    text = dictionary_text(target, root, options.dictionary)
+    if text:
+        (work / "assay.dict").write_text(text, "utf-8")
+        dict_args = [f"-dict={work / 'assay.dict'}"]
+    in_project = project_predicate(root, build.manifest.get("inputs", {}))
+    replayer = Replayer(build, target, root, env, scratch)
+    cases_left = options.max_cases
+    started = time.monotonic()
+    fuzz_time = 0.0
+    rates: list[tuple[int, float]] = []
+    by_signature: dict[str, FindingRecord] = {}
+    for run in range(MAX_RESTARTS + 1):
+        args = [f"-seed={libfuzzer_seed(tseed, run)}", f"-max_len={target.max_len}", *harness_flags(target),
+                f"-artifact_prefix={found}/", "-print_final_stats=1", *dict_args]
+        limit: float | None = None
+        if options.replay_only:
+            args.append("-runs=0")
+        else:
+            if seconds is not None:
+                left = seconds if run == 0 else math.floor(seconds - (time.monotonic() - started))
+                if left < 1:
+                    break
+                args.append(f"-max_total_time={left}")
+                limit = left
+            if cases_left is not None:
+                if cases_left <= 0:
+                    break
+                args.append(f"-runs={cases_left}")
+        deadline = options.deadline if options.deadline is not None else (
+            (limit if limit is not None else CASES_DEADLINE) + target.timeout + DEADLINE_GRACE)
+        try:
+            report = (lambda line: options.progress(target.name, line)) if options.progress else None
+            result = run_fuzzer(build.binary, [*args, str(live)], env=env, log_path=work / f"run-{run}.log",
+                                deadline=deadline, progress=report)
+        except NativeInterrupted as stop:
+            _account(outcome, stop.result, rates)
+            outcome.status = "interrupted"
+            break
+        fuzz_time += result.elapsed
+        _account(outcome, result, rates)
+        if cases_left is not None:
+            cases_left -= result.units
+        if result.killed:
+            outcome.status = "infrastructure"
+            outcome.error = (f"libFuzzer ran past the supervising deadline ({deadline:g} s) and its process group "
+                             "was killed; this is an infrastructure failure, not a finding")
+            break
+        failure = parse_report(result.log, in_project) if result.returncode != 0 else None
+        if failure is None:
+            if result.returncode not in (0, None):
+                outcome.status = "infrastructure"
+                outcome.error = f"libFuzzer exited {result.returncode} without a failure report:\n" + result.log[-2000:]
+            break
+        crash = result.written if result.written and result.written.is_file() else None
+        if crash is None:
+            outcome.status = "infrastructure"
+            outcome.error = f"libFuzzer reported {failure.signature} but wrote no input for it"
+            break
+        data = crash.read_bytes()
+        crash.unlink()
+        (live / digest(data)).unlink(missing_ok=True)  # start again past the failing input
+        outcome.restarts = run + 1
+        if failure.signature in by_signature:  # a known bug found again: counted, not confirmed again
+            by_signature[failure.signature].occurrences += 1
+            continue
+        finding = confirm(replayer, failure, data, result.log, libfuzzer_seed(tseed, run))
+        meta = native_metadata(finding, build, target, campaign_seed=master_seed, target_seed=tseed,
+                               libfuzzer_args=[*args, "<corpus>"])
+        path, new = publish(options.artifact_root, finding, meta, build)
+        sig = finding.failure.signature
+        if sig in by_signature:
+            by_signature[sig].occurrences += 1
+        else:
+            by_signature[sig] = FindingRecord(sig, finding.failure.oracle, str(path), new)
+    outcome.findings = list(by_signature.values())
+    if not options.replay_only:
+        for entry in sorted(os.listdir(live)):
+            data = (live / entry).read_bytes()
+            d = digest(data)
+            if d not in initial and len(data) <= target.max_len and d not in outcome.corpus_additions:
+                corpus.add(data)
+                outcome.corpus_additions.append(d)
+    outcome.corpus_size = len(initial) + len(outcome.corpus_additions)
+    outcome.elapsed = fuzz_time
+    total_units = sum(u for u, _ in rates)
+    total_time = sum(t for _, t in rates)
+    outcome.libfuzzer_execs_per_sec = total_units / total_time if total_time else 0.0
+    if outcome.status == "clean" and outcome.findings:
+        outcome.status = "findings"
+
+
+def _account(outcome: NativeOutcome, result: RunResult, rates: list[tuple[int, float]]) -> None:
+    outcome.cases += result.units
+    cov, ft = result.coverage
+    outcome.edges = max(outcome.edges, cov)
+    outcome.features = max(outcome.features, ft)
+    rate = result.stats.get("average_exec_per_sec", 0)
+    if rate and result.units:
+        rates.append((result.units, result.units / rate))
+
+
+def run_native_campaign(targets: list[NativeTarget], options: NativeOptions, *, master_seed: int) -> list[NativeOutcome]:
+    """Fuzz native ``targets`` one after another, sharing ``options.budget``.
+
+    Everything that can be refused (corpus rules, a budget under 1 s per target,
+    a missing clang) is refused before the first build.
+    """
+    from assay.engine.seeds import target_seed
+
+    if options.budget is not None and not options.replay_only:
+        whole_seconds(options.budget / len(targets))
+    check_corpora(targets, options.corpus_root)
+    for t in targets:
+        t.check_paths(options.project_root)
+        t.seed_inputs(options.project_root)
+    find_toolchain()
+    started = time.monotonic()
+    outcomes: list[NativeOutcome] = []
+    for n, target in enumerate(targets):
+        budget = None
+        if options.budget is not None and not options.replay_only:
+            remaining = options.budget - (time.monotonic() - started)
+            budget = max(1.0, remaining / (len(targets) - n))
+        outcome = run_native_target(target, options, master_seed=master_seed,
+                                    tseed=target_seed(master_seed, target.name), budget=budget)
+        outcomes.append(outcome)
+        if outcome.status == "interrupted":
+            break
+    return outcomes
