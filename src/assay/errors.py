@@ -2,7 +2,9 @@
 
 Every error that assay raises on purpose derives from :class:`AssayError`.  Only
 ``assay.cli.main`` turns these into exit codes: a configuration or usage error is
-exit code 2, with the message telling the user what to change.
+exit code 2, with the message telling the user what to change; an
+:class:`InternalError` (assay's own fault, not the user's nor the target's) is
+exit code 3.
 """
 
 from __future__ import annotations
@@ -30,3 +32,7 @@ class ArtifactError(ConfigError):
 
 class MonitoringUnavailable(AssayError):
     """``sys.monitoring`` (PEP 669) is missing or has no free tool id."""
+
+
+class InternalError(AssayError):
+    """assay itself failed (a worker's own code, a write it could not make): exit 3."""
