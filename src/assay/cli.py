@@ -153,7 +153,7 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
         from assay.promote.cli import format_summary, promote_artifacts
         from assay.store.artifacts import load_artifact
 
-        artifacts = [load_artifact(f.artifact) for t in result.targets for f in t.findings]
+        artifacts = [load_artifact(f.artifact) for t in result.targets for f in t.findings if f.artifact]
         promoted = promote_artifacts(project, artifacts)
         print(format_summary(promoted))
     return code

@@ -210,6 +210,7 @@ def _merge(outcomes: list[TargetOutcome], tseed: int) -> TargetOutcome:
         merged.features = max(merged.features, o.features)
         merged.corpus_size = max(merged.corpus_size, o.corpus_size)
         merged.worker_restarts += o.worker_restarts
+        merged.write_errors.extend(o.write_errors)
     merged.schedule_digest = ",".join(o.schedule_digest for o in outcomes)
     merged.findings = list(findings.values())
     merged.jobs = len(outcomes)

@@ -42,6 +42,8 @@ POLL = 0.05
 DEATH_REPLAYS = 2
 #: Most worker-killing inputs remembered to steer restarted workers away from them.
 MAX_FATAL_INPUTS = 64
+#: Most failed writes listed in a target's outcome (a full disk fails every one).
+MAX_WRITE_ERRORS = 20
 #: Worker deaths outside any input tolerated before the campaign gives up.
 MAX_IDLE_DEATHS = 3
 
@@ -92,6 +94,7 @@ class TargetOutcome:
     worker_restarts: int = 0
     status: str = "clean"
     jobs: int = 1
+    write_errors: list[str] = field(default_factory=list)  # what could not be saved (a full disk), and why
 
     @property
     def execs_per_sec(self) -> float:
@@ -310,7 +313,10 @@ class Supervisor:
             self.plan.seen.extend(new)
             self._count_keys(new)
             if not from_initial and self.corpus_store is not None and not self.plan.replay_only:
-                self.outcome.corpus_additions.append(self.corpus_store.add(data))
+                try:
+                    self.outcome.corpus_additions.append(self.corpus_store.add(data))
+                except OSError as exc:  # a full disk: keep fuzzing, keep what was written, say what was not
+                    self._write_failed(f"corpus entry {digest(data)}", exc)
             elif not from_initial:
                 self.outcome.corpus_additions.append(digest(data))
         elif kind == "stats":
@@ -406,8 +412,17 @@ class Supervisor:
         meta = build_metadata(finding, campaign_seed=self.master_seed, target_seed=self.plan.tseed, sources=self.sources)
         if self.outcome.strategy:
             meta["strategy"] = self.outcome.strategy
-        path, new = write_artifact(self.artifact_root, finding, meta)
+        try:
+            path, new = write_artifact(self.artifact_root, finding, meta)
+        except OSError as exc:
+            self._write_failed(f"artifact of {finding.signature}", exc)
+            path, new = "", True
         self.records[finding.signature] = FindingRecord(finding.signature, finding.verdict.oracle, str(path), new)
+
+    def _write_failed(self, what: str, exc: OSError) -> None:
+        """Note a write that failed (the campaign goes on; the report lists it)."""
+        if len(self.outcome.write_errors) < MAX_WRITE_ERRORS:
+            self.outcome.write_errors.append(f"{what}: {exc.strerror or exc}")
 
     def _report_progress(self) -> None:
         if self.progress is None:
