@@ -127,3 +127,19 @@ def _recurse(n: int) -> int:
 @assay.target(max_len=16)
 def hostile_recursion(data: bytes) -> None:
     _recurse(0)
+
+
+def _bug_a(data: bytes) -> None:
+    raise ValueError("a")
+
+
+def _bug_b(data: bytes) -> None:
+    raise KeyError("b")
+
+
+@assay.target(max_len=64)
+def hostile_findings(data: bytes) -> None:
+    """Grows the corpus and finds two bugs (so shrinking and artifact writes happen during a kill)."""
+    assay.feature("prefix", data[:2])
+    if len(data) > 4 and data[0] == data[1]:
+        (_bug_a if data[2] % 2 else _bug_b)(data)
