@@ -331,6 +331,8 @@ def one_shot(body: Callable[[Callable[[Any], None]], None], rss_limit_mb: int, l
                     message = reader.recv()
                 except EOFError:
                     pass
+                if isinstance(message, isolate.ChildFailure):
+                    message = None  # the child's own code raised: judged by its exit status, as a death
                 break
         _, status = os.waitpid(pid, 0)
         return OneShot(message, status, killed, isolate.read_tail(capture))
