@@ -152,3 +152,18 @@ def test_sandbox_is_off_outside_workers(tmp_path):
     path = tmp_path / "f"
     assert execute.run(make_target(lambda d: path.write_bytes(d), name="inproc"), b"1").verdict is None
     assert path.read_bytes() == b"1"
+
+
+def test_tempfile_in_a_target_writes_inside_the_worker_folder():
+    from assay.target import make_target
+
+    def uses_tempfile(data: bytes) -> None:
+        import tempfile
+
+        with tempfile.NamedTemporaryFile() as fh:
+            fh.write(data)
+        with tempfile.TemporaryDirectory() as d:
+            with open(f"{d}/x", "wb") as fh:
+                fh.write(data)
+
+    assert _isolated(make_target(uses_tempfile, name="uses_tempfile")) is None

@@ -106,6 +106,8 @@ def remove_workdir(path: str) -> None:
 def enter_sandbox(workdir: str) -> None:
     """In a forked child: work in ``workdir`` under the audit-hook sandbox (:mod:`assay.engine.sandbox`)."""
     os.chdir(workdir)
+    os.environ["TMPDIR"] = workdir  # tempfile in a target writes where the sandbox allows it
+    tempfile.tempdir = workdir
     sys.dont_write_bytecode = True  # importing inside a target must not count as a write
     sandbox.install(workdir)
 
