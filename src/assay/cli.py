@@ -199,13 +199,16 @@ def cmd_replay(args: argparse.Namespace) -> int:
     project = load_project(args.project)
     target = load_targets(project).get(args.target)
     path = Path(args.input)
+    isolated = args.isolated
     if path.is_dir():
-        data = load_artifact(path).input
+        artifact = load_artifact(path)
+        data = artifact.input
+        isolated = isolated or artifact.verdict.oracle == "safety"  # never run a refused side effect for real
     elif path.is_file():
         data = path.read_bytes()
     else:
         raise ConfigError(f"{path} is neither an input file nor an artifact folder")
-    if args.isolated:
+    if isolated:
         verdict = run_isolated(target, data).verdict
     else:
         verdict = run_input(target, data, timeout=target.timeout)

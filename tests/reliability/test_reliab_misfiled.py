@@ -167,3 +167,16 @@ def test_tempfile_in_a_target_writes_inside_the_worker_folder():
                 fh.write(data)
 
     assert _isolated(make_target(uses_tempfile, name="uses_tempfile")) is None
+
+
+def test_replay_of_a_safety_artifact_runs_in_the_sandbox(hostile, tmp_path, monkeypatch):
+    """``assay replay`` of a safety finding never performs the refused side effect for real."""
+    from assay.engine.campaign import CampaignOptions, run_campaign
+
+    monkeypatch.setenv("ASSAY_HOSTILE_OUT", str(tmp_path))
+    options = CampaignOptions(corpus_root=str(tmp_path / "c"), artifact_root=str(tmp_path / "a"), max_cases=2, seed=1)
+    (outcome,) = run_campaign([hostile.get("hostile_write_outside")], options).targets
+    (finding,) = outcome.findings
+    r = run_assay("replay", "--project", str(HOSTILE), "hostile_write_outside", finding.artifact)
+    assert r.returncode == 1 and "safety:open@hostile_targets:hostile_write_outside" in r.stdout
+    assert not (tmp_path / "assay-hostile-written").exists()
