@@ -138,13 +138,17 @@ def test_forked_background_child_does_not_hide_worker_death(hostile, tmp_path):
 
 
 def test_fork_that_returns_is_a_finding_not_a_second_worker(hostile, tmp_path):
+    import hostile_targets
+
+    hostile_targets._FORKS[:8] = bytes(8)
     target = hostile.get("hostile_fork_returns")
-    result = _campaign(tmp_path, [target], cases=300)
+    result = _campaign(tmp_path, [target], cases=40)
     outcome = result.targets[0]
     sigs = [f.signature for f in outcome.findings]
     assert sigs == ["safety:fork-returned@hostile_targets:hostile_fork_returns"], sigs
     # one worker's schedule, not two: every case ran once, no corpus entry was sent twice
-    assert outcome.schedule_count == 300 + len(outcome.initial_manifest) + len(target.seeds)
+    assert outcome.schedule_count == 40 + len(outcome.initial_manifest) + len(target.seeds)
+    assert int.from_bytes(hostile_targets._FORKS[:8], "little") < hostile_targets.MAX_FORKS
     assert len(outcome.corpus_additions) == len(set(outcome.corpus_additions))
     assert sorted(p.name for p in (tmp_path / "c" / target.name).iterdir()) == sorted(
         f"{d}.input" for d in outcome.corpus_additions)
