@@ -19,11 +19,11 @@ def hostile_grow(data: bytes) -> None:
     assay.feature("len", len(data))
 
 
-@assay.target(max_len=16, allow=["subprocess"])
+@assay.target(max_len=16, allow=["subprocess"], seeds=[b"p"])
 def hostile_popen(data: bytes) -> None:
-    """Starts `sleep 20` and never waits for it (allowed)."""
+    """Starts `sleep 300` and never waits for it (allowed; longer than any bounded wait of the tests)."""
     if data[:1] == b"p":
-        subprocess.Popen(["sleep", "20"])
+        subprocess.Popen(["sleep", "300"])
 
 
 @assay.target(max_len=16)
