@@ -177,3 +177,44 @@ def test_every_child_leads_its_own_group_and_dies_with_its_parent():
         assert wait_gone(parent.pid) == [], "the child outlived its SIGKILLed parent"
     finally:
         kill_session(parent.pid)
+
+
+def test_jobs_stopped_before_they_start_count_as_interrupted_not_failed():
+    """A forwarded interrupt that reaches a job before its campaign loop is not an internal error."""
+    import time
+
+    from assay import interrupts
+    from assay.engine import isolate, jobwait
+
+    def early(writer) -> None:  # interrupted before it has anything: KeyboardInterrupt escapes
+        time.sleep(30)
+
+    def late(writer) -> None:  # a job whose loop handles the interrupt and reports
+        try:
+            time.sleep(30)
+        except KeyboardInterrupt:
+            writer.send("partial outcome")
+
+    def fire(signum, frame):  # noqa: ARG001
+        raise KeyboardInterrupt
+
+    old = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM, signal.SIGALRM)}
+    try:
+        interrupts.install()  # the jobs inherit assay's handlers, as under the command line
+        signal.signal(signal.SIGALRM, fire)
+        for bodies, expect in (([early, late], ["partial outcome"]), ([early, early], None)):
+            channels = [isolate.fork_with_pipe(b) for b in bodies]
+            signal.setitimer(signal.ITIMER_REAL, 0.3)
+            if expect is None:
+                with pytest.raises(KeyboardInterrupt):
+                    jobwait.collect(channels)
+            else:
+                assert jobwait.collect(channels) == (expect, [])
+            for pid, _ in channels:
+                with pytest.raises(ChildProcessError):
+                    os.waitpid(pid, os.WNOHANG)  # reaped
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        for s, h in old.items():
+            signal.signal(s, h)
+        interrupts._state.update(mode="unknown", requested=False)

@@ -45,9 +45,14 @@ _FRAME_LINE = re.compile(r'^\s+File "(?P<file>.*)", line (?P<line>\d+) in (?P<na
 
 @dataclass(frozen=True)
 class ChildFailure:
-    """Sent by a forked child whose assay code raised: the traceback, for the parent to raise."""
+    """Sent by a forked child whose assay code raised: the traceback, for the parent to raise.
+
+    ``interrupted`` is true when what escaped was a ``KeyboardInterrupt`` (an
+    interrupt the parent forwarded arrived before the child could handle it).
+    """
 
     traceback: str
+    interrupted: bool = False
 
 
 def new_capture() -> str:
@@ -201,14 +206,14 @@ def fork_with_pipe(body) -> tuple[int, object]:
             wfd = writer.fileno()
             os.register_at_fork(after_in_child=lambda: _close_quietly(wfd))
             body(writer)
-        except BaseException:  # the parent judges the child by its exit status
+        except BaseException as exc:  # the parent judges the child by its exit status
             import traceback
 
             text = traceback.format_exc()
             if os.getpid() == me:
                 sys.stderr.write(text)
                 try:
-                    writer.send(ChildFailure(text))
+                    writer.send(ChildFailure(text, isinstance(exc, KeyboardInterrupt)))
                 except BaseException:  # noqa: BLE001 - the pipe may be gone; the exit status says enough
                     pass
             code = INTERNAL_EXIT

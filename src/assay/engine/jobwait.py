@@ -23,6 +23,8 @@ def collect(channels: list[tuple[int, Any]]) -> tuple[list[Any], list[str]]:
     """Each job's result (in order) and the descriptions of jobs that failed.
 
     ``channels`` are ``(pid, reader)`` pairs from :func:`isolate.fork_with_pipe`.
+    A job that the forwarded interrupt stopped before it could start contributes
+    nothing; if that is every job, ``KeyboardInterrupt`` is raised.
     Every job is reaped (and its process group ended) before this returns or raises.
     """
     results: list[Any] = []
@@ -44,6 +46,8 @@ def collect(channels: list[tuple[int, Any]]) -> tuple[list[Any], list[str]]:
             pending.pop(0)
             reader.close()
             procs.reap_group(pid, kill=False)
+            if isinstance(got, isolate.ChildFailure) and got.interrupted and interrupted:
+                continue  # the forwarded interrupt reached the job before it could start: nothing to keep
             if isinstance(got, isolate.ChildFailure):
                 errors.append(f"job process {pid} failed:\n{got.traceback}")
             elif got is None:
@@ -54,6 +58,8 @@ def collect(channels: list[tuple[int, Any]]) -> tuple[list[Any], list[str]]:
         for pid, reader in pending:
             reader.close()
             procs.reap_group(pid)
+    if interrupted and not results and not errors:
+        raise KeyboardInterrupt  # every job was stopped before it had anything to report
     return results, errors
 
 
