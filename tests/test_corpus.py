@@ -91,6 +91,36 @@ def test_add_is_atomic_and_idempotent(tmp_path):
     assert [p.name for p in (tmp_path / "t").iterdir()] == [d1 + ".input"]
 
 
+@pytest.mark.parametrize("die_at", ["fsync", "replace"])
+def test_writer_killed_mid_write_leaves_no_half_file(tmp_path, die_at):
+    """SIGKILL the writer inside the write: no file under the real name, and the next run cleans up."""
+    import os
+    import signal
+
+    from assay import notices
+    from assay.store import atomic
+
+    data = b"x" * 4096
+    final = tmp_path / "t" / (hashlib.sha256(data).hexdigest() + ".input")
+    pid = os.fork()
+    if pid == 0:
+        try:
+            def die(*args, **kwargs):
+                os.kill(os.getpid(), signal.SIGKILL)
+
+            setattr(atomic.os, die_at, die)
+            Corpus(tmp_path, "t", 8192).add(data)
+        finally:
+            os._exit(0)
+    _, status = os.waitpid(pid, 0)
+    assert os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGKILL
+    assert not final.exists(), "a killed writer left a file under the real name"
+    (left,) = (tmp_path / "t").iterdir()
+    assert atomic.writer_pid(left.name) == pid
+    check_all([Corpus(tmp_path, "t", 8192)])
+    assert not left.exists() and any(str(left) in m for m in notices.messages)
+
+
 def test_campaign_refuses_before_running(planted, campaign, tmp_path):
     target = planted.get("planted_clean")
     folder = tmp_path / "corpus" / target.name

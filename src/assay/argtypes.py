@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import math
 from typing import Any
+
+#: Smallest and largest ``--fuzz-seed`` (seeds are hashed as 16 signed bytes; 64 bits is plenty).
+SEED_MIN, SEED_MAX = -(2**63), 2**64 - 1
 
 
 def positive_int(text: str) -> int:
@@ -18,9 +22,12 @@ def positive_int(text: str) -> int:
 
 def seed(text: str) -> int:
     try:
-        return int(text, 0)
+        value = int(text, 0)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not an integer seed") from None
+    if not SEED_MIN <= value <= SEED_MAX:
+        raise argparse.ArgumentTypeError(f"seed {text!r} does not fit in 64 bits")
+    return value
 
 
 def seconds(text: str) -> float:
@@ -28,6 +35,8 @@ def seconds(text: str) -> float:
         value = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a finite number of seconds")
     if value <= 0:
         raise argparse.ArgumentTypeError(f"{text!r} must be more than 0 seconds")
     return value

@@ -1,7 +1,9 @@
 """The ``assay`` command line: a thin adapter over the library.
 
 Only :func:`main` turns exceptions into exit codes: 0 clean, 1 findings,
-2 usage or configuration error (with a message saying what to change).
+2 usage or configuration error (with a message saying what to change), 3 an
+internal error of assay itself (one line, plus the file holding the traceback),
+130 interrupted (SIGINT or SIGTERM, with or without ``--jobs``).
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from typing import Any, Sequence
 
 from assay._version import __version__
 from assay.argtypes import arguments_of, positive_int as _positive_int, seconds as _seconds, seed as _seed, shard as _shard
-from assay.errors import AssayError, ConfigError
+from assay.errors import AssayError, ConfigError, InternalError
 
 #: Subcommands that live beside their feature; each module has ``register(subparsers)``.
 PLUGGED_COMMANDS = ("assay.promote.cli", "assay.compose.cli", "assay.mutant.cli")
@@ -111,6 +113,10 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
         natives = [t for t in natives if t.name in keep]
     if not chosen and not natives:
         raise ConfigError("the selection holds no target (check --fuzz-target and --shard); nothing was run")
+    if args.report:
+        from assay.validate import check_output_file
+
+        check_output_file(args.report, "--report")
     budget = args.fuzz_budget
     if budget is None and args.fuzz_cases is None and not args.fuzz_replay_only:
         budget = DEFAULT_BUDGET
@@ -159,8 +165,14 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
         print(native_summary(native_outcomes))
     if args.report:
         status = "interrupted" if result.interrupted else None
-        write_report(args.report, build_report(result, arguments=_arguments(args), skipped=skipped, status=status))
-        print(f"report: {args.report}")
+        report = build_report(result, arguments=_arguments(args), skipped=skipped, status=status)
+        try:
+            write_report(args.report, report)
+            print(f"report: {args.report}")
+        except OSError as exc:
+            print(f"assay: could not write the report to {args.report} ({exc.strerror or exc}); it follows on stdout",
+                  file=sys.stderr)
+            print(json.dumps(report, indent=2, sort_keys=True, ensure_ascii=False))
     code = 1 if result.findings else 0
     if any(t.status == "infrastructure" for t in result.targets):
         print("assay: a native run failed for infrastructure reasons (see above); exit 3", file=sys.stderr)
@@ -172,7 +184,7 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
         from assay.promote.cli import format_summary, promote_artifacts
         from assay.store.artifacts import load_artifact
 
-        artifacts = [load_artifact(f.artifact) for t in result.targets for f in t.findings]
+        artifacts = [load_artifact(f.artifact) for t in result.targets for f in t.findings if f.artifact]
         promoted = promote_artifacts(project, artifacts)
         print(format_summary(promoted))
     return code
@@ -232,6 +244,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
     if is_native(project, args.target, path):
         return _replay_native(project, args.target, path)
     target = load_targets(project).get(args.target)
+    isolated = args.isolated
     if path.is_dir():
         artifact = load_artifact(path)
         if "mutant" in artifact.metadata:  # a differential finding: both sides, not the original alone
@@ -239,11 +252,12 @@ def cmd_replay(args: argparse.Namespace) -> int:
 
             return replay_mutant_artifact(target, artifact)
         data = artifact.input
+        isolated = isolated or artifact.verdict.oracle == "safety"  # never run a refused side effect for real
     elif path.is_file():
         data = path.read_bytes()
     else:
         raise ConfigError(f"{path} is neither an input file nor an artifact folder")
-    if args.isolated:
+    if isolated:
         verdict = run_isolated(target, data).verdict
     else:
         verdict = run_input(target, data, timeout=target.timeout)
@@ -279,14 +293,11 @@ def _replay_native(project, name: str, path: Path) -> int:
     return 1
 
 
-def _terminate(signum, frame):  # noqa: ARG001
-    raise KeyboardInterrupt  # SIGTERM stops as gracefully as Ctrl-C
-
-
 def main(argv: Sequence[str] | None = None) -> int:
-    import signal
+    from assay import interrupts, notices
 
-    signal.signal(signal.SIGTERM, _terminate)
+    interrupts.install()  # SIGTERM stops as gracefully as Ctrl-C
+    notices.set_sink(lambda message: print(f"assay: {message}", file=sys.stderr))
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command in REPRODUCIBLE_COMMANDS and "PYTHONHASHSEED" not in os.environ:
@@ -296,12 +307,26 @@ def main(argv: Sequence[str] | None = None) -> int:
         os.execv(sys.executable, [sys.executable, "-m", "assay", *(sys.argv[1:] if argv is None else argv)])
     try:
         return int(args.func(args) or 0)
+    except InternalError as exc:
+        return _internal(exc)
     except AssayError as exc:
         print(f"assay: error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("assay: interrupted", file=sys.stderr)
         return 130
+    except Exception as exc:  # noqa: BLE001 - anything else is assay's own fault
+        return _internal(exc)
+
+
+def _internal(exc: BaseException) -> int:
+    """Exit 3: one line naming the failure and the file holding its traceback."""
+    from assay.crashlog import one_line, write_traceback
+
+    path = write_traceback(exc)
+    where = f"full traceback in {path}" if path else "the traceback could not be written to a file either"
+    print(f"assay: internal error: {one_line(exc)} ({where})", file=sys.stderr)
+    return 3
 
 
 if __name__ == "__main__":

@@ -53,7 +53,10 @@ def load_project(root: str | os.PathLike[str] | None = None) -> Project:
             doc = tomllib.loads(pyproject.read_text("utf-8"))
         except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
             raise ConfigError(f"{pyproject} is not valid TOML ({exc}); fix the file and run again") from None
-        section = doc.get("tool", {}).get("assay", {})
+        tool = doc.get("tool", {})
+        if not isinstance(tool, dict):
+            raise ConfigError(f"{pyproject}: 'tool' must be a table ([tool.*]), not {tool!r}")
+        section = tool.get("assay", {})
         if not isinstance(section, dict):
             raise ConfigError(f"{pyproject}: [tool.assay] must be a table")
     unknown = sorted(set(section) - set(DEFAULTS))

@@ -2,7 +2,9 @@
 
 Every error that assay raises on purpose derives from :class:`AssayError`.  Only
 ``assay.cli.main`` turns these into exit codes: a configuration or usage error is
-exit code 2, with the message telling the user what to change.
+exit code 2, with the message telling the user what to change; an
+:class:`InternalError` (assay's own fault, not the user's nor the target's) is
+exit code 3.
 """
 
 from __future__ import annotations
@@ -38,3 +40,7 @@ class NativeError(ConfigError):
 
 class BuildError(NativeError):
     """A native harness failed to build, or its build ran past the build time limit (exit 2)."""
+
+
+class InternalError(AssayError):
+    """assay itself failed (a worker's own code, a write it could not make): exit 3."""

@@ -15,7 +15,9 @@ from assay.errors import TargetError
 
 def is_given_test(obj: Any) -> bool:
     hyp = getattr(obj, "hypothesis", None)
-    return hyp is not None and hasattr(hyp, "fuzz_one_input")
+    # Look on the class: reading the property would build (and cache) the fuzz
+    # target with the test's own settings, example database included.
+    return hyp is not None and hasattr(type(hyp), "fuzz_one_input")
 
 
 def fuzz_function(test: Callable[..., Any]) -> Callable[[bytes], Any]:
@@ -24,15 +26,19 @@ def fuzz_function(test: Callable[..., Any]) -> Callable[[bytes], Any]:
         raise TargetError(f"{test!r} is not a Hypothesis @given test (it has no .hypothesis.fuzz_one_input)")
     import hypothesis
 
-    current = getattr(test, "_hypothesis_internal_use_settings", None)
-    if current is not None:
-        # fuzz_one_input reads the test's settings when the attribute is fetched;
-        # without a database no failing example is written into .hypothesis/.
-        test._hypothesis_internal_use_settings = hypothesis.settings(current, database=None)
+    missing = object()
+    current = getattr(test, "_hypothesis_internal_use_settings", missing)
+    # fuzz_one_input reads the test's settings when the attribute is fetched;
+    # without a database no failing example is written into .hypothesis/.  A test
+    # without @settings has no settings of its own: the profile's are the base.
+    base = hypothesis.settings() if current is missing or current is None else current
+    test._hypothesis_internal_use_settings = hypothesis.settings(base, database=None)
     try:
         fuzz_one_input = test.hypothesis.fuzz_one_input
     finally:
-        if current is not None:
+        if current is missing:
+            del test._hypothesis_internal_use_settings
+        else:
             test._hypothesis_internal_use_settings = current
 
     def run(data: bytes) -> None:

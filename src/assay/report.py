@@ -45,6 +45,7 @@ def _target_fields(t: TargetOutcome) -> dict[str, Any]:
             for f in t.findings
         ],
         "status": t.status,
+        "write_errors": list(getattr(t, "write_errors", [])),
     }
 
 
@@ -99,7 +100,9 @@ def summary(result: CampaignResult) -> str:
         )
         for f in t.findings:
             flag = "new" if f.new else "known"
-            lines.append(f"    [{f.oracle}] {f.signature}  ({flag}, seen {f.occurrences}x)\n      {f.artifact}")
+            lines.append(f"    [{f.oracle}] {f.signature}  ({flag}, seen {f.occurrences}x)\n      {f.artifact or '(not written)'}")
+        for err in getattr(t, "write_errors", []):
+            lines.append(f"    could not write {err}")
     total = result.findings
     lines.append(f"{total} finding(s)" if total else "no findings")
     return "\n".join(lines)

@@ -45,6 +45,7 @@ class Target:
     slow: float | None = None
     defined_in: str = ""
     extra: dict[str, Any] = field(default_factory=dict)
+    allow: tuple[str, ...] = ()
 
     def __call__(self, data: bytes) -> Any:
         return self.fn(data)
@@ -68,6 +69,7 @@ class Target:
             "replays": self.replays,
             "rss_limit_mb": self.rss_limit_mb,
             "slow": self.slow,
+            "allow": list(self.allow),
             "defined_in": self.defined_in,
         }
 
@@ -201,6 +203,7 @@ def make_target(
     replays: int = DEFAULT_REPLAYS,
     rss_limit_mb: int = DEFAULT_RSS_LIMIT_MB,
     slow: float | None = None,
+    allow: Iterable[str] = (),
     extra: dict[str, Any] | None = None,
 ) -> Target:
     """Validate settings and build a :class:`Target` (without registering it)."""
@@ -223,10 +226,25 @@ def make_target(
     for s in seed_list:
         if len(s) > max_len:
             raise TargetError(f"target {tname!r}: a seed of {len(s)} bytes exceeds max_len={max_len}")
-    if not timeout or timeout <= 0:
+    if isinstance(max_len, bool):
+        raise TargetError(f"target {tname!r}: max_len must be a positive integer, not {max_len!r}")
+    _number(tname, "timeout", timeout)
+    if timeout <= 0:
         raise TargetError(f"target {tname!r}: timeout must be positive seconds, not {timeout!r}")
-    if replays < 1:
-        raise TargetError(f"target {tname!r}: replays must be at least 1")
+    if not isinstance(replays, int) or isinstance(replays, bool) or replays < 1:
+        raise TargetError(f"target {tname!r}: replays must be a whole number of at least 1, not {replays!r}")
+    if not isinstance(rss_limit_mb, int) or isinstance(rss_limit_mb, bool) or rss_limit_mb < 0:
+        raise TargetError(
+            f"target {tname!r}: rss_limit_mb must be a whole number of MiB (0: no limit), not {rss_limit_mb!r}"
+        )
+    if strategy is not None and not isinstance(strategy, str):
+        raise TargetError(f"target {tname!r}: strategy must be a string like 'http1@1', not {strategy!r}")
+    if slow is not None:
+        _number(tname, "slow", slow)
+    from assay.engine.sandbox import parse_allow
+
+    allow = (allow,) if isinstance(allow, str) else tuple(allow)
+    parse_allow(allow, tname)
     if slow is not None and not (0 < slow < timeout):
         raise TargetError(f"target {tname!r}: slow={slow!r} must be a positive number of seconds below timeout={timeout}")
     try:
@@ -248,7 +266,16 @@ def make_target(
         slow=slow,
         defined_in=os.path.abspath(defined_in) if defined_in else "",
         extra=dict(extra or {}),
+        allow=allow,
     )
+
+
+def _number(tname: str, setting: str, value: Any) -> None:
+    """Refuse a setting that must be a finite number of seconds (``timeout="2"``, NaN)."""
+    import math
+
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise TargetError(f"target {tname!r}: {setting} must be a finite number of seconds, not {value!r}")
 
 
 def _as_bytes(value: bytes | str, tname: str, what: str) -> bytes:

@@ -129,7 +129,7 @@ def exception_info(exc: BaseException) -> ExceptionInfo:
     frames = code_frames(exc.__traceback__)
     try:
         message = str(exc)
-    except Exception:  # a broken __str__ must not hide the finding
+    except BaseException:  # noqa: BLE001 - a broken __str__ (even one raising SystemExit) must not hide the finding
         message = f"<unprintable {type(exc).__name__}>"
     text = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
     return ExceptionInfo(

@@ -106,8 +106,6 @@ def test_differential_key_is_pair_and_kind_not_exception_class_or_message():
 
 
 def test_differential_kinds_and_orientation():
-    impls = {"a": lambda x: x["a"], "b": lambda x: x["b"], "c": lambda x: x["c"]}
-
     def raise_(cls):
         def f():
             raise cls("x")
@@ -122,7 +120,11 @@ def test_differential_kinds_and_orientation():
     assert check({"a": raise_(ValueError), "b": 1}) == ("differential", "a~b", "error-vs-value")
     assert check({"a": raise_(ValueError), "b": raise_(KeyError)}) == ("differential", "a~b", "error-class-vs-error-class")
     assert check({"a": 1, "b": 1, "c": 2}) == ("differential", "a~c", "value-vs-value")
-    assert impls  # the three-implementation case names the first differing pair
+    # three implementations: the first differing pair in (a,b), (a,c), (b,c) order is named
+    assert check({"a": 1, "b": 2, "c": 2}) == ("differential", "a~b", "value-vs-value")
+    assert check({"a": 2, "b": 1, "c": 2}) == ("differential", "a~b", "value-vs-value")
+    assert check({"a": 1, "b": 1, "c": raise_(ValueError)}) == ("differential", "a~c", "value-vs-error")
+    differential({"a": lambda _d: 1, "b": lambda _d: 1, "c": lambda _d: 1}, b"")  # all agree: no finding
 
 
 def test_differential_normalize_per_implementation():

@@ -95,6 +95,9 @@ def composition_target(
     if timeout is None and isinstance(judge, CommandClassifier):
         timeout = COMMAND_TIMEOUT
     kwargs: dict[str, Any] = dict(target_options)
+    if isinstance(judge, CommandClassifier):
+        # The classifier program is run (never the classified commands): allow that one process class.
+        kwargs["allow"] = sorted({*kwargs.get("allow", ()), "subprocess"})
     if timeout is not None:
         kwargs["timeout"] = timeout
     strategy = None

@@ -8,6 +8,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable
 
+from assay.engine import jobwait
 from assay.engine.isolate import fork_with_pipe
 from assay.engine.seeds import new_master_seed, target_seed
 from assay.engine.shrink import DEFAULT_MAX_CASES
@@ -171,23 +172,13 @@ def _run_jobs(p: _Prepared, options: CampaignOptions, master: int, tseed: int, b
             sup = _supervisor(p, options, master, job_seed(tseed, k), budget, cases, reload_dir=str(p.corpus.dir))
             writer.send(sup.run())
 
-        pid, reader = fork_with_pipe(job)
+        try:
+            pid, reader = fork_with_pipe(job)
+        except BaseException:
+            jobwait.abandon(channels)
+            raise
         channels.append((pid, reader))
-    outcomes: list[TargetOutcome] = []
-    errors: list[str] = []
-    for pid, reader in channels:
-        while True:
-            try:
-                got = reader.recv()
-                break
-            except KeyboardInterrupt:
-                continue  # the job saw the same Ctrl-C; wait for its partial outcome
-            except EOFError:
-                got = f"job process {pid} died without a result (see its traceback above)"
-                break
-        reader.close()
-        os.waitpid(pid, 0)
-        (outcomes if isinstance(got, TargetOutcome) else errors).append(got)
+    outcomes, errors = jobwait.collect(channels)
     if errors:
         raise WorkerError(f"target {p.target.name!r}: {len(errors)} of {jobs} jobs failed: {errors[0]}")
     return _merge(outcomes, tseed)
@@ -219,6 +210,7 @@ def _merge(outcomes: list[TargetOutcome], tseed: int) -> TargetOutcome:
         merged.features = max(merged.features, o.features)
         merged.corpus_size = max(merged.corpus_size, o.corpus_size)
         merged.worker_restarts += o.worker_restarts
+        merged.write_errors.extend(o.write_errors)
     merged.schedule_digest = ",".join(o.schedule_digest for o in outcomes)
     merged.findings = list(findings.values())
     merged.jobs = len(outcomes)

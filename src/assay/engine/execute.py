@@ -2,14 +2,21 @@
 
 from __future__ import annotations
 
+import functools
+import os
 import signal
 import threading
 from dataclasses import dataclass
 from typing import Hashable
 
-from assay import observe
+from assay import interrupts, observe
+from assay.engine import sandbox, strays
 from assay.target import Target
-from assay.verdict import Frame, Verdict, classify, code_frames, exception_info, frames_key, type_name
+from assay.verdict import ExceptionInfo, Frame, Verdict, classify, code_frames, exception_info, frames_key, type_name
+
+#: Most failure identities remembered by :func:`judge` (a known failure skips traceback formatting).
+MAX_KNOWN_FAILURES = 256
+
 
 class WedgeTimeout(BaseException):
     """Raised inside a target whose input ran past its timeout.
@@ -36,27 +43,99 @@ def outcome_of_return(value: object) -> Hashable:
     return ("outcome", "return", type(value).__qualname__)
 
 
-def run(target: Target, data: bytes) -> RunResult:
+def run(target: Target, data: bytes, *, fresh: bool = False) -> RunResult:
     """Execute ``target`` on ``data`` and classify what happened.
 
-    ``KeyboardInterrupt`` propagates; a :class:`WedgeTimeout` becomes a ``wedge``
-    verdict keyed by the outermost frames (where the input is stuck is stable
-    across replays; the innermost frame of a hot loop is not).
+    A ``KeyboardInterrupt`` from a real signal propagates (see
+    :mod:`assay.interrupts`); one the target raised is judged like any exception.
+    A :class:`WedgeTimeout` becomes a ``wedge`` verdict keyed by the outermost
+    frames (where the input is stuck is stable across replays; the innermost frame
+    of a hot loop is not).  Under the sandbox, a refused side effect is a ``safety``
+    verdict even if the target caught the refusal.  A process the target forked
+    that returns here is ended at once (:mod:`assay.engine.strays`).  A failure
+    already seen (same exception type, same code and lines) reuses its verdict
+    unless ``fresh``.
     """
     sink = observe.FeatureSink()
     previous = observe.activate(sink)
+    owner = os.getpid()
+    guarded = sandbox.installed()
+    refusal = None
+    error: BaseException | None = None
+    value = None
     try:
-        value = target.fn(data)
-    except KeyboardInterrupt:
-        raise
-    except WedgeTimeout as exc:
-        return RunResult(wedge_verdict(exc, target), ("outcome", "wedge"), sink.keys)
+        if guarded:
+            sandbox.arm(allowance(target.allow))
+        try:
+            value = target.fn(data)
+        finally:
+            if guarded:
+                refusal = sandbox.disarm()
+            if os.getpid() != owner:
+                strays.returned(target, data)
+    except KeyboardInterrupt as exc:
+        if refusal is None and interrupts.is_real():
+            raise
+        error = exc
     except BaseException as exc:  # every escape from the target is judged, SystemExit included
-        verdict = classify(exc, target.expected)
-        return RunResult(verdict, ("outcome", "raise", type_name(type(exc))), sink.keys)
+        error = exc
     finally:
         observe.activate(previous)
-    return RunResult(None, outcome_of_return(value), sink.keys)
+    if refusal is not None:
+        return RunResult(safety_verdict(refusal, error), ("outcome", "safety", refusal.kind), sink.keys)
+    if error is None:
+        return RunResult(None, outcome_of_return(value), sink.keys)
+    if isinstance(error, WedgeTimeout):
+        return RunResult(wedge_verdict(error, target), ("outcome", "wedge"), sink.keys)
+    return RunResult(judge(error, target, fresh), ("outcome", "raise", type_name(type(error))), sink.keys)
+
+
+@functools.lru_cache(maxsize=64)
+def allowance(allow: tuple[str, ...]) -> sandbox.Allowance:
+    """A target's ``allow`` entries, parsed once."""
+    return sandbox.parse_allow(allow)
+
+
+def safety_verdict(refusal: sandbox.Refusal, error: BaseException | None) -> Verdict:
+    """The ``safety`` verdict of a refused side effect, keyed by the audit event and the target's frame."""
+    if error is not None:
+        info = exception_info(error)
+    else:
+        info = ExceptionInfo(type="safety", message=refusal.detail)
+    detail = f"the target tried {refusal.event} ({refusal.detail}) in {refusal.frame}; not allowed by the target's allow=[...]"
+    return Verdict("safety", f"{refusal.event}@{refusal.frame}", detail, info, {"class": refusal.kind})
+
+
+_KNOWN: dict[tuple, Verdict] = {}
+
+
+def judge(exc: BaseException, target: Target, fresh: bool = False) -> Verdict | None:
+    """:func:`classify`, with a cache keyed by the failure's cheap identity.
+
+    The identity is the exception type and every (code object, line) of its
+    traceback: the same identity always yields the same signature, so a failure
+    hit again and again (a ``RecursionError`` on every input) does not pay for
+    formatting its traceback each time.  Oracle failures carry data of their own
+    and are never cached.
+    """
+    from assay.observe import OracleFailure
+
+    if isinstance(exc, OracleFailure):
+        return classify(exc, target.expected)
+    codes = []
+    tb = exc.__traceback__
+    while tb is not None:
+        codes.append((tb.tb_frame.f_code, tb.tb_lineno))
+        tb = tb.tb_next
+    key = (target.name, target.expected, type(exc), tuple(codes))
+    if not fresh:
+        known = _KNOWN.get(key)
+        if known is not None:
+            return known
+    verdict = classify(exc, target.expected)
+    if verdict is not None and len(_KNOWN) < MAX_KNOWN_FAILURES:
+        _KNOWN[key] = verdict
+    return verdict
 
 
 def wedge_verdict(exc: BaseException, target: Target) -> Verdict:

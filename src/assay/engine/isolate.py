@@ -10,9 +10,11 @@ that output into a finding's verdict.
 from __future__ import annotations
 
 import faulthandler
+import fcntl
 import os
 import re
 import resource
+import shutil
 import signal
 import sys
 import tempfile
@@ -20,7 +22,9 @@ import time
 from dataclasses import dataclass
 from multiprocessing.connection import Pipe
 
-from assay.engine import execute
+from assay import interrupts
+from assay.engine import execute, procs, sandbox
+from assay.errors import InternalError
 from assay.target import Target
 from assay.verdict import ExceptionInfo, Frame, Verdict, frames_key
 
@@ -28,37 +32,89 @@ from assay.verdict import ExceptionInfo, Frame, Verdict, frames_key
 KILL_GRACE = 1.0
 #: Most bytes of a capture file read back for a diagnostic.
 TAIL = 256 * 1024
+#: Lowest descriptor number of the private diagnostics channel (faulthandler's file):
+#: above the handful a target may close (0-2, ``os.closerange(3, 256)``), so a target
+#: that closes its stdio cannot silence the stack of a later crash.
+DIAG_FD_MIN = 1000
+#: Exit status of a child whose own (assay) code failed; it sends a :class:`ChildFailure` first.
+INTERNAL_EXIT = 70
 
 _ASSAY_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 _FRAME_LINE = re.compile(r'^\s+File "(?P<file>.*)", line (?P<line>\d+) in (?P<name>\S+)')
 
 
+@dataclass(frozen=True)
+class ChildFailure:
+    """Sent by a forked child whose assay code raised: the traceback, for the parent to raise.
+
+    ``interrupted`` is true when what escaped was a ``KeyboardInterrupt`` (an
+    interrupt the parent forwarded arrived before the child could handle it).
+    """
+
+    traceback: str
+    interrupted: bool = False
+
+
 def new_capture() -> str:
+    """A fresh capture file for one child's output (the caller deletes it)."""
     fd, path = tempfile.mkstemp(prefix="assay-capture-", suffix=".log")
     os.close(fd)
     return path
 
 
 def child_setup(capture_path: str, rss_limit_mb: int) -> None:
-    """Runs first in a forked child: capture output, faulthandler, memory limit."""
+    """Runs first in a forked child: capture output, faulthandler, memory limit.
+
+    stdin becomes ``/dev/null`` (a child is not in the terminal's foreground group),
+    and faulthandler writes to a private high descriptor, not fd 2, so a target
+    that closes its stdio still leaves its crash stacks readable.
+    """
     fd = os.open(capture_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
     sys.stdout.flush()
     sys.stderr.flush()
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)
+    os.close(null)
     os.dup2(fd, 1)
     os.dup2(fd, 2)
+    try:
+        diag = fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, DIAG_FD_MIN)
+    except OSError:
+        diag = 2
     os.close(fd)
     # The parent's sys.stdout/stderr may be capture objects (pytest) with no real fd.
     sys.stdout = open(1, "w", closefd=False, errors="replace")
     sys.stderr = open(2, "w", closefd=False, errors="replace")
-    faulthandler.enable(file=2, all_threads=False)
-    faulthandler.register(signal.SIGUSR2, file=2, all_threads=False)
+    faulthandler.enable(file=diag, all_threads=False)
+    faulthandler.register(signal.SIGUSR2, file=diag, all_threads=False)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent owns Ctrl-C
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # the parent ends children; no KeyboardInterrupt here
+    interrupts.ignore_in_child()
     if rss_limit_mb > 0:
         limit = rss_limit_mb * 1024 * 1024
         try:
             resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
         except (ValueError, OSError):
             pass
+
+
+def new_workdir() -> str:
+    """A private temp directory for one child: its cwd, and the one place the sandbox lets it write."""
+    return tempfile.mkdtemp(prefix="assay-work-")
+
+
+def remove_workdir(path: str) -> None:
+    """Delete a child's temp directory and whatever the target left in it."""
+    shutil.rmtree(path, ignore_errors=True)
+
+
+def enter_sandbox(workdir: str) -> None:
+    """In a forked child: work in ``workdir`` under the audit-hook sandbox (:mod:`assay.engine.sandbox`)."""
+    os.chdir(workdir)
+    os.environ["TMPDIR"] = workdir  # tempfile in a target writes where the sandbox allows it
+    tempfile.tempdir = workdir
+    sys.dont_write_bytecode = True  # importing inside a target must not count as a write
+    sandbox.install(workdir)
 
 
 def read_tail(path: str, start: int = 0) -> str:
@@ -128,29 +184,56 @@ def death_verdict(status: int, output: str, *, killed_for_timeout: bool, timeout
 def fork_with_pipe(body) -> tuple[int, object]:
     """Fork a child that runs ``body(writer)`` and always ends in ``os._exit``.
 
-    Returns ``(pid, reader)``.  An exception in the child is printed to its stderr
-    (flushed: ``os._exit`` skips that) and makes it exit with status 70; the child
-    never returns into the parent's code.
+    Returns ``(pid, reader)``.  The child leads its own process group (end it and
+    what it started with :func:`procs.reap_group`) and dies with its parent
+    (``PR_SET_PDEATHSIG``).  Any process the child forks later closes its copy of
+    ``writer`` at once, so only the child itself can write to the pipe.  An
+    exception in the child is printed to its stderr, sent as a :class:`ChildFailure`
+    and makes it exit with :data:`INTERNAL_EXIT`; the child never returns into the
+    parent's code, and neither does a process it forked.
     """
+    procs.libc()  # loaded before the fork, so that the child only calls it
+    parent = os.getpid()
     reader, writer = Pipe(duplex=False)
     pid = os.fork()
     if pid == 0:
         code = 0
+        me = os.getpid()
         try:
+            procs.own_group()
+            procs.die_with_parent(parent)
             reader.close()
+            wfd = writer.fileno()
+            os.register_at_fork(after_in_child=lambda: _close_quietly(wfd))
             body(writer)
-        except BaseException:  # the parent judges the child by its exit status
+        except BaseException as exc:  # the parent judges the child by its exit status
             import traceback
 
-            traceback.print_exc()
-            code = 70
+            text = traceback.format_exc()
+            if os.getpid() == me:
+                sys.stderr.write(text)
+                try:
+                    writer.send(ChildFailure(text, isinstance(exc, KeyboardInterrupt)))
+                except BaseException:  # noqa: BLE001 - the pipe may be gone; the exit status says enough
+                    pass
+            code = INTERNAL_EXIT
         finally:
+            if os.getpid() != me:
+                os._exit(0)  # a process the body forked, unwinding into here: never run assay's code twice
             try:
                 sys.stderr.flush()
             finally:
                 os._exit(code)
     writer.close()
+    procs.place_in_group(pid)
     return pid, reader
+
+
+def _close_quietly(fd: int) -> None:
+    try:
+        os.close(fd)
+    except OSError:
+        pass
 
 
 @dataclass
@@ -160,32 +243,49 @@ class IsolatedResult:
 
 
 def run_isolated(target: Target, data: bytes, timeout: float | None = None) -> IsolatedResult:
-    """Run one input in a forked child: its verdict, even if the child dies or hangs."""
+    """Run one input in a forked child: its verdict, even if the child dies or hangs.
+
+    However this returns or raises (an interrupt included), the child and its
+    process group are gone afterwards.
+    """
     timeout = target.timeout if timeout is None else timeout
     capture = new_capture()
+    workdir = new_workdir()
 
     def child(writer) -> None:
         child_setup(capture, target.rss_limit_mb)
+        enter_sandbox(workdir)
         verdict = execute.run_input(target, data, timeout=timeout)
         writer.send(verdict.to_json() if verdict else None)
 
     pid, reader = fork_with_pipe(child)
+    reaped = False
     try:
         result, status, killed = _wait_child(pid, reader, timeout)
+        reaped = True
         output = read_tail(capture)
+        if isinstance(result, ChildFailure):
+            raise InternalError(f"a replay child of target {target.name!r} failed in assay's code:\n{result.traceback}")
         if result is not _NOTHING:
             return IsolatedResult(Verdict.from_json(result) if result else None, output)
         return IsolatedResult(death_verdict(status, output, killed_for_timeout=killed, timeout=timeout), output)
     finally:
+        if not reaped:
+            procs.reap_group(pid)
         reader.close()
         os.unlink(capture)
+        remove_workdir(workdir)
 
 
 _NOTHING = object()
 
 
 def _wait_child(pid: int, reader, timeout: float):
-    """Wait for a one-shot child's message; kill it if it overstays."""
+    """Wait for a one-shot child's message and its exit (by pid); kill it if it overstays.
+
+    Returns (message or ``_NOTHING``, wait status, killed for the timeout).  The
+    child's process group is ended and the child reaped before this returns.
+    """
     deadline = time.monotonic() + timeout + KILL_GRACE + 1.0
     result = _NOTHING
     killed = False
@@ -195,21 +295,22 @@ def _wait_child(pid: int, reader, timeout: float):
             kill_with_stack(pid)
             killed = True
             break
-        if reader.poll(min(left, 0.05)):
+        if result is _NOTHING and reader.poll(min(left, 0.05)):
             try:
                 result = reader.recv()
-            except EOFError:
-                pass
-            break
-        done, status = os.waitpid(pid, os.WNOHANG)
-        if done:
-            if reader.poll(0):
+            except (EOFError, OSError):
+                result = _NOTHING
+                time.sleep(min(left, 0.05))  # EOF: the child is exiting; its pid says when
+        elif result is not _NOTHING:
+            time.sleep(0.001)
+        if procs.exited(pid):
+            if result is _NOTHING and reader.poll(0):
                 try:
                     result = reader.recv()
-                except EOFError:
+                except (EOFError, OSError):
                     pass
-            return result, status, False
-    _, status = os.waitpid(pid, 0)
+            break
+    status = procs.reap_group(pid, kill=killed)
     return result, status, killed
 
 
@@ -221,3 +322,4 @@ def kill_with_stack(pid: int) -> None:
         os.kill(pid, signal.SIGKILL)
     except ProcessLookupError:
         pass
+    procs.kill_group(pid)

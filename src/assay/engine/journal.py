@@ -20,6 +20,11 @@ _HEADER = struct.Struct("<BBxxxxxxqqdQ32sd")
 _REQUEST = struct.Struct("<qd")
 _REQUEST_AT = _HEADER.size
 _DATA_AT = _HEADER.size + _REQUEST.size
+#: The stray slot (a process the target forked that came back into assay's loop):
+#: state (0 empty, 1 being written, 2 ready), position, key length, input length.
+_STRAY = struct.Struct("<BxxxxxxxqII")
+#: Longest key kept in the stray slot.
+STRAY_KEY = 256
 
 IDLE, RUNNING = 0, 1
 #: Phases of the schedule.
@@ -34,7 +39,9 @@ class Journal:
     def __init__(self, max_len: int) -> None:
         # Room beyond max_len for derived runs (slow-input pumping grows inputs 4x).
         self.capacity = 4 * max_len + 64
-        self.mem = mmap.mmap(-1, _DATA_AT + self.capacity)  # MAP_SHARED: survives fork
+        self.stray_at = _DATA_AT + self.capacity
+        size = self.stray_at + _STRAY.size + STRAY_KEY + self.capacity
+        self.mem = mmap.mmap(-1, size)  # MAP_SHARED: survives fork
         self.chain = bytes(32)
 
     def begin(self, phase: int, position: int, sub: int, data: bytes, limit: float = 0.0) -> None:
@@ -71,6 +78,31 @@ class Journal:
         """True if the running case is the one the parent asked to interrupt."""
         state, _phase, position, _sub, started, _n, _chain, _limit = _HEADER.unpack_from(self.mem, 0)
         return state == RUNNING and _REQUEST.unpack_from(self.mem, _REQUEST_AT) == (position, started)
+
+    def add_stray(self, data: bytes, key: str) -> None:
+        """Called in a stray process: record it (the first one of a worker lifetime wins)."""
+        if self.mem[self.stray_at] != 0:
+            return
+        self.mem[self.stray_at] = 1
+        _state, _phase, position, *_ = _HEADER.unpack_from(self.mem, 0)
+        k = key.encode("utf-8", "replace")[:STRAY_KEY]
+        n = min(len(data), self.capacity)
+        at = self.stray_at + _STRAY.size
+        self.mem[at : at + len(k)] = k
+        self.mem[at + STRAY_KEY : at + STRAY_KEY + n] = data[:n]
+        _STRAY.pack_into(self.mem, self.stray_at, 1, position, len(k), n)
+        self.mem[self.stray_at] = 2
+
+    def take_strays(self) -> list[tuple[int, bytes, str]]:
+        """Parent side: the recorded stray, as [(position, input, key)], and clear the slot."""
+        if self.mem[self.stray_at] != 2:
+            return []
+        _s, position, klen, n = _STRAY.unpack_from(self.mem, self.stray_at)
+        at = self.stray_at + _STRAY.size
+        key = bytes(self.mem[at : at + klen]).decode("utf-8", "replace")
+        data = bytes(self.mem[at + STRAY_KEY : at + STRAY_KEY + n])
+        self.mem[self.stray_at] = 0
+        return [(position, data, key)]
 
     def close(self) -> None:
         self.mem.close()

@@ -25,8 +25,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Hashable
 
-from assay.engine import isolate, journal as jr
-from assay.errors import AssayError
+from assay.engine import isolate, journal as jr, procs, strays
+from assay.errors import InternalError
 from assay.engine.worker import Plan, Worker, install_soft_timeout
 from assay.feedback.cmplog import CmpLog
 from assay.feedback.scope import Scope
@@ -42,11 +42,13 @@ POLL = 0.05
 DEATH_REPLAYS = 2
 #: Most worker-killing inputs remembered to steer restarted workers away from them.
 MAX_FATAL_INPUTS = 64
+#: Most failed writes listed in a target's outcome (a full disk fails every one).
+MAX_WRITE_ERRORS = 20
 #: Worker deaths outside any input tolerated before the campaign gives up.
 MAX_IDLE_DEATHS = 3
 
 
-class WorkerError(AssayError):
+class WorkerError(InternalError):
     """A campaign worker failed in assay's own code (not the target's)."""
 
 
@@ -92,6 +94,7 @@ class TargetOutcome:
     worker_restarts: int = 0
     status: str = "clean"
     jobs: int = 1
+    write_errors: list[str] = field(default_factory=list)  # what could not be saved (a full disk), and why
 
     @property
     def execs_per_sec(self) -> float:
@@ -190,12 +193,18 @@ class Supervisor:
         return o
 
     def _one_worker(self, journal: jr.Journal) -> bool:
-        """Fork a worker and watch it; True if it finished the schedule."""
+        """Fork a worker and watch it; True if it finished the schedule.
+
+        The worker's death is noticed by its pid, not by the pipe's end (a process
+        the target forked may hold the pipe open); its process group ends with it.
+        """
         capture = isolate.new_capture()
+        workdir = isolate.new_workdir()
         journal.reset()
-        pid, reader = isolate.fork_with_pipe(lambda writer: self._child(journal, writer, capture))
+        pid, reader = isolate.fork_with_pipe(lambda writer: self._child(journal, writer, capture, workdir))
         done = False
         killed = False
+        reaped = False
         signalled_for: tuple | None = None
         last_seen: tuple | None = None
         try:
@@ -203,14 +212,15 @@ class Supervisor:
                 if reader.poll(POLL):
                     try:
                         msg = reader.recv()
-                    except EOFError:
-                        break
-                    if msg[0] == "done":
-                        done = True
-                        self._on_done(msg)
-                    else:
-                        self._on_message(msg)
-                    continue
+                    except (EOFError, OSError):
+                        msg = None
+                    if msg is not None:
+                        done = self._dispatch(msg) or done
+                        continue
+                    time.sleep(POLL)  # end of file: the worker is exiting (or closed the pipe); its pid decides
+                if procs.exited(pid):
+                    break
+                self._check_strays(journal)
                 state, position, started, limit = journal.state()
                 now = time.monotonic()
                 current = (position, started)
@@ -230,33 +240,57 @@ class Supervisor:
                     isolate.kill_with_stack(pid)  # a worker that ignores its own deadline
                     killed = True
                 self._report_progress()
-            _, status = os.waitpid(pid, 0)
             while reader.poll(0):  # drain what the worker sent before dying
                 try:
                     msg = reader.recv()
-                except EOFError:
+                except (EOFError, OSError):
                     break
-                self._on_message(msg) if msg[0] != "done" else (self._on_done(msg), None)
-                done = done or msg[0] == "done"
+                done = self._dispatch(msg) or done
+            status = procs.reap_group(pid, kill=False)
+            reaped = True
+            self._check_strays(journal)
             if not done:
                 self._on_death(journal, status, killed, isolate.read_tail(capture))
-        except BaseException:
-            try:
-                os.kill(pid, signal.SIGKILL)
-                os.waitpid(pid, 0)
-            except (ProcessLookupError, ChildProcessError):
-                pass
-            raise
         finally:
+            if not reaped:
+                procs.reap_group(pid)
             reader.close()
+            isolate.remove_workdir(workdir)
             try:
                 os.unlink(capture)
             except FileNotFoundError:
                 pass
         return done
 
-    def _child(self, journal: jr.Journal, writer, capture: str) -> None:
+    def _dispatch(self, msg: tuple) -> bool:
+        """Handle one message from the worker; True if it says the schedule is done."""
+        if isinstance(msg, isolate.ChildFailure):
+            raise WorkerError(f"the worker for target {self.target.name!r} failed in assay's own code:\n{msg.traceback}")
+        if msg[0] == "done":
+            self._on_done(msg)
+            return True
+        self._on_message(msg)
+        return False
+
+    def _check_strays(self, journal: jr.Journal) -> None:
+        """Record a process the target forked that came back into assay's loop (it is gone now)."""
+        for position, data, key in journal.take_strays():
+            verdict = strays.stray_verdict(key)
+            if verdict.signature in self.plan.known_signatures:
+                rec = self.records.get(verdict.signature)
+                if rec is not None:
+                    rec.occurrences += 1
+                continue
+            self.plan.known_signatures.add(verdict.signature)
+            self._record(Finding(
+                target=self.target.name, verdict=verdict, input=data, original=data,
+                determinism={"replays": 0, "reproduced": 0, "same_signature": None}, case_index=position,
+            ))
+
+    def _child(self, journal: jr.Journal, writer, capture: str, workdir: str) -> None:
         isolate.child_setup(capture, self.target.rss_limit_mb)
+        isolate.enter_sandbox(workdir)
+        strays.arm(journal)
         install_soft_timeout(journal)
         feedback = SysmonFeedback(Scope(self.sources))
         feedback.start()
@@ -279,7 +313,10 @@ class Supervisor:
             self.plan.seen.extend(new)
             self._count_keys(new)
             if not from_initial and self.corpus_store is not None and not self.plan.replay_only:
-                self.outcome.corpus_additions.append(self.corpus_store.add(data))
+                try:
+                    self.outcome.corpus_additions.append(self.corpus_store.add(data))
+                except OSError as exc:  # a full disk: keep fuzzing, keep what was written, say what was not
+                    self._write_failed(f"corpus entry {digest(data)}", exc)
             elif not from_initial:
                 self.outcome.corpus_additions.append(digest(data))
         elif kind == "stats":
@@ -375,8 +412,17 @@ class Supervisor:
         meta = build_metadata(finding, campaign_seed=self.master_seed, target_seed=self.plan.tseed, sources=self.sources)
         if self.outcome.strategy:
             meta["strategy"] = self.outcome.strategy
-        path, new = write_artifact(self.artifact_root, finding, meta)
+        try:
+            path, new = write_artifact(self.artifact_root, finding, meta)
+        except OSError as exc:
+            self._write_failed(f"artifact of {finding.signature}", exc)
+            path, new = "", True
         self.records[finding.signature] = FindingRecord(finding.signature, finding.verdict.oracle, str(path), new)
+
+    def _write_failed(self, what: str, exc: OSError) -> None:
+        """Note a write that failed (the campaign goes on; the report lists it)."""
+        if len(self.outcome.write_errors) < MAX_WRITE_ERRORS:
+            self.outcome.write_errors.append(f"{what}: {exc.strerror or exc}")
 
     def _report_progress(self) -> None:
         if self.progress is None:

@@ -304,7 +304,7 @@ class Worker:
 
                 result = shrink(data, still_fails, self.plan.shrink_cases, self.source.structural_candidates)
                 minimized, shrink_cases = result.data, result.cases
-                final = self._derived(phase, pos, minimized)
+                final = self._derived(phase, pos, minimized, fresh=True)
                 if final is not None and final.signature == sig:
                     verdict = final  # the traceback of the input we keep
         finally:
@@ -312,10 +312,10 @@ class Worker:
         determinism = {"replays": DETERMINISM_REPLAYS, "reproduced": same, "same_signature": same == DETERMINISM_REPLAYS}
         self.send(("finding", sig, verdict.to_json(), data, minimized, ops, pos, determinism, shrink_cases))
 
-    def _derived(self, phase: int, pos: int, data: bytes, limit: float = 0.0):
+    def _derived(self, phase: int, pos: int, data: bytes, limit: float = 0.0, fresh: bool = False):
         self.journal.begin(phase, pos, jr.DERIVED, data, limit)
         try:
-            return execute.run(self.target, data).verdict
+            return execute.run(self.target, data, fresh=fresh).verdict
         finally:
             self.journal.end()
 

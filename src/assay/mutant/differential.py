@@ -346,6 +346,8 @@ class _Campaign:
                     msg = reader.recv()
                 except EOFError:
                     break
+                if isinstance(msg, isolate.ChildFailure):
+                    continue  # the child's own code raised; its exit status (after EOF) tells the rest
                 if msg[0] == "diff":
                     reply = self._on_diff(msg)
                     try:

@@ -33,7 +33,7 @@ from multiprocessing.connection import Connection, Pipe
 from typing import Any, Callable, Hashable
 
 from assay import observe
-from assay.engine import execute, isolate, journal as jr
+from assay.engine import execute, isolate, journal as jr, procs
 from assay.engine.generate import InputSource
 from assay.engine.seeds import case_rng
 from assay.engine.shrink import shrink
@@ -331,8 +331,10 @@ def one_shot(body: Callable[[Callable[[Any], None]], None], rss_limit_mb: int, l
                     message = reader.recv()
                 except EOFError:
                     pass
+                if isinstance(message, isolate.ChildFailure):
+                    message = None  # the child's own code raised: judged by its exit status, as a death
                 break
-        _, status = os.waitpid(pid, 0)
+        status = procs.reap_group(pid, kill=killed)  # the child's group (what its target started) ends with it
         return OneShot(message, status, killed, isolate.read_tail(capture))
     except BaseException:
         kill_and_reap(pid)
@@ -346,13 +348,5 @@ def one_shot(body: Callable[[Callable[[Any], None]], None], rss_limit_mb: int, l
 
 
 def kill_and_reap(pid: int) -> None:
-    """SIGKILL ``pid`` and reap it (ignoring a child that is already gone)."""
-    try:
-        os.kill(pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
-    try:
-        os.waitpid(pid, 0)
-    except ChildProcessError:
-        pass
-
+    """SIGKILL ``pid`` and its process group, and reap it (ignoring a child that is already gone)."""
+    procs.reap_group(pid)

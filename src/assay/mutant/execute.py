@@ -12,7 +12,6 @@ killed by a test.
 
 from __future__ import annotations
 
-import ctypes
 import gc
 import os
 import signal
@@ -22,6 +21,7 @@ from multiprocessing.connection import wait
 from typing import Any, Callable, Iterator
 
 from assay.engine.isolate import child_setup, fork_with_pipe, new_capture, read_tail
+from assay.engine.procs import die_with_parent as _die_with_parent, kill_group as _kill_group, libc as _libc
 from assay.mutant.apply import FunctionIndex, MutantError, Patch
 from assay.mutant.model import Mutant
 
@@ -269,32 +269,6 @@ def _reap(pid: int) -> int:
             _kill_group(pid)
             return os.waitpid(pid, 0)[1]
         time.sleep(0.0005)
-
-
-def _kill_group(pid: int) -> None:
-    try:
-        os.killpg(pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
-
-
-_LIBC: list[Any] = []
-
-
-def _libc() -> Any:
-    if not _LIBC:
-        try:
-            _LIBC.append(ctypes.CDLL(None, use_errno=True))
-        except OSError:
-            _LIBC.append(None)
-    return _LIBC[0]
-
-
-def _die_with_parent() -> None:
-    """Ask Linux to SIGKILL this process when its parent dies (prctl PR_SET_PDEATHSIG)."""
-    libc = _libc()
-    if libc is not None and hasattr(libc, "prctl"):
-        libc.prctl(1, signal.SIGKILL)
 
 
 def _unlink(path: str) -> None:

@@ -104,7 +104,7 @@ def write_artifact(root: str | os.PathLike[str], finding: Finding, metadata: dic
     }
     if finding.diagnostic:
         files["diagnostic.log"] = finding.diagnostic[-MAX_DIAGNOSTIC:].encode("utf-8", "replace")
-    return final, publish_dir(final, files)
+    return final, publish_dir(final, files, private=frozenset({"diagnostic.log"}))
 
 
 @dataclass(frozen=True)
@@ -140,9 +140,19 @@ def load_artifact(path: str | os.PathLike[str]) -> Artifact:
         raise ArtifactError(f"{p} is not an assay artifact (missing {Path(exc.filename).name})") from None
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise ArtifactError(f"{p / 'metadata.json'} is not valid JSON ({exc}); restore or delete the artifact") from None
+    except OSError as exc:
+        raise ArtifactError(f"{p} cannot be read ({exc.strerror or exc}); fix its permissions or delete it") from None
+    if not isinstance(meta, dict):
+        raise ArtifactError(f"{p / 'metadata.json'} holds {type(meta).__name__}, not an object; restore or delete the artifact")
     for key in ("target", "signature", "verdict", "input_sha256"):
         if key not in meta:
             raise ArtifactError(f"{p / 'metadata.json'} lacks {key!r}; it was not written by this version of assay")
+    for key in ("target", "signature", "input_sha256"):
+        if not isinstance(meta[key], str):
+            raise ArtifactError(f"{p / 'metadata.json'}: {key!r} must be a string, not {meta[key]!r}")
+    verdict = meta["verdict"]
+    if not (isinstance(verdict, dict) and isinstance(verdict.get("oracle"), str) and isinstance(verdict.get("key"), str)):
+        raise ArtifactError(f"{p / 'metadata.json'}: 'verdict' must be an object with string 'oracle' and 'key', not {verdict!r}")
     if digest(data) != meta["input_sha256"]:
         raise ArtifactError(f"{p / 'input'} does not match input_sha256 in its metadata; the artifact was modified")
     return Artifact(p, data, meta)

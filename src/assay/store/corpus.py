@@ -13,8 +13,9 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from assay import notices
 from assay.errors import CorpusError
-from assay.store.atomic import TMP_PREFIX, write_bytes
+from assay.store.atomic import TMP_PREFIX, remove_stale, writer_alive, writer_pid, write_bytes
 
 SUFFIX = ".input"
 _NAME = re.compile(r"^[0-9a-f]{64}\.input$")
@@ -48,6 +49,9 @@ class Corpus:
         offences = []
         for entry in sorted(os.scandir(self.dir), key=lambda e: e.name):
             path = entry.path
+            pid = writer_pid(entry.name)
+            if pid is not None and writer_alive(pid):
+                continue  # another assay process is writing it right now
             if entry.name.startswith(TMP_PREFIX):
                 offences.append(Offence(path, "temporary file left by an interrupted write; delete it"))
             elif entry.is_symlink() or not entry.is_file():
@@ -55,12 +59,28 @@ class Corpus:
             elif not _NAME.match(entry.name):
                 offences.append(Offence(path, "unexpected file name (must be the lowercase SHA-256 of the content + .input)"))
             else:
-                data = Path(path).read_bytes()
-                if digest(data) + SUFFIX != entry.name:
-                    offences.append(Offence(path, f"name does not match content (content SHA-256 is {digest(data)})"))
-                elif len(data) > self.max_len:
-                    offences.append(Offence(path, f"{len(data)} bytes exceeds the target's max_len={self.max_len}"))
+                offences.extend(self._check_entry(path, entry.name))
         return offences
+
+    def _check_entry(self, path: str, name: str) -> list[Offence]:
+        """One well-named entry: its size first (never read a huge file), then its content."""
+        try:
+            size = os.stat(path).st_size
+            if size > self.max_len:
+                return [Offence(path, f"{size} bytes exceeds the target's max_len={self.max_len}")]
+            with open(path, "rb") as fh:
+                data = fh.read(self.max_len + 1)
+        except OSError as exc:
+            return [Offence(path, f"cannot be read ({exc.strerror or exc})")]
+        if len(data) > self.max_len:
+            return [Offence(path, f"more than {self.max_len} bytes exceeds the target's max_len={self.max_len}")]
+        if digest(data) + SUFFIX != name:
+            return [Offence(path, f"name does not match content (content SHA-256 is {digest(data)})")]
+        return []
+
+    def remove_stale(self) -> list[str]:
+        """Delete temporary files whose writer (by the pid in their name) is gone; their paths."""
+        return remove_stale(self.dir)
 
     def load(self) -> list[tuple[str, bytes]]:
         """``(digest, bytes)`` of every entry, sorted by digest.  Call :meth:`check` first."""
@@ -82,7 +102,10 @@ class Corpus:
 
 
 def check_all(corpora: list[Corpus]) -> None:
-    """Raise :class:`CorpusError` listing every offender in every corpus."""
+    """Remove stale temporary files (saying so), then raise :class:`CorpusError` listing every offender."""
+    for c in corpora:
+        for path in c.remove_stale():
+            notices.notify(f"removed {path}: a temporary file left by an assay process that is gone")
     offences = [o for c in corpora for o in c.check()]
     if offences:
         lines = "\n".join(f"  {o.path}: {o.problem}" for o in offences)

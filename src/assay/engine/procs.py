@@ -1,0 +1,116 @@
+"""Process hygiene shared by every child assay forks.
+
+Each child (campaign worker, ``--jobs`` job, one-input replay, mutant run) lives
+in its own process group, so that it and everything it started can be killed
+with one ``killpg``; on Linux it also asks the kernel (``PR_SET_PDEATHSIG``) to
+SIGKILL it when its parent dies, even when the parent is SIGKILLed and has no
+chance to clean up.  Death is detected by the child's pid (``waitid``), never by
+the end of a pipe that a grandchild may have inherited.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import signal
+import time
+from typing import Any
+
+#: ``prctl`` option that sets the signal sent to a process when its parent dies.
+PR_SET_PDEATHSIG = 1
+#: Seconds :func:`reap_group` waits for a child to exit before it SIGKILLs the group.
+REAP_GRACE = 5.0
+
+_LIBC: list[Any] = []
+
+
+def libc() -> Any:
+    """The C library (``None`` where it cannot be loaded); loaded once, before forking."""
+    if not _LIBC:
+        try:
+            _LIBC.append(ctypes.CDLL(None, use_errno=True))
+        except OSError:
+            _LIBC.append(None)
+    return _LIBC[0]
+
+
+def die_with_parent(parent: int | None = None) -> None:
+    """Ask Linux to SIGKILL this process when its parent dies (``prctl(PR_SET_PDEATHSIG)``).
+
+    With ``parent`` (the pid that forked us), a parent that died before the request
+    took effect is noticed and this process exits at once.
+    """
+    lib = libc()
+    if lib is not None and hasattr(lib, "prctl"):
+        lib.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    if parent is not None and os.getppid() != parent:
+        os._exit(0)
+
+
+def own_group() -> None:
+    """Make this process the leader of a new process group (children of it stay in it)."""
+    try:
+        os.setpgid(0, 0)
+    except OSError:
+        pass
+
+
+def place_in_group(pid: int) -> None:
+    """Parent side of :func:`own_group` (whichever runs first wins; both are harmless)."""
+    try:
+        os.setpgid(pid, pid)
+    except OSError:
+        pass  # the child already did it, or is gone: both are fine
+
+
+def kill_group(pid: int, signum: int = signal.SIGKILL) -> None:
+    """Signal the process group led by ``pid`` (no error if it is gone)."""
+    try:
+        os.killpg(pid, signum)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def exited(pid: int) -> bool:
+    """True once child ``pid`` has exited; it stays a zombie (its group id stays reserved)."""
+    try:
+        info = os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
+    except ChildProcessError:
+        return True
+    return info is not None
+
+
+def reap_group(pid: int, *, kill: bool = True) -> int:
+    """Wait for child ``pid`` and end its whole process group; returns the wait status.
+
+    The group is killed while the child is still a zombie, so its id cannot have been
+    reused by an unrelated process.  With ``kill`` the child itself is SIGKILLed
+    first (an abandoned child); otherwise it gets :data:`REAP_GRACE` seconds to exit.
+    """
+    if kill:
+        kill_group(pid)
+        _kill(pid)
+    else:
+        deadline = time.monotonic() + REAP_GRACE
+        while not exited(pid):
+            if time.monotonic() > deadline:
+                kill_group(pid)
+                _kill(pid)
+                break
+            time.sleep(0.005)
+    try:
+        os.waitid(os.P_PID, pid, os.WEXITED | os.WNOWAIT)
+    except ChildProcessError:
+        return 0
+    kill_group(pid)  # whatever the child started in its group ends with it
+    try:
+        return os.waitpid(pid, 0)[1]
+    except ChildProcessError:
+        return 0
+
+
+def _kill(pid: int) -> None:
+    try:
+        os.kill(pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass

@@ -1,0 +1,47 @@
+"""Telling a real interrupt (Ctrl-C, SIGTERM) from a target raising ``KeyboardInterrupt``.
+
+The command line installs :func:`install`: SIGINT and SIGTERM then both raise
+``KeyboardInterrupt`` *and* mark the interrupt as requested.  A forked child that
+ignores both signals calls :func:`ignore_in_child`.  :func:`is_real` then says
+whether a ``KeyboardInterrupt`` escaping a target came from a signal (stop the run)
+or from the target's own ``raise`` (a finding).  Where neither was called (a
+library caller, a test session) every ``KeyboardInterrupt`` counts as real.
+"""
+
+from __future__ import annotations
+
+import signal
+
+_state = {"mode": "unknown", "requested": False}
+
+
+def _on_signal(signum, frame):  # noqa: ARG001
+    _state["requested"] = True
+    raise KeyboardInterrupt
+
+
+def install() -> None:
+    """SIGINT and SIGTERM stop this process gracefully (``KeyboardInterrupt``), identically."""
+    _state["mode"] = "installed"
+    signal.signal(signal.SIGINT, _on_signal)
+    signal.signal(signal.SIGTERM, _on_signal)
+
+
+def ignore_in_child() -> None:
+    """In a child whose parent owns the signals: no ``KeyboardInterrupt`` here is real."""
+    _state["mode"] = "child"
+    _state["requested"] = False
+
+
+def requested() -> bool:
+    """True once SIGINT or SIGTERM arrived through :func:`install`'s handler."""
+    return bool(_state["requested"])
+
+
+def is_real() -> bool:
+    """Whether a ``KeyboardInterrupt`` just seen should stop the run (see the module docstring)."""
+    if _state["mode"] == "child":
+        return False
+    if _state["mode"] == "installed":
+        return bool(_state["requested"])
+    return True
