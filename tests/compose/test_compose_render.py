@@ -111,6 +111,10 @@ def test_nested_trees_execute_every_leaf(tree) -> None:
     # bashlex 0.18 drops what follows a newline inside a substitution (the bug the
     # worked example in examples/compose found): no test of rendering there
     assume(not ("\n" in rendered and ("$(" in rendered or "`" in rendered)))
+    # Inside backticks the shell turns `\$(` back into `$(` and runs it; bashlex 0.18
+    # keeps the backslash and sees a literal (the same limit as the backtick quoter
+    # test above), so such a tree cannot be judged through bashlex.
+    assume(not ("`" in rendered and "\\$(" in rendered))
     try:
         found = commands(rendered)
     except bashlex.errors.ParsingError:
