@@ -688,11 +688,16 @@ def agreement(mutmut: list[Record], assay: list[Record]) -> dict[str, Any]:
         "agree_same_change": sum(1 for m, a in exact if (m.verdict in DETECTED) == (a.verdict in DETECTED)),
         "both_detected": cells[(True, True)],
         "both_undetected": cells[(False, False)],
-        "mutmut_only": [pair_json(m, a, same) for m, a, same in judged if m.verdict in DETECTED and a.verdict not in DETECTED],
-        "assay_only": [pair_json(m, a, same) for m, a, same in judged if a.verdict in DETECTED and m.verdict not in DETECTED],
+        "mutmut_only": [pair_json(m, a, same) for m, a, same in first_same(judged) if m.verdict in DETECTED and a.verdict not in DETECTED],
+        "assay_only": [pair_json(m, a, same) for m, a, same in first_same(judged) if a.verdict in DETECTED and m.verdict not in DETECTED],
         "unpaired_mutmut": dict(Counter(r.kind for r in lone_m).most_common()),
         "unpaired_assay": dict(Counter(r.kind for r in lone_a).most_common()),
     }
+
+
+def first_same(pairs: list[tuple[Record, Record, bool]]) -> list[tuple[Record, Record, bool]]:
+    """Pairs of the same change first (their disagreements need explaining most), then by line."""
+    return sorted(pairs, key=lambda p: (not p[2], p[0].line))
 
 
 def pair_json(m: Record, a: Record, same: bool) -> dict[str, Any]:
@@ -790,7 +795,8 @@ def print_agreement(wname: str, ag: dict[str, Any], show: int) -> None:
     for title, items in (("mutmut detected, assay did not", ag["mutmut_only"]), ("assay detected, mutmut did not", ag["assay_only"])):
         if not items:
             continue
-        print(f"  {title} ({len(items)}{f', first {show}' if len(items) > show else ''}):")
+        same = sum(1 for d in items if d["same_change"])
+        print(f"  {title}: {len(items)} ({same} the same change){f', first {show}' if len(items) > show else ''}:")
         for d in items[:show]:
             tag = "same change" if d["same_change"] else "line+kind"
             print(f"    line {d['line']:<5} {d['kind']:<11} ({tag})")
