@@ -906,8 +906,9 @@ def main(argv: list[str] | None = None) -> int:
     print(f"machine: {os.cpu_count()} cores, load average {load_start[0]:.1f} at the start and "
           f"{os.getloadavg()[0]:.1f} at the end; {total:.0f} s in all; Python {sys.version.split()[0]}; "
           f"{MUTMUT_REQUIREMENT}; assay at {revision}; {args.repeat} repeat(s)")
-    print()
-    print_table(summaries, workloads, tools, args.jobs)
+    if summaries:
+        print()
+        print_table(summaries, workloads, tools, args.jobs)
     agreements: dict[str, Any] = {}
     for wname in workloads:
         m_runs = [r for r in results.get((wname, "mutmut"), []) if r.ok]
