@@ -296,15 +296,19 @@ def _replay_native(project, name: str, path: Path) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     from assay import interrupts, notices
 
+    raw = list(sys.argv[1:] if argv is None else argv)
+    command = next((a for a in raw if not a.startswith("-")), None)
+    if command in REPRODUCIBLE_COMMANDS and "PYTHONHASHSEED" not in os.environ:
+        # Targets that iterate sets or dicts of strings behave differently under
+        # each hash seed; a fixed one makes --fuzz-seed reproduce the schedule.
+        # Decided before the parser imports every command's module: they would
+        # only be imported again after the exec.
+        os.environ["PYTHONHASHSEED"] = "0"
+        os.execv(sys.executable, [sys.executable, "-m", "assay", *raw])
     interrupts.install()  # SIGTERM stops as gracefully as Ctrl-C
     notices.set_sink(lambda message: print(f"assay: {message}", file=sys.stderr))
     parser = build_parser()
-    args = parser.parse_args(argv)
-    if args.command in REPRODUCIBLE_COMMANDS and "PYTHONHASHSEED" not in os.environ:
-        # Targets that iterate sets or dicts of strings behave differently under
-        # each hash seed; a fixed one makes --fuzz-seed reproduce the schedule.
-        os.environ["PYTHONHASHSEED"] = "0"
-        os.execv(sys.executable, [sys.executable, "-m", "assay", *(sys.argv[1:] if argv is None else argv)])
+    args = parser.parse_args(raw)
     try:
         return int(args.func(args) or 0)
     except InternalError as exc:
