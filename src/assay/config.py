@@ -20,6 +20,7 @@ DEFAULTS: dict[str, Any] = {
     "staging": ".assay/staging",
     "quarantine": ".assay/quarantine.jsonl",
     "mutate": [],
+    "http": {},  # [tool.assay.http.<name>] tables: HTTP targets (assay.http.config)
 }
 
 

@@ -23,7 +23,7 @@ from assay.http.openapi import Document, Operation, request_schema
 from assay.oracles.http import SECRET_NAME
 
 #: Share of requests per mode, out of 100, in the order valid, adjacent, hostile, raw.
-MODE_WEIGHTS = (("valid", 40), ("adjacent", 30), ("hostile", 15), ("raw", 15))
+MODE_WEIGHTS = (("valid", 40), ("adjacent", 25), ("hostile", 20), ("raw", 15))
 #: Most byte edits a ``raw`` request gets.
 MAX_RAW_EDITS = 8
 #: Values a ``hostile`` request puts into one string parameter.
@@ -174,10 +174,12 @@ def generate(doc: Document, op: Operation, data: bytes) -> Request:
         violation = where
     request = serialize(op, values)
     request.mode, request.violation = mode, violation
+    path_values = values.get("path") if isinstance(values, dict) and isinstance(values.get("path"), dict) else {}
     request.rerouted = bool(violation and (violation.startswith("path:") or "@/path" in violation
-                                           or violation.endswith("@")))
+                                           or violation.endswith("@"))) or any(
+        text(path_values.get(p.name)) == "" for p in op.params("path"))
     if mode == "raw":
-        request.rerouted = mutate(request, ByteSource(edits), pick) == "target"
+        request.rerouted = mutate(request, ByteSource(edits), pick) == "target" or request.rerouted
     return request
 
 
