@@ -23,7 +23,7 @@ from assay.http.openapi import Document, Operation, request_schema
 from assay.oracles.http import SECRET_NAME
 
 #: Share of requests per mode, out of 100, in the order valid, adjacent, hostile, raw.
-MODE_WEIGHTS = (("valid", 40), ("adjacent", 25), ("hostile", 20), ("raw", 15))
+MODE_WEIGHTS = (("valid", 35), ("adjacent", 20), ("edge", 15), ("hostile", 15), ("raw", 15))
 #: Most byte edits a ``raw`` request gets.
 MAX_RAW_EDITS = 8
 #: Values a ``hostile`` request puts into one string parameter.
@@ -31,6 +31,8 @@ HOSTILE: tuple[str, ...] = (
     f"../{SECRET_NAME}",
     f"../../{SECRET_NAME}",
     f"a/../../{SECRET_NAME}",
+    f"./../{SECRET_NAME}",
+    f"a/b/../../../{SECRET_NAME}",
     f"..\\{SECRET_NAME}",
     f"/{SECRET_NAME}",
     "..",
@@ -172,6 +174,8 @@ def generate(doc: Document, op: Operation, data: bytes) -> Request:
     if mode == "hostile":
         values, where = _plant(op, values, hostile, pick)
         violation = where
+    elif mode == "edge":
+        values, violation = _edge(op, values, pick)
     request = serialize(op, values)
     request.mode, request.violation = mode, violation
     path_values = values.get("path") if isinstance(values, dict) and isinstance(values.get("path"), dict) else {}
@@ -192,6 +196,38 @@ def _plant(op: Operation, values: Any, hostile: str, pick: int) -> tuple[Any, st
     values = dict(values) if isinstance(values, dict) else {}
     values[location] = {**(values.get(location) or {}), name: hostile}
     return values, f"{location}:{name}"
+
+
+def extremes(schema: Any) -> list[Any]:
+    """Values at the edges of what ``schema`` (a parameter's inline schema) allows."""
+    if not isinstance(schema, dict):
+        return []
+    out: list[Any] = []
+    kinds = schema.get("type") if isinstance(schema.get("type"), list) else [schema.get("type")]
+    integer = "integer" in kinds
+    for key, step in (("minimum", 0), ("maximum", 0), ("exclusiveMinimum", 1), ("exclusiveMaximum", -1)):
+        bound = schema.get(key)
+        if isinstance(bound, (int, float)) and not isinstance(bound, bool):
+            value = bound + step if integer or step == 0 else bound + step * 1e-9
+            out.append(int(value) if integer else value)
+    if isinstance(schema.get("enum"), list) and schema["enum"]:
+        out += [schema["enum"][0], schema["enum"][-1]]
+    if isinstance(schema.get("maxLength"), int) and "pattern" not in schema and schema["maxLength"] <= 4096:
+        out.append("a" * schema["maxLength"])
+    if isinstance(schema.get("minLength"), int) and "pattern" not in schema and schema["minLength"] <= 4096:
+        out.append("a" * schema["minLength"])
+    return out
+
+
+def _edge(op: Operation, values: Any, pick: int) -> tuple[Any, str | None]:
+    """``values`` with one bounded parameter set to one of its :func:`extremes`."""
+    slots = [(p.location, p.name, v) for p in op.parameters for v in extremes(p.schema)]
+    if not slots:
+        return values, None
+    location, name, value = slots[pick % len(slots)]
+    values = dict(values) if isinstance(values, dict) else {}
+    values[location] = {**(values.get(location) or {}), name: value}
+    return values, f"edge:{location}:{name}"
 
 
 def mutate(request: Request, edits: ByteSource, pick: int) -> str:
