@@ -60,6 +60,19 @@ def client_major(version: str) -> int:
     return int(version.split(".")[0])
 
 
+def reset(app: FastAPI) -> None:
+    """Empty the app's storage: a new database with the three starting items, an empty cache."""
+    db_path = app.state.db_path
+    for suffix in ("", "-wal", "-shm"):
+        db_path.with_name(db_path.name + suffix).unlink(missing_ok=True)
+    with sqlite3.connect(db_path) as db:
+        db.execute("PRAGMA journal_mode=WAL")
+        db.execute("CREATE TABLE items (id INTEGER PRIMARY KEY, name TEXT NOT NULL, price REAL NOT NULL)")
+        db.executemany("INSERT INTO items (name, price) VALUES (?, ?)",
+                       [("kettle", 25.0), ("teapot", 18.5), ("mug", 4.0)])
+    app.state.cache.clear()
+
+
 def create_app(data_dir: str | os.PathLike[str] | None = None) -> FastAPI:
     """A fresh app with its own database and served folder (a new temp folder by default)."""
     data = Path(data_dir or tempfile.mkdtemp(prefix="assay-shop-"))
@@ -67,18 +80,18 @@ def create_app(data_dir: str | os.PathLike[str] | None = None) -> FastAPI:
     files.mkdir(parents=True, exist_ok=True)
     (files / "readme.txt").write_text("welcome to the shop\n")
     db_path = data / "shop.db"
-    with sqlite3.connect(db_path) as db:
-        db.execute("CREATE TABLE IF NOT EXISTS items (id INTEGER PRIMARY KEY, name TEXT NOT NULL, price REAL NOT NULL)")
-        if not db.execute("SELECT COUNT(*) FROM items").fetchone()[0]:
-            db.executemany("INSERT INTO items (name, price) VALUES (?, ?)",
-                           [("kettle", 25.0), ("teapot", 18.5), ("mug", 4.0)])
     cache: dict[int, dict] = {}
     app = FastAPI(title="shop", version="1.0")
     app.state.data_dir = data
     app.state.files_dir = files
+    app.state.cache = cache
+    app.state.db_path = db_path
+    reset(app)
 
     def connect() -> sqlite3.Connection:
-        return sqlite3.connect(db_path)
+        db = sqlite3.connect(db_path)
+        db.execute("PRAGMA synchronous=NORMAL")  # WAL + NORMAL: durable enough, no fsync per commit
+        return db
 
     @app.get("/items", response_model=list[Item], operation_id="listItems", tags=["items"])
     async def list_items(limit: int = Query(10, ge=1, le=100)) -> list[dict]:

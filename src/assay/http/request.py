@@ -130,7 +130,9 @@ def serialize(op: Operation, values: Any, *, media: str | None = None) -> Reques
     body = b""
     if "body" in values:
         kind = media or op.body_media or "application/json"
-        if kind.startswith("application/x-www-form-urlencoded") and isinstance(values["body"], dict):
+        if kind.startswith("multipart/form-data") and isinstance(values["body"], dict):
+            body, kind = _multipart(values["body"])
+        elif kind.startswith("application/x-www-form-urlencoded") and isinstance(values["body"], dict):
             body = "&".join(f"{pct(k)}={pct(text(v))}"
                             for k, v in values["body"].items()).encode()
         else:
@@ -138,6 +140,21 @@ def serialize(op: Operation, values: Any, *, media: str | None = None) -> Reques
                               allow_nan=True).encode("utf-8", "surrogatepass")
         headers.append(("Content-Type", kind))
     return Request(op.method.upper(), target, headers, body, op.label, values=values)
+
+
+#: Boundary of generated multipart bodies (fixed, so requests are a function of the input).
+BOUNDARY = "assay-boundary-7d1f"
+
+
+def _multipart(fields: dict[str, Any]) -> tuple[bytes, str]:
+    parts = []
+    for name, value in fields.items():
+        disposition = f'form-data; name="{name}"'
+        if name in ("file", "image", "audio"):
+            disposition += f'; filename="{name}.bin"'
+        parts.append(f"--{BOUNDARY}\r\nContent-Disposition: {disposition}\r\n\r\n".encode()
+                     + text(value).encode("utf-8", "surrogatepass") + b"\r\n")
+    return b"".join(parts) + f"--{BOUNDARY}--\r\n".encode(), f"multipart/form-data; boundary={BOUNDARY}"
 
 
 def _mode(source: ByteSource) -> str:
@@ -149,10 +166,10 @@ def _mode(source: ByteSource) -> str:
     return MODE_WEIGHTS[0][0]
 
 
-def generate(doc: Document, op: Operation, data: bytes) -> Request:
-    """The request for ``op`` that ``data`` decodes to."""
+def generate(doc: Document, op: Operation, data: bytes, *, mode: str | None = None) -> Request:
+    """The request for ``op`` that ``data`` decodes to (``mode`` forces one instead of drawing it)."""
     source = ByteSource(data)
-    mode = _mode(source)
+    mode = mode or _mode(source)
     pick = source.draw_int(0, 255)
     hostile = source.draw_choice(HOSTILE)
     edits = source.draw_raw(3 * source.draw_int(0, MAX_RAW_EDITS)) if mode == "raw" else b""

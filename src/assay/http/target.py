@@ -60,7 +60,9 @@ class HttpSurface:
     def __call__(self, data: bytes) -> int:
         op, request = self.request_for(data)
         feature("http.operation", op.label)
-        feature("http.mode", request.mode)
+        # The request's kind (operation, mode, which slot was violated or planted) is semantic
+        # feedback: each kind is kept in the corpus, so the engine explores all of them.
+        feature("http.kind", f"{op.label}:{request.mode}:{request.violation}")
         return self.send(op, request).status
 
     def seeds(self) -> list[bytes]:
