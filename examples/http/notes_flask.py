@@ -16,7 +16,9 @@ bugs:
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
 import sqlite3
 import tempfile
 from pathlib import Path
@@ -96,9 +98,17 @@ OPENAPI: dict = {
 }
 
 
+def _remove(folder: str, owner: int) -> None:
+    if os.getpid() == owner:  # never from a forked child of the process that made it
+        shutil.rmtree(folder, ignore_errors=True)
+
+
 def create_app(data_dir: str | os.PathLike[str] | None = None) -> Flask:
     """A fresh app with its own database and served folder (a new temp folder by default)."""
-    data = Path(data_dir or tempfile.mkdtemp(prefix="assay-notes-"))
+    if data_dir is None:
+        data_dir = tempfile.mkdtemp(prefix="assay-example-")
+        atexit.register(_remove, data_dir, os.getpid())  # the temp folder lives as long as the process
+    data = Path(data_dir)
     attachments = data / "attachments"
     attachments.mkdir(parents=True, exist_ok=True)
     (attachments / "hello.txt").write_text("hello\n")

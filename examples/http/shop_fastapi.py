@@ -20,7 +20,9 @@ realistic bugs (one per oracle class):
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
 import sqlite3
 import tempfile
 from pathlib import Path
@@ -73,18 +75,25 @@ def reset(app: FastAPI) -> None:
     app.state.cache.clear()
 
 
+def _remove(folder: str, owner: int) -> None:
+    if os.getpid() == owner:  # never from a forked child of the process that made it
+        shutil.rmtree(folder, ignore_errors=True)
+
+
 def create_app(data_dir: str | os.PathLike[str] | None = None) -> FastAPI:
     """A fresh app with its own database and served folder (a new temp folder by default)."""
-    data = Path(data_dir or tempfile.mkdtemp(prefix="assay-shop-"))
+    if data_dir is None:
+        data_dir = tempfile.mkdtemp(prefix="assay-example-")
+        atexit.register(_remove, data_dir, os.getpid())  # the temp folder lives as long as the process
+    data = Path(data_dir)
     files = data / "files"
     files.mkdir(parents=True, exist_ok=True)
     (files / "readme.txt").write_text("welcome to the shop\n")
     db_path = data / "shop.db"
-    cache: dict[int, dict] = {}
     app = FastAPI(title="shop", version="1.0")
     app.state.data_dir = data
     app.state.files_dir = files
-    app.state.cache = cache
+    app.state.cache = {}  # item id -> item, for reads
     app.state.db_path = db_path
     reset(app)
 
@@ -101,6 +110,7 @@ def create_app(data_dir: str | os.PathLike[str] | None = None) -> FastAPI:
 
     @app.get("/items/{item_id}", response_model=Item, responses=NOT_FOUND, operation_id="getItem", tags=["items"])
     async def get_item(item_id: int) -> dict:
+        cache = app.state.cache
         if item_id in cache:
             return cache[item_id]
         with connect() as db:

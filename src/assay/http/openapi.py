@@ -237,7 +237,8 @@ def request_schema(op: Operation) -> dict[str, Any]:
         properties["body"] = op.body_schema
         if op.body_required:
             required.append("body")
-    return {"type": "object", "properties": properties, "required": required, "additionalProperties": False}
+    # The top level stays open: an extra "location" would be a violation no HTTP request can carry.
+    return {"type": "object", "properties": properties, "required": required}
 
 
 def iter_statuses(op: Operation) -> Iterable[str]:

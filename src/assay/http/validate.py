@@ -49,7 +49,7 @@ class RequestValidator:
         values = values if isinstance(values, dict) else {}
         out: list[RequestError] = []
         for location in ("path", "query", "header", "cookie"):
-            given = values.get(location) or {}
+            given = values.get(location) if isinstance(values.get(location), dict) else {}
             for p in op.params(location):
                 if p.name not in given:
                     if p.required:
