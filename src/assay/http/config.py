@@ -19,6 +19,7 @@ Modules are imported with the project root on ``sys.path``.
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import sys
 from pathlib import Path
@@ -81,10 +82,12 @@ def targets_from_config(root: Path, section: Any) -> list[Target]:
         served = table.get("served_root")
         options = {k: table[k] for k in ("routes", "allow", "exclude", "allow_5xx", "checks", "max_len", "timeout",
                                         "replays", "seeds") if k in table}
+        module_file = getattr(sys.modules.get(table["app"].partition(":")[0]), "__file__", None) or ""
+        sources = [str(root / s) for s in table.get("sources", [])] or ([module_file] if module_file else [])
         surface = http_target(
             app, openapi, name=name, register=False,
             served_root=_path_or_object(served, root, f"{where} served_root") if served is not None else None,
-            sources=[str(root / s) for s in table.get("sources", [])], **options)
+            sources=sources, **options)
         assert surface.assay_target is not None
-        out.append(surface.assay_target)
+        out.append(dataclasses.replace(surface.assay_target, defined_in=module_file))
     return out

@@ -55,6 +55,8 @@ HOSTILE: tuple[str, ...] = (
     "\udcff",
     "x" * 4096,
 )
+#: Values an unbounded integer parameter takes in an ``edge`` request (ids of seeded data, zero, -1).
+SMALL_INTEGERS: tuple[int, ...] = (0, 1, 2, -1)
 #: Tokens a ``raw`` edit may insert.
 RAW_TOKENS: tuple[bytes, ...] = (b"%", b"%2f", b"%2F", b"%00", b"..", b"/", b"\r\n", b'"', b"{", b"}", b"[",
                                  b"\\u0000", b"\xff", b"-1", b"1e999", b"NaN", b";", b"=", b"&", b",")
@@ -171,7 +173,8 @@ def generate(doc: Document, op: Operation, data: bytes, *, mode: str | None = No
     source = ByteSource(data)
     mode = mode or _mode(source)
     pick = source.draw_int(0, 255)
-    hostile = source.draw_choice(HOSTILE)
+    hostile_index = source.draw_int(0, 255)
+    hostile = HOSTILE[hostile_index % len(HOSTILE)]
     edits = source.draw_raw(3 * source.draw_int(0, MAX_RAW_EDITS)) if mode == "raw" else b""
     rest = data[source.pos:]
     schema = request_schema(op)
@@ -192,7 +195,7 @@ def generate(doc: Document, op: Operation, data: bytes, *, mode: str | None = No
         values, where = _plant(op, values, hostile, pick)
         violation = where
     elif mode == "edge":
-        values, violation = _edge(op, values, pick)
+        values, violation = _edge(op, values, pick, hostile_index)
     request = serialize(op, values)
     request.mode, request.violation = mode, violation
     path_values = values.get("path") if isinstance(values, dict) and isinstance(values.get("path"), dict) else {}
@@ -227,6 +230,8 @@ def extremes(schema: Any) -> list[Any]:
         if isinstance(bound, (int, float)) and not isinstance(bound, bool):
             value = bound + step if integer or step == 0 else bound + step * 1e-9
             out.append(int(value) if integer else value)
+    if integer and not out and "enum" not in schema:
+        out += list(SMALL_INTEGERS)
     if isinstance(schema.get("enum"), list) and schema["enum"]:
         out += [schema["enum"][0], schema["enum"][-1]]
     if isinstance(schema.get("maxLength"), int) and "pattern" not in schema and schema["maxLength"] <= 4096:
@@ -236,15 +241,18 @@ def extremes(schema: Any) -> list[Any]:
     return out
 
 
-def _edge(op: Operation, values: Any, pick: int) -> tuple[Any, str | None]:
-    """``values`` with one bounded parameter set to one of its :func:`extremes`."""
-    slots = [(p.location, p.name, v) for p in op.parameters for v in extremes(p.schema)]
+def _edge(op: Operation, values: Any, pick: int, which: int) -> tuple[Any, str | None]:
+    """``values`` with some parameters set to one of their :func:`extremes` (bit ``k`` of ``pick``
+    chooses parameter ``k``; ``which`` picks among each one's extremes)."""
+    slots = [(p.location, p.name, extremes(p.schema)) for p in op.parameters]
+    slots = [s for s in slots if s[2]]
     if not slots:
         return values, None
-    location, name, value = slots[pick % len(slots)]
+    chosen = [s for k, s in enumerate(slots) if pick >> (k % 8) & 1] or [slots[pick % len(slots)]]
     values = dict(values) if isinstance(values, dict) else {}
-    values[location] = {**(values.get(location) or {}), name: value}
-    return values, f"edge:{location}:{name}"
+    for k, (location, name, options) in enumerate(chosen):
+        values[location] = {**(values.get(location) or {}), name: options[(which >> k) % len(options)]}
+    return values, "edge:" + ",".join(f"{loc}:{name}" for loc, name, _ in chosen)
 
 
 def mutate(request: Request, edits: ByteSource, pick: int) -> str:
