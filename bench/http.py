@@ -44,7 +44,6 @@ sys.path.insert(0, str(ROOT / "examples" / "http"))
 
 from assay.engine.campaign import CampaignOptions, run_campaign  # noqa: E402
 from assay.oracles.http import no_secret  # noqa: E402
-from assay.observe import OracleFailure  # noqa: E402
 from assay.target import make_target  # noqa: E402
 from assay.verdict import classify  # noqa: E402
 

@@ -98,3 +98,22 @@ def test_a_slow_step_is_a_wedge():
     with pytest.raises(OracleFailure) as info:
         spec.run(encode([(0, 0, b"")]))
     assert (info.value.oracle, info.value.name, info.value.kind) == ("wedge", "slow", "step-timeout")
+
+
+def test_openapi_links_become_the_table():
+    from http_apps import echo_asgi
+
+    doc = {"openapi": "3.1.0", "info": {"title": "l", "version": "1"}, "paths": {
+        "/things": {"post": {"operationId": "createThing", "responses": {"201": {
+            "description": "made", "links": {"GetIt": {"operationId": "getThing",
+                                                      "parameters": {"path.id": "$response.body#/id"}}}}}}},
+        "/things/{id}": {"get": {"operationId": "getThing", "parameters": [
+            {"name": "id", "in": "path", "required": True, "schema": {"type": "integer"}}],
+            "responses": {"200": {"description": "ok"}}}}}}
+    spec = StateSpec.from_openapi_links("linked", lambda: echo_asgi, doc, allow=("createThing",))
+    assert spec.links == {"createThing": {"getThing.id": "$response.body#/id"}}
+    assert spec.uses == {"getThing": {"id": "getThing.id"}}
+    run_index = [op.label for op in spec.operations].index("getThing")
+    from assay.http.stateful import SequenceRun
+
+    assert not SequenceRun(spec).enabled(run_index)  # nothing created yet: the precondition holds it back

@@ -29,7 +29,6 @@ through the promoter like any other artifact.
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import json
 import os
 import time
@@ -308,7 +307,3 @@ class SequenceRun:
 def _key(value: Any) -> str:
     return json.dumps(value, sort_keys=True, default=str)
 
-
-def replace(spec: StateSpec, **changes: Any) -> StateSpec:
-    """``spec`` with some fields changed (re-validated)."""
-    return dataclasses.replace(spec, **changes)
