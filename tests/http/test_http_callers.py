@@ -62,3 +62,29 @@ def test_exception_escaping_an_asgi_app_propagates():
     with pytest.raises(KeyError):
         asgi_call(broken)
     assert asgi_call(echo_asgi).status == 200  # the loop is usable afterwards
+
+
+def test_lifespan_startup_runs_once_before_requests():
+    from contextlib import asynccontextmanager
+
+    from starlette.applications import Starlette
+    from starlette.responses import PlainTextResponse
+    from starlette.routing import Route
+
+    from assay.http.callers import asgi_startup
+
+    started = []
+
+    @asynccontextmanager
+    async def lifespan(app):
+        started.append(True)
+        app.state.greeting = "ready"
+        yield
+
+    async def hello(request):
+        return PlainTextResponse(request.app.state.greeting)
+
+    app = Starlette(routes=[Route("/", hello)], lifespan=lifespan)
+    assert asgi_startup(app) and asgi_startup(app) and started == [True]
+    assert call(app, "asgi", "GET", "/").body == b"ready"
+    assert asgi_startup(echo_asgi) is False  # no lifespan support: fine

@@ -10,6 +10,7 @@ let the app's own exceptions propagate (a ``panic`` keyed by the app's frames).
 from __future__ import annotations
 
 import asyncio
+import atexit
 import inspect
 import os
 from typing import Any, Iterable
@@ -40,6 +41,23 @@ def _event_loop() -> asyncio.AbstractEventLoop:
         _loop = asyncio.new_event_loop()
         _loop_pid = os.getpid()
     return _loop
+
+
+def _close_loop() -> None:
+    """At exit: cancel what still waits on the loop (lifespan tasks, as a server's shutdown would)."""
+    loop = _loop
+    if loop is None or loop.is_closed() or loop.is_running() or _loop_pid != os.getpid():
+        return
+    pending = [t for t in asyncio.all_tasks(loop) if not t.done()]
+    for task in pending:
+        task.cancel()
+    try:
+        loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
+    finally:
+        loop.close()
+
+
+atexit.register(_close_loop)
 
 
 def run_coroutine(coro: Any, timeout: float | None = None) -> Any:
@@ -120,6 +138,47 @@ def asgi_call(app: Any, method: str = "GET", target: str = "/", headers: Iterabl
     response = run_coroutine(_asgi(app, asgi_scope(method, target, headers), body), timeout)
     feature("http.status", response.status)
     return response
+
+
+_started: dict[int, tuple[int, Any]] = {}
+
+
+def asgi_startup(app: Any, timeout: float = 10.0) -> bool:
+    """Run the app's ``lifespan`` startup once per process (what a server does before serving).
+
+    The lifespan coroutine stays suspended on this process's loop afterwards, as
+    under a server.  Returns False when the app does not support lifespan (it
+    raises or returns at once), which is not an error: many apps have none.
+    """
+    key = id(app)
+    if key in _started and _started[key][0] == os.getpid():
+        return _started[key][1] is not None
+    queue: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
+    done: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
+
+    async def receive() -> dict[str, Any]:
+        return await queue.get()
+
+    async def send(message: dict[str, Any]) -> None:
+        await done.put(message)
+
+    async def start() -> Any:
+        task = asyncio.ensure_future(app({"type": "lifespan", "asgi": {"version": "3.0"}, "state": {}}, receive, send))
+        await queue.put({"type": "lifespan.startup"})
+        waiter = asyncio.ensure_future(done.get())
+        finished, _ = await asyncio.wait({task, waiter}, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+        if waiter in finished and waiter.result().get("type") == "lifespan.startup.complete":
+            return task
+        waiter.cancel()
+        if task in finished and task.exception() is not None:
+            return None  # lifespan unsupported
+        if waiter in finished:
+            raise ConfigError(f"the app's lifespan startup failed: {waiter.result().get('message', '')}")
+        return None
+
+    task = run_coroutine(start())
+    _started[key] = (os.getpid(), task)
+    return task is not None
 
 
 def call(app: Any, kind: str, method: str, target: str, headers: Iterable[tuple[str, str]] = (),

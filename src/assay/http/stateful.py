@@ -37,7 +37,7 @@ from typing import Any, Callable, Iterable, Mapping
 
 from assay.errors import ConfigError
 from assay.gen.bytesource import ByteSource
-from assay.http.callers import app_kind, call
+from assay.http.callers import app_kind, asgi_startup, call
 from assay.http.conformance import CHECKS, Conformance
 from assay.http.openapi import Document, Operation, parse
 from assay.http.request import Request, generate, serialize
@@ -196,6 +196,8 @@ class SequenceRun:
         self.spec = spec
         self.app = spec.fresh_app()
         self.kind = app_kind(self.app)
+        if self.kind == "asgi":
+            asgi_startup(self.app)
         self.conformance = Conformance(spec.doc, spec.checks)
         self.bundles: dict[str, list[Any]] = {}
         self.deleted: set[tuple[str, str]] = set()

@@ -16,7 +16,7 @@ from typing import Any, Iterable, Sequence
 
 from assay.gen.bytesource import ByteSource
 from assay.http import routes as route_table
-from assay.http.callers import Response, app_kind, call
+from assay.http.callers import Response, app_kind, asgi_startup, call
 from assay.http.conformance import CHECKS, Conformance
 from assay.http.openapi import Document, Operation, parse
 from assay.http.request import Request, generate
@@ -50,6 +50,8 @@ class HttpSurface:
 
     def send(self, op: Operation, request: Request, *, timeout: float | None = None) -> Response:
         """Send ``request`` to the app and judge the response; returns it when every oracle passes."""
+        if self.kind == "asgi":
+            asgi_startup(self.app)
         response = call(self.app, self.kind, request.method, request.target, request.headers, request.body,
                         timeout=timeout)
         if self.secret is not None:
