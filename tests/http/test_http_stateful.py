@@ -45,7 +45,7 @@ def test_only_a_sequence_finds_the_cache_bug_and_it_is_promoted(tmp_path):
 
     spec = states_shop.SHOP_STATES
     target = states_shop.shop_states.assay_target
-    data = find_sequence(spec, max_examples=60, steps=8)
+    data = find_sequence(spec, max_examples=40, steps=6)
     assert data is not None
     ops = [step["operation"] for step in spec.describe(data) if "request" in step]
     assert ops == ["createItem", "deleteItem", "getItem"]

@@ -75,6 +75,8 @@ class Document:
     raw: dict[str, Any]
     draft: int
     operations: list[Operation]
+    #: Per-operation request schemas and reference roots, built on first use.
+    cache: dict[str, Any] = field(default_factory=dict, repr=False)
 
     @property
     def version(self) -> str:
@@ -243,3 +245,37 @@ def request_schema(op: Operation) -> dict[str, Any]:
 
 def iter_statuses(op: Operation) -> Iterable[str]:
     return op.responses.keys()
+
+
+def ref_root(raw: Mapping[str, Any], schema: Any) -> dict[str, Any]:
+    """The part of document ``raw`` that ``schema``'s ``#/...`` references reach (transitively).
+
+    Generating with it as the ``$ref`` root resolves exactly as with the whole
+    document, without indexing every path and response of a large document on
+    each request.
+    """
+    root: dict[str, Any] = {}
+    seen: set[str] = set()
+    todo = [schema]
+    while todo:
+        node = todo.pop()
+        if isinstance(node, dict):
+            ref = node.get("$ref")
+            if isinstance(ref, str) and ref.startswith("#/") and ref not in seen:
+                seen.add(ref)
+                tokens = [t.replace("~1", "/").replace("~0", "~") for t in ref[2:].split("/")]
+                source: Any = raw
+                target = root
+                for i, token in enumerate(tokens):
+                    if not isinstance(source, dict) or token not in source:
+                        break
+                    source = source[token]
+                    if i == len(tokens) - 1:
+                        target[token] = source
+                        todo.append(source)
+                    else:
+                        target = target.setdefault(token, {})
+            todo.extend(v for k, v in node.items() if k != "$ref")
+        elif isinstance(node, list):
+            todo.extend(node)
+    return root

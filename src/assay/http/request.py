@@ -19,7 +19,7 @@ from urllib.parse import quote
 
 from assay.gen import schema as schemagen
 from assay.gen.bytesource import ByteSource
-from assay.http.openapi import Document, Operation, request_schema
+from assay.http.openapi import Document, Operation, ref_root, request_schema
 from assay.oracles.http import SECRET_NAME
 
 #: Share of requests per mode, out of 100, in the order valid, adjacent, hostile, raw.
@@ -168,6 +168,15 @@ def _mode(source: ByteSource) -> str:
     return MODE_WEIGHTS[0][0]
 
 
+def _schema_of(doc: Document, op: Operation) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The operation's whole-request schema and the part of the document its references reach."""
+    cached = doc.cache.get(op.pointer)
+    if cached is None:
+        schema = request_schema(op)
+        cached = doc.cache[op.pointer] = (schema, ref_root(doc.raw, schema))
+    return cached
+
+
 def generate(doc: Document, op: Operation, data: bytes, *, mode: str | None = None) -> Request:
     """The request for ``op`` that ``data`` decodes to (``mode`` forces one instead of drawing it)."""
     source = ByteSource(data)
@@ -177,14 +186,14 @@ def generate(doc: Document, op: Operation, data: bytes, *, mode: str | None = No
     hostile = HOSTILE[hostile_index % len(HOSTILE)]
     edits = source.draw_raw(3 * source.draw_int(0, MAX_RAW_EDITS)) if mode == "raw" else b""
     rest = data[source.pos:]
-    schema = request_schema(op)
+    schema, root = _schema_of(doc, op)
     gen_mode = "adjacent" if mode == "adjacent" else "valid"
     violation = None
     try:
-        made = schemagen.from_bytes(schema, rest, gen_mode, root=doc.raw, draft=doc.draft)
+        made = schemagen.from_bytes(schema, rest, gen_mode, root=root, draft=doc.draft)
     except schemagen.Unsatisfiable:
         try:
-            made = schemagen.from_bytes(schema, rest, "valid", root=doc.raw, draft=doc.draft)
+            made = schemagen.from_bytes(schema, rest, "valid", root=root, draft=doc.draft)
         except schemagen.Unsatisfiable:
             made = schemagen.Generated({}, "valid")
         mode = "valid" if mode == "adjacent" else mode
