@@ -13,6 +13,7 @@ import asyncio
 import atexit
 import inspect
 import os
+import weakref
 from typing import Any, Iterable
 from urllib.parse import unquote_to_bytes
 
@@ -140,7 +141,7 @@ def asgi_call(app: Any, method: str = "GET", target: str = "/", headers: Iterabl
     return response
 
 
-_started: dict[int, tuple[int, Any]] = {}
+_started: "weakref.WeakKeyDictionary[Any, tuple[int, Any]]" = weakref.WeakKeyDictionary()
 
 
 def asgi_startup(app: Any, timeout: float = 10.0) -> bool:
@@ -150,9 +151,9 @@ def asgi_startup(app: Any, timeout: float = 10.0) -> bool:
     under a server.  Returns False when the app does not support lifespan (it
     raises or returns at once), which is not an error: many apps have none.
     """
-    key = id(app)
-    if key in _started and _started[key][0] == os.getpid():
-        return _started[key][1] is not None
+    known = _started.get(app)
+    if known is not None and known[0] == os.getpid():
+        return known[1] is not None
     queue: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
     done: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
 
@@ -177,7 +178,7 @@ def asgi_startup(app: Any, timeout: float = 10.0) -> bool:
         return None
 
     task = run_coroutine(start())
-    _started[key] = (os.getpid(), task)
+    _started[app] = (os.getpid(), task)
     return task is not None
 
 
