@@ -53,3 +53,15 @@ def test_rule_forms():
     get = next(op for op in parse(DOC).operations if op.label == "getThing")
     assert matches(get, "get*") and matches(get, "GET /things/*") and not matches(get, "POST /things/*")
     assert matches(get, "tag:thi*") and not matches(get, "tag:admin")
+
+
+def test_a_dangling_reference_is_a_config_error_at_creation():
+    from http_apps import thing_wsgi
+
+    from assay.http import http_target
+
+    broken = {**DOC, "paths": {"/x/{id}": {"get": {"operationId": "getX", "parameters": [
+        {"name": "id", "in": "path", "required": True, "schema": {"$ref": "#/components/schemas/Missing"}}],
+        "responses": {"200": {"description": "ok"}}}}}}
+    with pytest.raises(ConfigError, match="operation getX: cannot generate"):
+        http_target(thing_wsgi, broken, register=False, name="broken_t")

@@ -14,6 +14,7 @@ import os
 import sys
 from typing import Any, Iterable, Sequence
 
+from assay.errors import ConfigError
 from assay.gen.bytesource import ByteSource
 from assay.http import routes as route_table
 from assay.http.callers import Response, app_kind, asgi_startup, call
@@ -122,6 +123,11 @@ def http_target(
     else:
         operations = route_table.discover(app)
     chosen = select(operations, allow, exclude)
+    for op in chosen:  # a reference that does not resolve is a configuration error now, not a panic later
+        try:
+            generate(doc or Document({}, 2020, chosen), op, b"")
+        except ConfigError as exc:
+            raise ConfigError(f"operation {op.label}: cannot generate requests: {exc}") from None
     secret = plant_secret(served_root) if served_root is not None else None
     surface = HttpSurface(app, chosen, doc, secret=secret,
                           conformance=Conformance(doc, tuple(checks), tuple(allow_5xx)))
