@@ -94,7 +94,8 @@ def _assay_kind(signature: str) -> tuple[str, str]:
 def run_assay(app: Any, openapi: Any, served: Path, requests: int, seed: int) -> dict[str, Any]:
     from assay.http import http_target
 
-    surface = http_target(app, openapi, served_root=served, register=False, name="bench_http")
+    source = str(ROOT / "examples" / "http" / ("notes_flask.py" if openapi is not None else "shop_fastapi.py"))
+    surface = http_target(app, openapi, served_root=served, register=False, name="bench_http", sources=[source])
     base = surface.assay_target
     log = Path(tempfile.mkdtemp(prefix="assay-bench-http-")) / "first.jsonl"
     start = time.perf_counter()
