@@ -35,6 +35,7 @@ import argparse  # noqa: E402
 import json  # noqa: E402
 import os  # noqa: E402
 import statistics  # noqa: E402
+import shutil  # noqa: E402
 import tempfile  # noqa: E402
 import time  # noqa: E402
 from typing import Any, Callable  # noqa: E402
@@ -122,6 +123,7 @@ def run_assay(app: Any, openapi: Any, served: Path, requests: int, seed: int) ->
         t, sig = json.loads(line)
         first.setdefault(sig, t)
     cases = result.targets[0].cases if hasattr(result.targets[0], "cases") else requests
+    shutil.rmtree(work, ignore_errors=True)
     return {"elapsed": elapsed, "requests": cases,
             "found": [(_assay_kind(sig), t) for sig, t in first.items()],
             "conformance": sorted({sig for sig in first if sig.startswith("error-shape:")})}
