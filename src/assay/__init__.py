@@ -37,4 +37,14 @@ __all__ = [
     "native_target",
     "register_strategy",
     "target",
+    "http_target",
 ]
+
+
+def __getattr__(name: str):
+    """``assay.http_target`` without importing the HTTP package until it is used."""
+    if name == "http_target":
+        from assay.http.target import http_target
+
+        return http_target
+    raise AttributeError(f"module 'assay' has no attribute {name!r}")

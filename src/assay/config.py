@@ -21,6 +21,7 @@ DEFAULTS: dict[str, Any] = {
     "quarantine": ".assay/quarantine.jsonl",
     "mutate": [],
     "native": {},
+    "http": {},  # [tool.assay.http.<name>] tables: HTTP targets (assay.http.config)
 }
 
 

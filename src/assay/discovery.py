@@ -22,10 +22,17 @@ from assay.target import Registry, Target
 def load_targets(project: Project) -> Registry:
     """Import every target location of ``project``; a registry of what they define."""
     registry = Registry()
-    for entry in project.targets:
+    # A project declaring only [tool.assay.http] targets does not need the default fuzz/ folder.
+    only_http = bool(project.raw.get("http")) and "targets" not in project.raw
+    for entry in [] if only_http else project.targets:
         for module in _import_entry(project.root, entry):
             for tgt in targets_in(module):
                 registry.add(tgt)
+    if project.raw.get("http"):
+        from assay.http.config import targets_from_config
+
+        for tgt in targets_from_config(project.root, project.raw["http"]):
+            registry.add(tgt)
     if not len(registry):
         where = ", ".join(project.targets)
         raise TargetError(
