@@ -47,7 +47,9 @@ def add_fuzz_args(parser: argparse.ArgumentParser) -> None:
     g.add_argument("--report", metavar="FILE", help="write the JSON report here")
     g.add_argument("--jobs", type=_positive_int, default=1, metavar="N",
                    help="parallel workers per target sharing its corpus (N > 1 is not deterministic)")
-    g.add_argument("--shard", type=_shard, metavar="K/N", help="run only the K-th of N slices of the sorted targets")
+    g.add_argument("--shard", type=_shard, metavar="K/N",
+                   help="run only the K-th of N slices of the sorted targets; auto/N takes K from "
+                        "JOB_COMPLETION_INDEX (Kubernetes) or SLURM_ARRAY_TASK_ID (Slurm)")
     g.add_argument("--shrink-cases", type=_positive_int, default=1024, metavar="N", help="shrink budget per finding")
 
 
@@ -103,8 +105,10 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
     chosen = select(registry, args.fuzz_target)
     skipped: dict[str, str] = {}
     if args.shard:
-        k, n = args.shard
-        keep = [t for i, t in enumerate(chosen) if i % n == k - 1]
+        from assay.shards import in_shard, resolve_shard
+
+        k, n = args.shard = resolve_shard(args.shard)
+        keep = [t for i, t in enumerate(chosen) if in_shard(i, k, n)]
         for t in chosen:
             if t not in keep:
                 skipped[t.name] = f"not in shard {k}/{n}"
