@@ -51,6 +51,11 @@ def add_fuzz_args(parser: argparse.ArgumentParser) -> None:
                    help="run only the K-th of N slices of the sorted targets; auto/N takes K from "
                         "JOB_COMPLETION_INDEX (Kubernetes) or SLURM_ARRAY_TASK_ID (Slurm)")
     g.add_argument("--shrink-cases", type=_positive_int, default=1024, metavar="N", help="shrink budget per finding")
+    g.add_argument("--executor", choices=("local", "dask"), default="local",
+                   help="local: this machine (default); dask: one Dask task per (target, shard), "
+                        "--jobs shards per target, each seeded and stateless (needs assay[dask])")
+    g.add_argument("--scheduler", metavar="ADDR",
+                   help="with --executor dask: an existing Dask scheduler (default: a LocalCluster on every core)")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -130,9 +135,18 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
         project_root=str(project.root),
         jobs=args.jobs,
     )
-    progress = _Progress(sys.stderr)
-    result = run_campaign(chosen, options, progress=progress)
-    progress.finish()
+    if args.scheduler and args.executor != "dask":
+        raise ConfigError("--scheduler needs --executor dask")
+    if args.executor == "dask":
+        from assay.scale.dask_executor import run_campaign_dask
+
+        result, applied = run_campaign_dask(chosen, options, shards=args.jobs, scheduler=args.scheduler)
+        print(f"dask: {sum(t.jobs for t in result.targets)} task(s); wrote {applied.corpus_written} corpus "
+              f"entr{'y' if applied.corpus_written == 1 else 'ies'} and {applied.artifacts_written} artifact(s)")
+    else:
+        progress = _Progress(sys.stderr)
+        result = run_campaign(chosen, options, progress=progress)
+        progress.finish()
     print(summary(result))
     if args.report:
         status = "interrupted" if result.interrupted else None
