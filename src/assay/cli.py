@@ -20,7 +20,7 @@ from assay.argtypes import positive_int as _positive_int, seconds as _seconds, s
 from assay.errors import AssayError, ConfigError
 
 #: Subcommands that live beside their feature; each module has ``register(subparsers)``.
-PLUGGED_COMMANDS = ("assay.promote.cli", "assay.compose.cli", "assay.mutant.cli", "assay.merge_cli")
+PLUGGED_COMMANDS = ("assay.promote.cli", "assay.compose.cli", "assay.mutant.cli", "assay.merge_cli", "assay.init_cli")
 #: Budget used when neither --fuzz-cases nor --fuzz-budget is given.
 DEFAULT_BUDGET = 60.0
 #: Commands re-executed with PYTHONHASHSEED=0 (when unset) so runs are reproducible.
