@@ -186,17 +186,18 @@ def native_targets(project: Any) -> dict[str, Any]:
 def native_selection(project: Any, target: Any, entries: dict[str, bytes]) -> set[str] | None:
     """libFuzzer's ``-merge=1`` choice among ``entries`` for a native target, or None.
 
-    None means the selection is unavailable (no ``assay.native`` or no merge runner in
-    it), and the caller keeps the native target's union whole.  The native backend
-    provides the runner as ``assay.native.merge.libfuzzer_merge(project, target,
-    entries) -> set[str]``: build (or reuse) the harness, write ``entries`` to a
-    temporary folder, run the binary with ``-merge=1 OUT IN``, return the digests it kept.
+    None means the selection is unavailable (``assay.native`` is not installed) and
+    the caller keeps the native target's union whole.  The work is done by
+    :func:`assay.merge_native.libfuzzer_merge` (build or reuse the harness, run it
+    with ``-merge=1 OUT IN``, map what it kept back to digests).
     """
     try:
-        from assay.native.merge import libfuzzer_merge  # type: ignore[import-not-found]
+        import assay.native  # noqa: F401
     except ImportError:
         return None
-    return set(libfuzzer_merge(project, target, entries))
+    from assay.merge_native import libfuzzer_merge
+
+    return libfuzzer_merge(project, target, entries)
 
 
 # -- the merge ---------------------------------------------------------------------------------------
