@@ -34,7 +34,7 @@ def cmd_merge_corpus(args: argparse.Namespace) -> int:
     from assay.store.atomic import write_json
 
     project = load_project(args.project)
-    targets = load_targets(project).all()
+    targets = load_targets(project).all() if _has_python_targets(project) else []
     result = merge_corpora(args.out, args.inputs, targets, project=project, aside_root=args.aside)
     print(summary(result))
     if args.report:
@@ -42,3 +42,12 @@ def cmd_merge_corpus(args: argparse.Namespace) -> int:
                                  **result.to_json()})
         print(f"report: {args.report}")
     return EXIT_ASIDE if result.aside else EXIT_CLEAN
+
+
+def _has_python_targets(project) -> bool:
+    """False only for a project whose targets are all native (``assay.native`` decides)."""
+    try:
+        from assay.native.discovery import has_python_targets
+    except ImportError:
+        return True
+    return has_python_targets(project)
