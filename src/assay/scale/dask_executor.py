@@ -19,11 +19,13 @@ import os
 import time
 from typing import Any, Callable, Iterator
 
-from assay.engine.campaign import CampaignOptions, CampaignResult, merge_outcomes, prepare
+from assay.engine.campaign import CampaignOptions, CampaignResult, merge_outcomes
 from assay.engine.seeds import new_master_seed, target_seed
 from assay.engine.supervisor import TargetOutcome
 from assay.errors import ConfigError
+from assay.feedback.sysmon import monitoring
 from assay.scale.shard import Applied, ShardResult, ShardSpec, apply_result, plan_shards, run_shard
+from assay.store.corpus import Corpus, check_all
 from assay.target import Target
 
 #: Times Dask retries a task that raised (a lost worker is rescheduled regardless).
@@ -91,7 +93,10 @@ def run_campaign_dask(
     """
     if options.project_root is None:
         raise ConfigError("--executor dask needs a project folder (workers import the targets from it)")
-    prepare(targets, options)  # every check, before anything runs
+    if not targets:
+        raise ConfigError("no target selected; nothing to fuzz (check --fuzz-target and [tool.assay] targets)")
+    monitoring()
+    check_all([Corpus(options.corpus_root, t.name, t.max_len) for t in targets])  # before anything runs
     master = options.seed if options.seed is not None else new_master_seed()
     specs = plan_shards(options.project_root, targets, options, master, shards)
     max_lens = {t.name: t.max_len for t in targets}

@@ -88,7 +88,7 @@ def shard_cases(max_cases: int | None, index: int, count: int) -> int | None:
 def plan_shards(project: str, targets: list[Any], options: CampaignOptions, master: int, count: int) -> list[ShardSpec]:
     """One spec per (target, shard), with each target's corpus snapshot read once, here.
 
-    Call :func:`assay.engine.campaign.prepare` (or ``check_all``) first: the corpus
+    Call ``assay.store.corpus.check_all`` (or ``prepare``) first: the corpus
     must have passed its checks.  A replay-only run needs one shard per target.
     """
     count = 1 if options.replay_only else count
