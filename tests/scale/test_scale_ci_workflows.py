@@ -153,9 +153,11 @@ def test_the_workflow_commands_run_locally_shards_merge_replay(tmp_path):
     shutil.copytree(cache, pr_runner / ".assay" / "corpus")
     [job] = pr["jobs"].values()
     r = _bash(_expand(_step(job, "replay")["run"], {}), pr_runner, env)
-    assert r.returncode == 0, r.stdout + r.stderr
     replay = json.loads((pr_runner / "replay-results" / "report.json").read_text())
     assert set(listed) == set(replay["targets"])
+    failing = {n for n, t in replay["targets"].items() if t["findings"]}
+    assert failing <= {"planted_flaky"}, r.stdout + r.stderr  # it fails half its runs, whatever the input
+    assert r.returncode == (1 if failing else 0), r.stdout + r.stderr
     for target in TARGETS:
         assert replay["targets"][target]["initial_corpus"] == sorted(report["targets"][target]["kept"])
         assert replay["targets"][target]["corpus_additions"] == []
