@@ -140,7 +140,12 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
     if args.executor == "dask":
         from assay.scale.dask_executor import run_campaign_dask
 
-        result, applied = run_campaign_dask(chosen, options, shards=args.jobs, scheduler=args.scheduler)
+        def done(r, n: int, total: int) -> None:
+            o = r.outcome
+            print(f"dask: {n}/{total} {r.target} shard {r.index + 1}: {o['cases']} cases, "
+                  f"{len(o['findings'])} finding(s), +{len(r.additions)} corpus", file=sys.stderr, flush=True)
+
+        result, applied = run_campaign_dask(chosen, options, shards=args.jobs, scheduler=args.scheduler, progress=done)
         print(f"dask: {sum(t.jobs for t in result.targets)} task(s); wrote {applied.corpus_written} corpus "
               f"entr{'y' if applied.corpus_written == 1 else 'ies'} and {applied.artifacts_written} artifact(s)")
     else:

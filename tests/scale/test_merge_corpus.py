@@ -120,3 +120,26 @@ def test_crashing_and_hanging_inputs_are_set_aside_and_reported(tmp_path):
     assert hang["entries_in"] == 3 and hang["entries_out"] >= 1 and seg["entries_out"] == 1
     assert "set aside" in r.stdout and "SIGSEGV" in r.stdout
     assert (tmp_path / "out.aside" / "planted_segfault").is_dir()
+
+
+def test_native_target_without_libfuzzer_merge_keeps_its_union_with_a_note(tmp_path, monkeypatch, planted):
+    import types
+
+    import assay.merge as merge
+
+    fake = types.SimpleNamespace(name="native_thing", max_len=16)
+    monkeypatch.setattr(merge, "native_targets", lambda project: {"native_thing": fake})
+    monkeypatch.setattr(merge, "native_selection", lambda project, target, entries: None)
+    a, b, out = tmp_path / "a", tmp_path / "b", tmp_path / "out"
+    Corpus(a, "native_thing", 16).add(b"one")
+    Corpus(b, "native_thing", 16).add(b"two")
+    _put(b, "planted_feature_only", b"(a)")
+    project = types.SimpleNamespace(root=PLANTED)
+    result = merge.merge_corpora(out, [a, b], [planted.get("planted_feature_only")], project=project)
+    native = {t.name: t for t in result.targets}["native_thing"]
+    assert native.entries_in == native.entries_out == 2 and "union is kept whole" in native.note
+    assert sorted(_entries(out, "native_thing").values()) == [b"one", b"two"]
+    assert "note: native target" in merge.summary(result)
+    Corpus(a, "native_thing", 16).add(b"x" * 17)  # over the native target's max_len: refused like any other
+    with pytest.raises(Exception, match="exceeds the target's max_len=16"):
+        merge.merge_corpora(out, [a, b], [planted.get("planted_feature_only")], project=project)

@@ -109,6 +109,7 @@ def test_cli_on_an_existing_scheduler_matches_local_shards(tmp_path, client):
         capture_output=True, text=True, timeout=300)
     assert r.returncode in (0, 1) and "Traceback" not in r.stderr, r.stdout + r.stderr
     assert "dask: 4 task(s)" in r.stdout and (r.returncode == 1) == ("no findings" not in r.stdout)
+    assert "dask: 4/4 " in r.stderr  # progress, one line per finished task
     data = json.loads(report.read_text())
     targets = _targets()
     specs = plan_shards(str(PLANTED), targets, _options(tmp_path / "fresh"), SEED, 2)

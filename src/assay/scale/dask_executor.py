@@ -85,11 +85,13 @@ def run_campaign_dask(
     scheduler: str | None = None,
     client: Any = None,
     cluster: dict[str, Any] | None = None,
+    progress: Callable[[ShardResult, int, int], None] | None = None,
 ) -> tuple[CampaignResult, Applied]:
     """Run ``shards`` seeded shards of every target on Dask; merge as ``--jobs`` does.
 
     The corpus is checked here, before any task is submitted.  With ``client`` the
-    caller's client is used (and left open).
+    caller's client is used (and left open).  ``progress(result, done, total)`` is
+    called as each task's result has been written.
     """
     if options.project_root is None:
         raise ConfigError("--executor dask needs a project folder (workers import the targets from it)")
@@ -108,6 +110,8 @@ def run_campaign_dask(
         total.corpus_written += applied.corpus_written
         total.artifacts_written += applied.artifacts_written
         results.setdefault((result.target, result.index), outcome)
+        if progress is not None:
+            progress(result, len(results), len(specs))
 
     started = time.monotonic()
     if client is not None:
