@@ -3,7 +3,7 @@
 
 Run from the repository root with the project's venv (needs the dask extra)::
 
-    python bench/scale.py                 # 3 interleaved rounds, 20000 cases per shard
+    python bench/scale.py                 # 3 interleaved rounds, 8000 cases per shard (~10 min)
     python bench/scale.py --quick         # 1 round, 2000 cases per shard (smoke test)
 
 ``one-by-one``  the 16 shards (:func:`assay.scale.shard.run_shard`) run one after
@@ -113,7 +113,7 @@ def merged_size(work: Path) -> tuple[int, int, float]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--cases", type=int, default=20000, help="case cap per shard")
+    parser.add_argument("--cases", type=int, default=8000, help="case cap per shard")
     parser.add_argument("--quick", action="store_true", help="1 round of 2000 cases per shard")
     args = parser.parse_args(argv)
     if args.quick:

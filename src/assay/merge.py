@@ -29,7 +29,7 @@ import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Hashable, Iterable
+from typing import Any, Callable, Hashable, Iterable
 
 from assay.engine.features import Replay, record
 from assay.errors import CorpusError
@@ -208,8 +208,12 @@ def merge_corpora(
     *,
     project: Any = None,
     aside_root: str | os.PathLike[str] | None = None,
+    progress: Callable[[TargetMerge], None] | None = None,
 ) -> MergeResult:
-    """Merge the corpus roots ``inputs`` into ``out`` (see the module docstring)."""
+    """Merge the corpus roots ``inputs`` into ``out`` (see the module docstring).
+
+    ``progress`` is called with each target's result as soon as it is written.
+    """
     started = time.monotonic()
     out_path = Path(out).resolve()
     roots = list(dict.fromkeys(Path(p).resolve() for p in inputs))
@@ -237,6 +241,8 @@ def merge_corpora(
         _write(Corpus(out_path, name, max_lens[name]), entries, tm.kept)
         tm.seconds = time.monotonic() - t0
         results.append(tm)
+        if progress is not None:
+            progress(tm)
     return MergeResult(str(out_path), [str(r) for r in roots], str(aside_path), results, time.monotonic() - started)
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 
 #: Exit status when every input replayed cleanly, and when some were set aside.
 EXIT_CLEAN, EXIT_ASIDE = 0, 1
@@ -35,7 +36,11 @@ def cmd_merge_corpus(args: argparse.Namespace) -> int:
 
     project = load_project(args.project)
     targets = load_targets(project).all() if _has_python_targets(project) else []
-    result = merge_corpora(args.out, args.inputs, targets, project=project, aside_root=args.aside)
+    def done(t) -> None:
+        print(f"merge: {t.name}: {t.entries_in} in, {t.entries_out} out, {len(t.aside)} set aside, {t.seconds:.1f}s",
+              file=sys.stderr, flush=True)
+
+    result = merge_corpora(args.out, args.inputs, targets, project=project, aside_root=args.aside, progress=done)
     print(summary(result))
     if args.report:
         write_json(args.report, {"report_version": 1, "assay_version": __version__, "command": "merge-corpus",

@@ -119,6 +119,7 @@ def test_crashing_and_hanging_inputs_are_set_aside_and_reported(tmp_path):
     assert b"Sstuck" not in _entries(out, "planted_hang_swallow").values()
     assert hang["entries_in"] == 3 and hang["entries_out"] >= 1 and seg["entries_out"] == 1
     assert "set aside" in r.stdout and "SIGSEGV" in r.stdout
+    assert "merge: planted_segfault: 2 in, 1 out, 1 set aside" in r.stderr  # progress, one line per target
     assert (tmp_path / "out.aside" / "planted_segfault").is_dir()
 
 
