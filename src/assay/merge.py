@@ -224,9 +224,7 @@ def merge_corpora(
     natives = {n: t for n, t in native_targets(project).items() if n not in python} if project is not None else {}
     max_lens = {n: t.max_len for n, t in python.items()}
     max_lens.update({n: int(getattr(t, "max_len", 1 << 30)) for n, t in natives.items()})
-    offences = check_roots(scanned, max_lens)
-    if out_path.exists() and not out_path.is_dir():
-        offences.append(Offence(str(out_path), "OUT exists and is not a folder"))
+    offences = check_roots(scanned, max_lens)  # OUT too, when it exists
     if offences:
         refuse(offences)
     aside_path = Path(aside_root).resolve() if aside_root else out_path.with_name(out_path.name + ASIDE_SUFFIX)
