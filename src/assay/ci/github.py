@@ -5,7 +5,7 @@ replay every target on it (``--fuzz-replay-only``, Python backend only, so no sa
 harness is ever built) and sample the mutants on lines changed since the PR base.  It
 never saves a cache.
 
-``assay-nightly.yml`` (schedule + manual dispatch): a plan job lists the targets; a
+``assay-nightly.yml`` (schedule + manual dispatch): a plan job lists the Python targets; a
 matrix runs 4 independently seeded shards per target, at most 2 at once, each with a
 case cap and a time budget, uploading ``fuzz-corpus-<target>-<shard>-<run id>`` (14
 days) and ``fuzz-results-<target>-<shard>-<run id>`` (90 days); a merge job (even when
@@ -151,7 +151,8 @@ jobs:
       - name: List the targets
         id: plan
         run: |
-          echo "targets=$(assay targets --json | python -c 'import json, sys; print(json.dumps([t["name"] for t in json.load(sys.stdin)]))')" >> "$GITHUB_OUTPUT"
+          assay targets --json > targets.json
+          echo "targets=$(python -c 'import json; print(json.dumps([t["name"] for t in json.load(open("targets.json")) if t.get("backend", "python") == "python"]))')" >> "$GITHUB_OUTPUT"
 
   fuzz:
     needs: plan
