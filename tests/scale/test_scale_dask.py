@@ -128,3 +128,21 @@ def test_missing_dask_and_stray_scheduler_are_exit_2(tmp_path, monkeypatch):
                         TARGETS[0], "--fuzz-cases", "5", "--scheduler", "tcp://127.0.0.1:1"],
                        capture_output=True, text=True, timeout=120)
     assert r.returncode == 2 and "--scheduler needs --executor dask" in r.stderr
+
+
+def test_a_worker_with_another_hash_seed_runs_the_shard_under_the_clients(tmp_path, monkeypatch):
+    import assay.scale.shard as shard
+
+    targets = _targets(("planted_nested_compares",))
+    monkeypatch.setenv("PYTHONHASHSEED", "0")  # as `assay fuzz` runs
+    [spec] = plan_shards(str(PLANTED), targets, _options(tmp_path), SEED, 1)
+    assert spec.hash_seed == "0"
+    monkeypatch.setenv("PYTHONHASHSEED", "6640")  # what Dask's nanny gives its worker processes
+
+    def not_here(spec):  # pragma: no cover - the shard must run in a fresh interpreter
+        raise AssertionError("ran under the worker's hash seed")
+
+    monkeypatch.setattr(shard, "run_shard_here", not_here)
+    result = shard.run_shard(spec)
+    local = run_campaign(targets, _options(tmp_path / "local"))
+    assert result.outcome["schedule_digest"] == local.targets[0].schedule_digest

@@ -19,6 +19,9 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import os
+import pickle
+import subprocess
+import sys
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,8 +30,13 @@ from typing import Any
 from assay.engine.campaign import CampaignOptions, job_seed, prepare, run_prepared
 from assay.engine.seeds import target_seed
 from assay.engine.supervisor import FindingRecord, TargetOutcome
+from assay.errors import AssayError
 from assay.store.atomic import publish_dir
 from assay.store.corpus import SUFFIX, Corpus, digest
+
+
+class ShardError(AssayError):
+    """A shard could not run (its interpreter failed outside the campaign)."""
 
 
 @dataclass(frozen=True)
@@ -46,6 +54,7 @@ class ShardSpec:
     replay_only: bool = False
     shrink_cases: int = 1024
     dictionary: tuple[bytes, ...] = ()
+    hash_seed: str = ""  # the client's PYTHONHASHSEED ("" when random: nothing to match)
 
     @property
     def seed(self) -> int:
@@ -101,13 +110,39 @@ def plan_shards(project: str, targets: list[Any], options: CampaignOptions, mast
                 project=project, target=t.name, index=k, count=count, master_seed=master,
                 max_cases=shard_cases(options.max_cases, k, count), budget=budget, corpus=snapshot,
                 replay_only=options.replay_only, shrink_cases=options.shrink_cases,
-                dictionary=tuple(options.dictionary),
+                dictionary=tuple(options.dictionary), hash_seed=os.environ.get("PYTHONHASHSEED", ""),
             ))
     return specs
 
 
 def run_shard(spec: ShardSpec) -> ShardResult:
-    """Run one shard in a temporary folder; everything it produced, as data."""
+    """Run one shard in a temporary folder; everything it produced, as data.
+
+    Targets that iterate sets or dicts of strings behave differently under another
+    hash seed, so a shard runs under the client's ``PYTHONHASHSEED``.  A worker started
+    with another one (Dask's nanny sets 6640 for its workers) runs the shard in a fresh
+    interpreter that has it.
+    """
+    if spec.hash_seed and os.environ.get("PYTHONHASHSEED") != spec.hash_seed:
+        return _run_in_interpreter(spec)
+    return run_shard_here(spec)
+
+
+def _run_in_interpreter(spec: ShardSpec) -> ShardResult:
+    with tempfile.TemporaryDirectory(prefix="assay-shard-io-") as tmp:
+        given, taken = Path(tmp) / "spec.pickle", Path(tmp) / "result.pickle"
+        given.write_bytes(pickle.dumps(spec))
+        env = {**os.environ, "PYTHONHASHSEED": spec.hash_seed}
+        proc = subprocess.run([sys.executable, "-m", "assay.scale.subshard", str(given), str(taken)], env=env,
+                              stdin=subprocess.DEVNULL, capture_output=True, text=True, errors="replace")
+        if proc.returncode != 0 or not taken.exists():
+            raise ShardError(f"shard {spec.index + 1}/{spec.count} of {spec.target!r} failed in its interpreter "
+                             f"(exit {proc.returncode}):\n{proc.stderr[-4000:]}")
+        return pickle.loads(taken.read_bytes())
+
+
+def run_shard_here(spec: ShardSpec) -> ShardResult:
+    """:func:`run_shard` in this interpreter, whatever its hash seed."""
     from assay.config import load_project
     from assay.discovery import load_targets
 
