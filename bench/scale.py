@@ -10,9 +10,13 @@ Run from the repository root with the project's venv (needs the dask extra)::
                 another in this process (each forks its own campaign worker);
 ``jobs``        ``run_campaign`` with ``--jobs 4`` and the same total case cap per
                 target: 4 forked jobs at once per target, sharing its corpus folder;
-``dask``        ``run_campaign_dask`` with 4 shards per target on a
-                ``distributed.LocalCluster`` (one single-threaded worker process per
-                core), cluster start-up and shutdown included in the wall time.
+``dask``        ``run_campaign_dask`` with 4 shards per target on the default
+                ``distributed.LocalCluster`` (one in-process worker, a thread per
+                core, each task forking its campaign worker), cluster start-up and
+                shutdown included in the wall time;
+``dask-procs``  the same on a LocalCluster of one single-threaded worker process
+                per core (Dask's nanny gives those another hash seed, so each task
+                runs in a fresh interpreter with the client's).
 
 For each: wall time, total exec/s (all cases of all shards / wall time) and the size
 of the corpus that ``assay merge-corpus`` makes of what the run produced.  Rounds
@@ -89,11 +93,11 @@ def jobs(work: Path, cases: int) -> dict:
     return {"wall": time.monotonic() - started, "cases": sum(t.cases for t in result.targets)}
 
 
-def dask(work: Path, cases: int) -> dict:
+def dask(work: Path, cases: int, **cluster) -> dict:
     from assay.scale.dask_executor import dask_client, run_campaign_dask
 
     started = time.monotonic()
-    with dask_client() as client:
+    with dask_client(None, **cluster) as client:
         up = time.monotonic() - started
         result, _ = run_campaign_dask(_targets(), _options(work, cases * SHARDS), shards=SHARDS, client=client)
         done = time.monotonic()
@@ -123,7 +127,9 @@ def main(argv: list[str] | None = None) -> int:
         # three ways run exactly the same 16 schedules.
         os.environ["PYTHONHASHSEED"] = "0"
         os.execv(sys.executable, [sys.executable, *sys.argv])
-    modes = {"one-by-one": one_by_one, "jobs": jobs, "dask": dask}
+    procs = {"processes": True, "n_workers": os.cpu_count() or 1, "threads_per_worker": 1}
+    modes = {"one-by-one": one_by_one, "jobs": jobs, "dask": dask,
+             "dask-procs": lambda work, cases: dask(work, cases, **procs)}
     rows: dict[str, list[dict]] = {m: [] for m in modes}
     load_before = os.getloadavg()
     print(f"{len(TARGETS)} targets x {SHARDS} shards, {args.cases} cases per shard, {args.rounds} round(s), "
@@ -147,7 +153,7 @@ def main(argv: list[str] | None = None) -> int:
     for m, v in med.items():
         rate = v["cases"] / v["wall"]
         print(f"{m:<12}{v['wall']:9.1f}{rate:10.0f}{rate / base:8.2f}{v['in']:8.0f}{v['out']:8.0f}")
-    d = rows["dask"]
+    d = rows["dask"] + rows["dask-procs"]
     print(f"\nfixed costs: per shard besides its campaign {statistics.median(x['overhead'] for x in rows['one-by-one']):.3f}s "
           f"(project load, corpus snapshot, temp folders, fork); LocalCluster start "
           f"{statistics.median(x['startup'] for x in d):.2f}s, close {statistics.median(x['close'] for x in d):.2f}s")

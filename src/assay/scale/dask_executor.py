@@ -1,7 +1,8 @@
 """``assay fuzz --executor dask``: one Dask task per (target, shard).
 
 Without ``--scheduler`` a ``distributed.LocalCluster`` uses every core of this
-machine (one single-threaded worker process per core); with it, an existing
+machine (:data:`LOCAL_CLUSTER`: a thread per core, each task forking its own
+campaign worker); with it, an existing
 scheduler runs the tasks (started with dask-kubernetes, dask-jobqueue for
 Slurm/PBS, or by hand).  Workers need the project's code at the same path (the
 targets are imported by path), but no shared filesystem: the corpus snapshot
@@ -30,6 +31,12 @@ from assay.target import Target
 
 #: Times Dask retries a task that raised (a lost worker is rescheduled regardless).
 TASK_RETRIES = 2
+#: The default LocalCluster: one in-process worker with a thread per core.  Each task
+#: forks its own campaign worker, so every core fuzzes; worker processes would add a
+#: spawn per worker and, as Dask's nanny gives them another hash seed, a fresh
+#: interpreter per task (measured in bench/scale.py).  Pass ``processes=True`` to
+#: :func:`dask_client` for process workers.
+LOCAL_CLUSTER = {"n_workers": 1, "processes": False, "dashboard_address": None}
 
 
 def import_distributed() -> Any:
@@ -48,8 +55,8 @@ def import_distributed() -> Any:
 def dask_client(scheduler: str | None = None, **cluster: Any) -> Iterator[Any]:
     """A connected Dask client; a LocalCluster (closed on exit) when ``scheduler`` is None.
 
-    ``cluster`` overrides the LocalCluster's settings (default: one single-threaded
-    worker process per core, no dashboard).
+    ``cluster`` overrides the LocalCluster's settings (default :data:`LOCAL_CLUSTER`,
+    with a thread per core).
     """
     distributed = import_distributed()
     with contextlib.ExitStack() as stack:
@@ -59,8 +66,7 @@ def dask_client(scheduler: str | None = None, **cluster: Any) -> Iterator[Any]:
             except OSError as exc:
                 raise ConfigError(f"--scheduler {scheduler}: cannot reach a Dask scheduler there ({exc})") from None
         else:
-            settings = {"n_workers": os.cpu_count() or 1, "threads_per_worker": 1, "processes": True,
-                        "dashboard_address": None, **cluster}
+            settings = {**LOCAL_CLUSTER, "threads_per_worker": os.cpu_count() or 1, **cluster}
             local = stack.enter_context(distributed.LocalCluster(**settings))
             client = stack.enter_context(distributed.Client(local))
         yield client
