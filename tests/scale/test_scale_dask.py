@@ -134,10 +134,10 @@ def test_a_worker_with_another_hash_seed_runs_the_shard_under_the_clients(tmp_pa
     import assay.scale.shard as shard
 
     targets = _targets(("planted_nested_compares",))
-    monkeypatch.setenv("PYTHONHASHSEED", "0")  # as `assay fuzz` runs
+    monkeypatch.setattr(shard, "HASH_SEED", "0")  # as `assay fuzz` runs
     [spec] = plan_shards(str(PLANTED), targets, _options(tmp_path), SEED, 1)
     assert spec.hash_seed == "0"
-    monkeypatch.setenv("PYTHONHASHSEED", "6640")  # what Dask's nanny gives its worker processes
+    monkeypatch.setattr(shard, "HASH_SEED", "6640")  # what Dask's nanny gives its worker processes
 
     def not_here(spec):  # pragma: no cover - the shard must run in a fresh interpreter
         raise AssertionError("ran under the worker's hash seed")

@@ -35,6 +35,11 @@ from assay.store.atomic import publish_dir
 from assay.store.corpus import SUFFIX, Corpus, digest
 
 
+#: This interpreter's PYTHONHASHSEED, read once at import: Dask's nanny later rewrites
+#: ``os.environ`` of the process that hosts it (a LocalCluster's client) to 6640.
+HASH_SEED = os.environ.get("PYTHONHASHSEED", "")
+
+
 class ShardError(AssayError):
     """A shard could not run (its interpreter failed outside the campaign)."""
 
@@ -110,7 +115,7 @@ def plan_shards(project: str, targets: list[Any], options: CampaignOptions, mast
                 project=project, target=t.name, index=k, count=count, master_seed=master,
                 max_cases=shard_cases(options.max_cases, k, count), budget=budget, corpus=snapshot,
                 replay_only=options.replay_only, shrink_cases=options.shrink_cases,
-                dictionary=tuple(options.dictionary), hash_seed=os.environ.get("PYTHONHASHSEED", ""),
+                dictionary=tuple(options.dictionary), hash_seed=HASH_SEED,
             ))
     return specs
 
@@ -123,7 +128,7 @@ def run_shard(spec: ShardSpec) -> ShardResult:
     with another one (Dask's nanny sets 6640 for its workers) runs the shard in a fresh
     interpreter that has it.
     """
-    if spec.hash_seed and os.environ.get("PYTHONHASHSEED") != spec.hash_seed:
+    if spec.hash_seed and HASH_SEED != spec.hash_seed:
         return _run_in_interpreter(spec)
     return run_shard_here(spec)
 
