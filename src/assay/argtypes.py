@@ -42,11 +42,18 @@ def seconds(text: str) -> float:
     return value
 
 
-def shard(text: str) -> tuple[int, int]:
+def shard(text: str) -> tuple[int | None, int]:
+    """``K/N`` (1 <= K <= N), or ``auto/N``: K is ``None``, read later from the batch system."""
     try:
-        k, n = (int(x) for x in text.split("/"))
+        head, tail = text.split("/")
+        n = int(tail)
+        k = None if head == "auto" else int(head)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not K/N (for example 1/4)") from None
+        raise argparse.ArgumentTypeError(f"{text!r} is not K/N or auto/N (for example 1/4)") from None
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"shard {text!r} needs N >= 1")
+    if k is None:
+        return None, n
     if not 1 <= k <= n:
         raise argparse.ArgumentTypeError(f"shard {text!r} needs 1 <= K <= N")
     return k, n

@@ -22,7 +22,7 @@ from assay.argtypes import arguments_of, positive_int as _positive_int, seconds 
 from assay.errors import AssayError, ConfigError, InternalError
 
 #: Subcommands that live beside their feature; each module has ``register(subparsers)``.
-PLUGGED_COMMANDS = ("assay.promote.cli", "assay.compose.cli", "assay.mutant.cli")
+PLUGGED_COMMANDS = ("assay.promote.cli", "assay.compose.cli", "assay.mutant.cli", "assay.merge_cli", "assay.init_cli")
 #: Budget used when neither --fuzz-cases nor --fuzz-budget is given.
 DEFAULT_BUDGET = 60.0
 #: Commands re-executed with PYTHONHASHSEED=0 (when unset) so runs are reproducible.
@@ -47,8 +47,15 @@ def add_fuzz_args(parser: argparse.ArgumentParser) -> None:
     g.add_argument("--report", metavar="FILE", help="write the JSON report here")
     g.add_argument("--jobs", type=_positive_int, default=1, metavar="N",
                    help="parallel workers per target sharing its corpus (N > 1 is not deterministic)")
-    g.add_argument("--shard", type=_shard, metavar="K/N", help="run only the K-th of N slices of the sorted targets")
+    g.add_argument("--shard", type=_shard, metavar="K/N",
+                   help="run only the K-th of N slices of the sorted targets; auto/N takes K from "
+                        "JOB_COMPLETION_INDEX (Kubernetes) or SLURM_ARRAY_TASK_ID (Slurm)")
     g.add_argument("--shrink-cases", type=_positive_int, default=1024, metavar="N", help="shrink budget per finding")
+    g.add_argument("--executor", choices=("local", "dask"), default="local",
+                   help="local: this machine (default); dask: one Dask task per (target, shard), "
+                        "--jobs shards per target, each seeded and stateless (needs assay[dask])")
+    g.add_argument("--scheduler", metavar="ADDR",
+                   help="with --executor dask: an existing Dask scheduler (default: a LocalCluster on every core)")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -103,9 +110,11 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
     chosen = select(load_targets(project), python_names) if python_names is not None else []
     skipped: dict[str, str] = {}
     if args.shard:
-        k, n = args.shard
+        from assay.shards import in_shard, resolve_shard
+
+        k, n = args.shard = resolve_shard(args.shard)
         names = sorted([t.name for t in chosen] + [t.name for t in natives])
-        keep = {name for i, name in enumerate(names) if i % n == k - 1}
+        keep = {name for i, name in enumerate(names) if in_shard(i, k, n)}
         for name in names:
             if name not in keep:
                 skipped[name] = f"not in shard {k}/{n}"
@@ -137,18 +146,35 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
         project_root=str(project.root),
         jobs=args.jobs,
     )
-    from assay.progress import ProgressLine
+    if args.scheduler and args.executor != "dask":
+        raise ConfigError("--scheduler needs --executor dask")
+    if args.executor == "dask" and natives:
+        raise ConfigError("--executor dask runs Python targets only; run native targets with --executor local "
+                          "(or select Python targets with --fuzz-backend python)")
+    if args.executor == "dask":
+        from assay.scale.dask_executor import run_campaign_dask
 
-    progress = ProgressLine(sys.stderr, progress_line)
-    if chosen:
-        result = run_campaign(chosen, options, progress=progress)
+        def done(r, n: int, total: int) -> None:
+            o = r.outcome
+            print(f"dask: {n}/{total} {r.target} shard {r.index + 1}: {o['cases']} cases, "
+                  f"{len(o['findings'])} finding(s), +{len(r.additions)} corpus", file=sys.stderr, flush=True)
+
+        result, applied = run_campaign_dask(chosen, options, shards=args.jobs, scheduler=args.scheduler, progress=done)
+        print(f"dask: {sum(t.jobs for t in result.targets)} task(s); wrote {applied.corpus_written} corpus "
+              f"entr{'y' if applied.corpus_written == 1 else 'ies'} and {applied.artifacts_written} artifact(s)")
     else:
-        from assay.engine.campaign import CampaignResult
-        from assay.engine.seeds import new_master_seed
+        from assay.progress import ProgressLine
 
-        seed = args.fuzz_seed if args.fuzz_seed is not None else new_master_seed()
-        result = CampaignResult(seed, [], time.monotonic(), 0.0)
-    progress.finish()
+        progress = ProgressLine(sys.stderr, progress_line)
+        if chosen:
+            result = run_campaign(chosen, options, progress=progress)
+        else:
+            from assay.engine.campaign import CampaignResult
+            from assay.engine.seeds import new_master_seed
+
+            seed = args.fuzz_seed if args.fuzz_seed is not None else new_master_seed()
+            result = CampaignResult(seed, [], time.monotonic(), 0.0)
+        progress.finish()
     native_outcomes: list = []
     if natives and not result.interrupted:
         from assay.native.cli import run_native

@@ -147,6 +147,17 @@ def _supervisor(p: _Prepared, options: CampaignOptions, master: int, tseed: int,
     )
 
 
+def run_prepared(p: _Prepared, options: CampaignOptions, master: int, seed: int, budget: float | None,
+                 max_cases: int | None) -> TargetOutcome:
+    """One stateless supervisor run of a prepared target with ``seed`` (a scale-out shard)."""
+    return _supervisor(p, options, master, seed, budget, max_cases).run()
+
+
+def merge_outcomes(outcomes: list[TargetOutcome], tseed: int) -> TargetOutcome:
+    """One target's outcome from its jobs' or shards' outcomes (in job order)."""
+    return _merge(outcomes, tseed)
+
+
 def job_seed(tseed: int, job: int) -> int:
     """Seed of job ``job`` of a target (job 0 keeps the target seed)."""
     if job == 0:

@@ -1,0 +1,1 @@
+"""CI templates written by ``assay init --ci PROVIDER``."""

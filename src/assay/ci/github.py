@@ -1,0 +1,271 @@
+"""GitHub Actions workflows: a pull-request check and a nightly sharded campaign.
+
+``assay-pr.yml`` (pull requests): restore the main branch's merged corpus read-only,
+replay every target on it (``--fuzz-replay-only``, Python backend only, so no sanitizer
+harness is ever built) and sample the mutants on lines changed since the PR base.  It
+never saves a cache.
+
+``assay-nightly.yml`` (schedule + manual dispatch): a plan job lists the Python targets; a
+matrix runs 4 independently seeded shards per target, at most 2 at once, each with a
+case cap and a time budget, uploading ``fuzz-corpus-<target>-<shard>-<run id>`` (14
+days) and ``fuzz-results-<target>-<shard>-<run id>`` (90 days); a merge job (even when
+a shard failed) downloads the shard corpora, runs ``assay merge-corpus``, uploads
+``fuzz-corpus-merged-<run id>`` (90 days) and saves it as the next run's cache.
+
+Every ``run:`` step uses only environment variables and ``${{ }}`` expressions, so the
+tests can run the very same scripts locally.
+"""
+
+from __future__ import annotations
+
+import string
+from dataclasses import asdict, dataclass
+
+#: Folder (under the repository) the workflows are written to.
+WORKFLOW_DIR = ".github/workflows"
+#: File names of the two workflows.
+PR_FILE, NIGHTLY_FILE = "assay-pr.yml", "assay-nightly.yml"
+
+
+@dataclass(frozen=True)
+class Settings:
+    """What ``assay init --ci github`` lets a user choose (the issue's defaults)."""
+
+    python: str = "3.12"
+    install: str = "python -m pip install -e . assay"
+    shards: int = 4
+    max_parallel: int = 2
+    cases: int = 50000
+    budget: int = 240
+    corpus_days: int = 14
+    results_days: int = 90
+    merged_days: int = 90
+    mutant_samples: int = 100
+    mutant_fail_under: int = 0
+    cron: str = "17 3 * * *"
+
+
+class _Template(string.Template):
+    delimiter = "%%"  # GitHub's ${{ }} and the shell's $VAR stay as they are
+
+
+_CACHE_PATH = ".assay/corpus"
+_CACHE_KEY = "assay-corpus-merged"
+
+PR_TEMPLATE = """\
+# Written by `assay init --ci github`. Pull requests: replay the main branch's corpus,
+# then sample the mutants on changed lines. Never saves a cache; Python backend only.
+name: assay (pull request)
+
+on:
+  pull_request:
+
+permissions:
+  contents: read
+
+concurrency:
+  group: assay-pr-${{ github.event.pull_request.number || github.ref }}
+  cancel-in-progress: true
+
+jobs:
+  replay:
+    runs-on: ubuntu-latest
+    timeout-minutes: 30
+    env:
+      ASSAY_MUTANT_SAMPLES: "%%{mutant_samples}"
+      ASSAY_MUTANT_FAIL_UNDER: "%%{mutant_fail_under}"
+    steps:
+      - uses: actions/checkout@v4
+        with:
+          fetch-depth: 0
+      - uses: actions/setup-python@v5
+        with:
+          python-version: "%%{python}"
+      - name: Install
+        id: install
+        run: %%{install}
+      - name: Restore the main branch corpus (read-only)
+        uses: actions/cache/restore@v4
+        with:
+          path: %%{cache_path}
+          key: %%{cache_key}-${{ github.run_id }}
+          restore-keys: |
+            %%{cache_key}-
+      - name: Replay every target on the corpus
+        id: replay
+        run: |
+          mkdir -p %%{cache_path}
+          assay fuzz --fuzz-backend python --fuzz-replay-only --fuzz-corpus %%{cache_path} \\
+            --fuzz-artifacts replay-results/artifacts --report replay-results/report.json
+      - name: Mutants on lines changed since the PR base
+        id: mutants
+        run: |
+          git fetch --no-tags origin "${{ github.base_ref }}"
+          assay mutant --changed "origin/${{ github.base_ref }}" --sample "$ASSAY_MUTANT_SAMPLES" \\
+            --mutant-fail-under "$ASSAY_MUTANT_FAIL_UNDER" --report replay-results/mutants.json
+      - name: Upload the reports
+        if: always()
+        uses: actions/upload-artifact@v4
+        with:
+          name: assay-pr-results-${{ github.run_id }}
+          path: replay-results
+          retention-days: %%{corpus_days}
+          if-no-files-found: ignore
+"""
+
+NIGHTLY_TEMPLATE = """\
+# Written by `assay init --ci github`. Nightly: %%{shards} seeded shards per target,
+# at most %%{max_parallel} at once; then one merged, minimized corpus for the next run.
+name: assay (nightly)
+
+on:
+  schedule:
+    - cron: "%%{cron}"
+  workflow_dispatch:
+
+permissions:
+  contents: read
+
+concurrency:
+  group: assay-nightly
+  cancel-in-progress: false
+
+env:
+  ASSAY_CASES: "%%{cases}"
+  ASSAY_BUDGET: "%%{budget}"
+
+jobs:
+  plan:
+    runs-on: ubuntu-latest
+    timeout-minutes: 15
+    outputs:
+      targets: ${{ steps.plan.outputs.targets }}
+    steps:
+      - uses: actions/checkout@v4
+      - uses: actions/setup-python@v5
+        with:
+          python-version: "%%{python}"
+      - name: Install
+        id: install
+        run: %%{install}
+      - name: List the targets
+        id: plan
+        run: |
+          assay targets --json > targets.json
+          echo "targets=$(python -c 'import json; print(json.dumps([t["name"] for t in json.load(open("targets.json")) if t.get("backend", "python") == "python"]))')" >> "$GITHUB_OUTPUT"
+
+  fuzz:
+    needs: plan
+    runs-on: ubuntu-latest
+    timeout-minutes: 30
+    strategy:
+      fail-fast: false
+      max-parallel: %%{max_parallel}
+      matrix:
+        target: ${{ fromJSON(needs.plan.outputs.targets) }}
+        shard: %%{shard_list}
+    steps:
+      - uses: actions/checkout@v4
+      - uses: actions/setup-python@v5
+        with:
+          python-version: "%%{python}"
+      - name: Install
+        id: install
+        run: %%{install}
+      - name: Restore the last merged corpus
+        uses: actions/cache/restore@v4
+        with:
+          path: %%{cache_path}
+          key: %%{cache_key}-${{ github.run_id }}
+          restore-keys: |
+            %%{cache_key}-
+      - name: Fuzz one seeded shard
+        id: shard
+        run: |
+          mkdir -p shard/corpus shard/results
+          if [ -d "%%{cache_path}/${{ matrix.target }}" ]; then cp -R "%%{cache_path}/${{ matrix.target }}" shard/corpus/; fi
+          assay fuzz --fuzz-backend python --fuzz-target "${{ matrix.target }}" \\
+            --fuzz-seed "${{ github.run_id }}${{ matrix.shard }}" \\
+            --fuzz-cases "$ASSAY_CASES" --fuzz-budget "$ASSAY_BUDGET" \\
+            --fuzz-corpus shard/corpus --fuzz-artifacts shard/results/artifacts \\
+            --report shard/results/report.json
+      - name: Upload the shard corpus
+        if: always()
+        uses: actions/upload-artifact@v4
+        with:
+          name: fuzz-corpus-${{ matrix.target }}-${{ matrix.shard }}-${{ github.run_id }}
+          path: shard/corpus
+          retention-days: %%{corpus_days}
+          if-no-files-found: ignore
+      - name: Upload the shard results
+        if: always()
+        uses: actions/upload-artifact@v4
+        with:
+          name: fuzz-results-${{ matrix.target }}-${{ matrix.shard }}-${{ github.run_id }}
+          path: shard/results
+          retention-days: %%{results_days}
+          if-no-files-found: ignore
+
+  merge:
+    needs: [plan, fuzz]
+    if: always()
+    runs-on: ubuntu-latest
+    timeout-minutes: 60
+    steps:
+      - uses: actions/checkout@v4
+      - uses: actions/setup-python@v5
+        with:
+          python-version: "%%{python}"
+      - name: Install
+        id: install
+        run: %%{install}
+      - name: Restore the last merged corpus
+        uses: actions/cache/restore@v4
+        with:
+          path: %%{cache_path}
+          key: %%{cache_key}-${{ github.run_id }}
+          restore-keys: |
+            %%{cache_key}-
+      - name: Download the shard corpora
+        uses: actions/download-artifact@v4
+        with:
+          pattern: fuzz-corpus-*-${{ github.run_id }}
+          path: shards
+      - name: Merge and minimize
+        id: merge
+        run: |
+          mkdir -p %%{cache_path} shards merge-results
+          assay merge-corpus --aside merge-results/aside --report merge-results/merge.json \\
+            %%{cache_path} %%{cache_path} $(find shards -mindepth 1 -maxdepth 1 -type d | sort)
+      - name: Upload the merged corpus
+        if: always()
+        uses: actions/upload-artifact@v4
+        with:
+          name: fuzz-corpus-merged-${{ github.run_id }}
+          path: %%{cache_path}
+          retention-days: %%{merged_days}
+          if-no-files-found: ignore
+      - name: Upload the merge report
+        if: always()
+        uses: actions/upload-artifact@v4
+        with:
+          name: fuzz-merge-results-${{ github.run_id }}
+          path: merge-results
+          retention-days: %%{results_days}
+          if-no-files-found: ignore
+      - name: Save the merged corpus for the next run
+        if: always()
+        uses: actions/cache/save@v4
+        with:
+          path: %%{cache_path}
+          key: %%{cache_key}-${{ github.run_id }}-${{ github.run_attempt }}
+"""
+
+
+def render(settings: Settings | None = None) -> dict[str, str]:
+    """File name -> workflow text, for ``settings`` (the defaults when None)."""
+    s = settings or Settings()
+    values = {**asdict(s), "cache_path": _CACHE_PATH, "cache_key": _CACHE_KEY,
+              "shard_list": "[" + ", ".join(str(k) for k in range(1, s.shards + 1)) + "]"}
+    return {PR_FILE: _Template(PR_TEMPLATE).substitute(values),
+            NIGHTLY_FILE: _Template(NIGHTLY_TEMPLATE).substitute(values)}
