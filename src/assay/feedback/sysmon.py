@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import hashlib
 import sys
-from typing import Any, Hashable
+from typing import Any, Hashable, Iterable
 
 from assay.errors import MonitoringUnavailable
 from assay.feedback.scope import Scope
@@ -69,6 +69,17 @@ def claim_tool_id(name: str) -> int:
             mon.use_tool_id(tool, name)
             return tool
     raise MonitoringUnavailable("every sys.monitoring tool id is taken; stop another tool and retry")
+
+
+def release_tool_id(tool: int, codes: Iterable[Any], events: Iterable[int]) -> None:
+    """Undo :func:`claim_tool_id`: no events, local or global, no callbacks, the id free."""
+    mon = monitoring()
+    mon.set_events(tool, 0)
+    for code in codes:
+        mon.set_local_events(tool, code, 0)
+    for event in events:
+        mon.register_callback(tool, event, None)
+    mon.free_tool_id(tool)
 
 
 def has_split_branches() -> bool:
@@ -113,15 +124,10 @@ class SysmonFeedback:
             return
         mon = monitoring()
         tool, self.tool_id = self.tool_id, None
-        mon.set_events(tool, 0)
-        for code in self._code_refs:
-            mon.set_local_events(tool, code, 0)
-        for event in (mon.events.PY_START, mon.events.LINE, mon.events.BRANCH):
-            mon.register_callback(tool, event, None)
+        events = [mon.events.PY_START, mon.events.LINE, mon.events.BRANCH]
         if has_split_branches():
-            mon.register_callback(tool, mon.events.BRANCH_LEFT, None)
-            mon.register_callback(tool, mon.events.BRANCH_RIGHT, None)
-        mon.free_tool_id(tool)
+            events += [mon.events.BRANCH_LEFT, mon.events.BRANCH_RIGHT]
+        release_tool_id(tool, self._code_refs, events)
 
     # -- engine interface ----------------------------------------------------------
     def take_new(self) -> list[Hashable]:

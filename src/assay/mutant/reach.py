@@ -15,7 +15,7 @@ import os
 import sys
 from typing import Any, Iterable
 
-from assay.feedback.sysmon import claim_tool_id, monitoring
+from assay.feedback.sysmon import claim_tool_id, monitoring, release_tool_id
 
 _TOOL_NAME = "assay-mutant"
 #: The line number recorded for "the test ran some function of this file"; module-
@@ -51,12 +51,7 @@ class ReachRecorder:
             return
         mon = monitoring()
         tool, self.tool_id = self.tool_id, None
-        mon.set_events(tool, 0)
-        for code in self._refs:
-            mon.set_local_events(tool, code, 0)
-        mon.register_callback(tool, mon.events.PY_START, None)
-        mon.register_callback(tool, mon.events.LINE, None)
-        mon.free_tool_id(tool)
+        release_tool_id(tool, self._refs, (mon.events.PY_START, mon.events.LINE))
 
     def begin(self) -> None:
         self.hit = set()
