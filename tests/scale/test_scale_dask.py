@@ -19,6 +19,13 @@ from conftest import PLANTED
 
 pytest.importorskip("dask.distributed", reason="the dask extra is not installed (pip install 'assay[dask]')")
 
+#: Set by tests/scale/test_scale_dask_isolated.py, which runs this module in a child
+#: pytest: an in-process cluster leaves threads behind (distributed's profiler and
+#: offload pool), and every later test that forks would then fork a multi-threaded
+#: process.
+ISOLATED = os.environ.get("ASSAY_DASK_TESTS") == "1"
+pytestmark = pytest.mark.skipif(not ISOLATED, reason="runs in its own process (test_scale_dask_isolated.py)")
+
 from assay.config import load_project  # noqa: E402
 from assay.discovery import load_targets  # noqa: E402
 from assay.engine.campaign import CampaignOptions, prepare, run_campaign  # noqa: E402
