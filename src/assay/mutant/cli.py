@@ -135,7 +135,11 @@ def _run(args: argparse.Namespace, *, sample: int | None, changed: str | None, m
             if unchanged is not None:
                 return _report_unchanged(args, unchanged, root, files)
     quiet = ["-p", "no:terminal"] if mode == "mutant" else []
-    import pytest
+    try:
+        import pytest
+    except ImportError:
+        raise ConfigError("assay mutant and assay test run the project's pytest suite: install pytest "
+                          "(pip install pytest) in this environment") from None
 
     started = time.monotonic()
     old_cwd = os.getcwd()
