@@ -93,6 +93,12 @@ def cmd_test(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace, *, sample: int | None, changed: str | None, mode: str, mutate: bool = True) -> int:
+    try:
+        import pytest
+    except ImportError:
+        raise ConfigError("assay mutant and assay test run the project's pytest suite: install pytest "
+                          "(pip install pytest) in this environment") from None
+
     from assay.config import load_project
     from assay.mutant.discover import files_to_mutate
     from assay.mutant.report import build_report, summary
@@ -135,12 +141,6 @@ def _run(args: argparse.Namespace, *, sample: int | None, changed: str | None, m
             if unchanged is not None:
                 return _report_unchanged(args, unchanged, root, files)
     quiet = ["-p", "no:terminal"] if mode == "mutant" else []
-    try:
-        import pytest
-    except ImportError:
-        raise ConfigError("assay mutant and assay test run the project's pytest suite: install pytest "
-                          "(pip install pytest) in this environment") from None
-
     started = time.monotonic()
     old_cwd = os.getcwd()
     os.chdir(root)
