@@ -11,8 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from assay.promote.emit import INLINE_LIMIT, header, relative_posix, root_expression
-from assay.promote.literals import bytes_assignment
+from assay.promote.emit import header, input_assignment, relative_posix, root_expression
 from assay.promote.rubric import Candidate
 from assay.store.artifacts import Artifact
 from assay.verdict import Verdict
@@ -63,12 +62,7 @@ def render_native_test(test_path: Path, project_root: Path, *, origin: str, targ
                        seed: str, data: bytes) -> dict[Path, bytes]:
     """A test running the native harness on the minimized input (rebuilt when its identity changed)."""
     files: dict[Path, bytes] = {}
-    if len(data) > INLINE_LIMIT:
-        input_path = test_path.with_suffix(".input")
-        files[input_path] = data
-        input_code = f"INPUT = Path(__file__).with_name({input_path.name!r}).read_bytes()\n"
-    else:
-        input_code = bytes_assignment("INPUT", data)
+    input_code = input_assignment(test_path, data, files)
     text = (
         header(origin, target, oracle, signature, seed)
         + f'"""Regression test for native target {target!r}: runs the minimized input through\n'

@@ -27,6 +27,15 @@ ISOLATED_ORACLES = frozenset({"crash", "wedge"})
 _NOT_IDENT = re.compile(r"[^0-9A-Za-z_]+")
 
 
+def input_assignment(test_path: Path, data: bytes, files: dict[Path, bytes]) -> str:
+    """``INPUT = ...``: inline when small, else a ``.input`` file beside the test (added to ``files``)."""
+    if len(data) > INLINE_LIMIT:
+        input_path = test_path.with_suffix(".input")
+        files[input_path] = data
+        return f"INPUT = Path(__file__).with_name({input_path.name!r}).read_bytes()\n"
+    return bytes_assignment("INPUT", data)
+
+
 def hash12(signature: str) -> str:
     """First 12 hex digits of the SHA-256 of ``signature``."""
     return hashlib.sha256(signature.encode("utf-8")).hexdigest()[:12]
@@ -94,12 +103,7 @@ def render_artifact_test(
     name = test_path.stem
     files: dict[Path, bytes] = {}
     isolated = oracle in ISOLATED_ORACLES
-    if len(data) > INLINE_LIMIT:
-        input_path = test_path.with_suffix(".input")
-        files[input_path] = data
-        input_code = f"INPUT = Path(__file__).with_name({input_path.name!r}).read_bytes()\n"
-    else:
-        input_code = bytes_assignment("INPUT", data)
+    input_code = input_assignment(test_path, data, files)
     runner_import = (
         "from assay.engine.isolate import run_isolated\n" if isolated else "from assay.engine.execute import run_input\n"
     )
