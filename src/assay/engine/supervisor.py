@@ -410,6 +410,7 @@ class Supervisor:
 
     def _record(self, finding: Finding) -> None:
         meta = build_metadata(finding, campaign_seed=self.master_seed, target_seed=self.plan.tseed, sources=self.sources)
+        meta["harness"] = self.target.defined_in or None
         if self.outcome.strategy:
             meta["strategy"] = self.outcome.strategy
         try:

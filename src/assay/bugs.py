@@ -1,0 +1,111 @@
+"""Grouping findings into bugs: one bug, however many signatures reached it.
+
+A signature tells findings apart as finely as the engine can (three frames, the
+oracle's own kind); a person wants one line per bug.  Two findings are one bug
+when their exception type and their *innermost project frame* agree: the
+deepest frame whose file is in the target's ``sources``, or failing that the
+harness file, or failing that any frame outside the standard library and
+installed packages.  Findings without an exception (a wedge, a leak) are a bug
+of their own signature.
+
+A finding is a *harness* finding when that frame lies in the harness file and
+the harness file is not itself in ``sources``: the mistake is the fuzz target's
+(an uncaught rejection, a wrong assumption), not the library's.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sysconfig
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Sequence
+
+from assay.verdict import Frame, Verdict
+
+_LIBRARY_ROOTS = tuple(
+    os.path.realpath(p) + os.sep
+    for p in {sysconfig.get_paths()[k] for k in ("stdlib", "platstdlib", "purelib", "platlib")}
+)
+
+
+def _inside(path: str, roots: Sequence[str]) -> bool:
+    real = os.path.realpath(path)
+    for root in roots:
+        r = os.path.realpath(root)
+        if real == r or real.startswith(r.rstrip(os.sep) + os.sep):
+            return True
+    return False
+
+
+def _is_library(path: str) -> bool:
+    real = os.path.realpath(path)
+    return real.startswith(_LIBRARY_ROOTS) or "site-packages" in real.split(os.sep) or path.startswith("<")
+
+
+def project_frame(frames: Sequence[Frame], sources: Sequence[str], harness: str | None) -> Frame | None:
+    """The innermost frame in ``sources``, else in the harness, else outside installed code."""
+    for wanted in (
+        lambda f: bool(sources) and _inside(f.file, sources),
+        lambda f: bool(harness) and os.path.realpath(f.file) == os.path.realpath(harness or ""),
+        lambda f: not _is_library(f.file),
+    ):
+        for frame in frames:  # innermost first
+            if wanted(frame):
+                return frame
+    return None
+
+
+@dataclass(frozen=True)
+class BugIdentity:
+    """What makes findings one bug: a short ``id``, the stable ``key`` and where it was raised."""
+
+    key: str
+    exception: str | None
+    frame: Frame | None
+    harness: bool
+
+    @property
+    def id(self) -> str:
+        return hashlib.sha256(self.key.encode()).hexdigest()[:10]
+
+    @property
+    def location(self) -> str | None:
+        return f"{self.frame.file}:{self.frame.line}" if self.frame else None
+
+
+def identify(verdict: Verdict, sources: Sequence[str] = (), harness: str | None = None) -> BugIdentity:
+    """The bug a verdict belongs to (see the module docstring)."""
+    exc = verdict.exception
+    if exc is None or not exc.frames:
+        return BugIdentity(f"{verdict.oracle}:{verdict.key}", exc.type if exc else None, None, False)
+    frame = project_frame(exc.frames, sources, harness)
+    in_harness = bool(
+        frame is not None and harness
+        and os.path.realpath(frame.file) == os.path.realpath(harness)
+        and not _inside(harness, sources)
+    )
+    where = frame.identity if frame else "?"
+    return BugIdentity(f"{verdict.oracle}:{exc.type}@{where}", exc.type, frame, in_harness)
+
+
+def identify_metadata(meta: dict[str, Any]) -> BugIdentity:
+    """:func:`identify` for an artifact's ``metadata.json`` (``sources`` and ``harness`` as recorded)."""
+    return identify(Verdict.from_json(meta["verdict"]), meta.get("sources") or (), meta.get("harness") or None)
+
+
+@dataclass
+class Bug:
+    """Findings that share one :class:`BugIdentity`, in the order they were given."""
+
+    identity: BugIdentity
+    members: list[Any] = field(default_factory=list)
+
+
+def group(items: Iterable[Any], identity_of) -> list[Bug]:
+    """Group ``items`` by ``identity_of(item)``; bugs keep the order of their first member."""
+    bugs: dict[str, Bug] = {}
+    for item in items:
+        ident = identity_of(item)
+        bugs.setdefault(ident.key, Bug(ident)).members.append(item)
+    return list(bugs.values())
