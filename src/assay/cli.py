@@ -44,7 +44,10 @@ def add_fuzz_args(parser: argparse.ArgumentParser) -> None:
     g.add_argument("--fuzz-replay-only", action="store_true", help="run seeds and corpus only; generate and write nothing")
     g.add_argument("--fuzz-corpus", metavar="DIR", help="corpus root (default from [tool.assay] corpus)")
     g.add_argument("--fuzz-artifacts", metavar="DIR", help="artifact root (default from [tool.assay] artifacts)")
-    g.add_argument("--report", metavar="FILE", help="write the JSON report here")
+    g.add_argument("--report", metavar="FILE", help="write the JSON report here (docs/report-schema.json)")
+    g.add_argument("--junit", metavar="FILE", help="write JUnit XML: one test case per target, a failure per bug")
+    g.add_argument("--sarif", metavar="FILE", help="write SARIF 2.1.0: one result per bug (GitHub code scanning)")
+    g.add_argument("--html", metavar="FILE", help="write one self-contained HTML page: coverage over time, bugs, settings (needs assay[html])")
     g.add_argument("--jobs", type=_positive_int, default=1, metavar="N",
                    help="parallel workers per target sharing its corpus (N > 1 is not deterministic)")
     g.add_argument("--shard", type=_shard, metavar="K/N",
@@ -98,7 +101,7 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
     from assay.config import load_project
     from assay.discovery import load_targets, select
     from assay.engine.campaign import CampaignOptions, run_campaign
-    from assay.report import build_report, progress_line, summary, write_report
+    from assay.report import build_report, summary, write_report
 
     project = load_project(args.project)
     natives: list = []
@@ -122,10 +125,7 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
         natives = [t for t in natives if t.name in keep]
     if not chosen and not natives:
         raise ConfigError("the selection holds no target (check --fuzz-target and --shard); nothing was run")
-    if args.report:
-        from assay.validate import check_output_file
-
-        check_output_file(args.report, "--report")
+    _check_outputs(args)
     budget = args.fuzz_budget
     if budget is None and args.fuzz_cases is None and not args.fuzz_replay_only:
         budget = DEFAULT_BUDGET
@@ -163,9 +163,9 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
         print(f"dask: {sum(t.jobs for t in result.targets)} task(s); wrote {applied.corpus_written} corpus "
               f"entr{'y' if applied.corpus_written == 1 else 'ies'} and {applied.artifacts_written} artifact(s)")
     else:
-        from assay.progress import ProgressLine
+        from assay.progress import CampaignProgress
 
-        progress = ProgressLine(sys.stderr, progress_line)
+        progress = CampaignProgress(sys.stderr)
         if chosen:
             result = run_campaign(chosen, options, progress=progress)
         else:
@@ -189,16 +189,19 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
         from assay.native.cli import native_summary
 
         print(native_summary(native_outcomes))
-    if args.report:
+    if args.report or args.junit or args.sarif or args.html:
         status = "interrupted" if result.interrupted else None
-        report = build_report(result, arguments=_arguments(args), skipped=skipped, status=status)
-        try:
-            write_report(args.report, report)
-            print(f"report: {args.report}")
-        except OSError as exc:
-            print(f"assay: could not write the report to {args.report} ({exc.strerror or exc}); it follows on stdout",
-                  file=sys.stderr)
-            print(json.dumps(report, indent=2, sort_keys=True, ensure_ascii=False))
+        report = build_report(result, arguments=_arguments(args), skipped=skipped, status=status,
+                              project_root=str(project.root))
+        if args.report:
+            try:
+                write_report(args.report, report)
+                print(f"report: {args.report}")
+            except OSError as exc:
+                print(f"assay: could not write the report to {args.report} ({exc.strerror or exc}); it follows on stdout",
+                      file=sys.stderr)
+                print(json.dumps(report, indent=2, sort_keys=True, ensure_ascii=False))
+        _write_other_reports(args, report)
     code = 1 if result.findings else 0
     if any(t.status == "infrastructure" for t in result.targets):
         print("assay: a native run failed for infrastructure reasons (see above); exit 3", file=sys.stderr)
@@ -214,6 +217,36 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
         promoted = promote_artifacts(project, artifacts)
         print(format_summary(promoted))
     return code
+
+
+def _check_outputs(args: argparse.Namespace) -> None:
+    """Refuse unwritable report paths (and --html without Jinja2) before anything runs."""
+    from assay.validate import check_output_file
+
+    for flag in ("report", "junit", "sarif", "html"):
+        if getattr(args, flag):
+            check_output_file(getattr(args, flag), f"--{flag}")
+    if args.html:
+        from assay.reports.html import require_jinja2
+
+        require_jinja2()
+
+
+def _write_other_reports(args: argparse.Namespace, report: dict[str, Any]) -> None:
+    """--junit, --sarif and --html, each from the JSON report; a failed write is said, not fatal."""
+    from assay.reports.html import write_html
+    from assay.reports.junit import write_junit
+    from assay.reports.sarif import write_sarif
+
+    for flag, write in (("junit", write_junit), ("sarif", write_sarif), ("html", write_html)):
+        path = getattr(args, flag)
+        if not path:
+            continue
+        try:
+            write(path, report)
+            print(f"{flag}: {path}")
+        except OSError as exc:
+            print(f"assay: could not write --{flag} {path} ({exc.strerror or exc})", file=sys.stderr)
 
 
 def _path(flag: str | None, default: Path) -> str:

@@ -11,8 +11,9 @@ from assay.engine.supervisor import Progress, TargetOutcome
 from assay.store.artifacts import runtime_identity
 from assay.store.atomic import write_json
 
-#: Version of the report layout; bump on incompatible changes.
-REPORT_VERSION = 1
+#: Version of the report layout (docs/report-schema.json); bump on incompatible changes.
+#: 2: a top-level ``bugs`` section, ``project_root``, per target a ``timeline`` and each finding's ``bug``.
+REPORT_VERSION = 2
 
 
 def target_report(t: TargetOutcome) -> dict[str, Any]:
@@ -46,6 +47,7 @@ def _target_fields(t: TargetOutcome) -> dict[str, Any]:
         ],
         "status": t.status,
         "write_errors": list(getattr(t, "write_errors", [])),
+        "timeline": [list(p) for p in getattr(t, "timeline", [])],
     }
 
 
@@ -56,9 +58,22 @@ def build_report(
     skipped: dict[str, str] | None = None,
     status: str | None = None,
     error: str | None = None,
+    project_root: str | None = None,
 ) -> dict[str, Any]:
-    """The report as plain data."""
-    targets = {t.name: target_report(t) for t in (result.targets if result else [])}
+    """The report as plain data (layout: docs/report-schema.json).
+
+    ``project_root`` makes bug locations relative to the project (for SARIF and
+    the HTML page); without it they carry absolute files only.
+    """
+    from assay.reports.bugs import bug_ids, bug_section
+
+    outcomes = result.targets if result else []
+    targets = {t.name: target_report(t) for t in outcomes}
+    bugs = bug_section(outcomes, project_root=project_root, project_arg=arguments.get("project"))
+    ids = bug_ids(bugs)
+    for entry in targets.values():
+        for finding in entry["findings"]:
+            finding["bug"] = ids.get(finding["signature"])
     if status is None:
         status = "findings" if result and result.findings else "clean"
     return {
@@ -66,9 +81,11 @@ def build_report(
         "assay_version": __version__,
         "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
         "arguments": arguments,
+        "project_root": project_root,
         "master_seed": result.master_seed if result else None,
         "elapsed": round(result.elapsed, 3) if result else 0.0,
         "targets": targets,
+        "bugs": bugs,
         "skipped": skipped or {},
         "status": status,
         "error": error,

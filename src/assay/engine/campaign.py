@@ -20,6 +20,7 @@ from assay.gen.mutators import MAX_DICTIONARY, tokens_from
 from assay.gen.strategy import get_strategy
 from assay.store.corpus import Corpus, check_all
 from assay.target import Target
+from assay.timeline import merge as merge_timelines
 
 
 @dataclass
@@ -225,6 +226,7 @@ def _merge(outcomes: list[TargetOutcome], tseed: int) -> TargetOutcome:
     merged.schedule_digest = ",".join(o.schedule_digest for o in outcomes)
     merged.findings = list(findings.values())
     merged.jobs = len(outcomes)
+    merged.timeline = [list(p) for p in merge_timelines([o.timeline for o in outcomes])]
     statuses = {o.status for o in outcomes}
     merged.status = "interrupted" if "interrupted" in statuses else ("findings" if merged.findings else "clean")
     return merged

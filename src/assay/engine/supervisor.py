@@ -34,6 +34,7 @@ from assay.feedback.sysmon import SysmonFeedback
 from assay.store.artifacts import Finding, build_metadata, write_artifact
 from assay.store.corpus import Corpus, digest
 from assay.target import Target
+from assay.timeline import Timeline
 from assay.verdict import Verdict
 
 #: Seconds between the parent's looks at the worker's journal.
@@ -63,6 +64,8 @@ class Progress:
     findings: int
     elapsed: float
     time_left: float | None
+    planned: int | None = None  # cases the schedule will run when it has a case cap
+    done: bool = False  # the target's final numbers (sent once, when its campaign ends)
 
 
 @dataclass
@@ -95,6 +98,7 @@ class TargetOutcome:
     status: str = "clean"
     jobs: int = 1
     write_errors: list[str] = field(default_factory=list)  # what could not be saved (a full disk), and why
+    timeline: list = field(default_factory=list)  # [cases, seconds, edges, corpus] samples (assay.timeline)
 
     @property
     def execs_per_sec(self) -> float:
@@ -153,6 +157,7 @@ class Supervisor:
         self.started = 0.0
         self.last_stats: tuple = (0, {"edges": 0, "lines": 0}, 0, 0)
         self.idle_deaths = 0
+        self.timeline = Timeline()
 
     # -- the loop over worker lifetimes --------------------------------------------------------
     def run(self) -> TargetOutcome:
@@ -161,6 +166,7 @@ class Supervisor:
             self.plan.deadline = self.started + self.budget
         journal = jr.Journal(self.target.max_len)
         interrupted = False
+        self.timeline.add(0, 0.0, 0, 0)
         try:
             while True:
                 try:
@@ -189,6 +195,11 @@ class Supervisor:
         o.cases = o.schedule_count
         o.corpus_size = len(self.plan.corpus)
         o.findings = list(self.records.values())
+        self.timeline.add(o.cases, o.elapsed, o.edges, o.corpus_size)
+        o.timeline = self.timeline.as_json()
+        if self.progress is not None:
+            self.progress(Progress(o.name, o.cases, o.edges, o.lines, o.features, o.corpus_size, len(o.findings),
+                                   o.elapsed, None, o.cases, done=True))
         o.status = "interrupted" if interrupted else ("findings" if o.findings else "clean")
         return o
 
@@ -216,6 +227,7 @@ class Supervisor:
                         msg = None
                     if msg is not None:
                         done = self._dispatch(msg) or done
+                        self._report_progress()  # a busy pipe must not starve the progress display
                         continue
                     time.sleep(POLL)  # end of file: the worker is exiting (or closed the pipe); its pid decides
                 if procs.exited(pid):
@@ -312,6 +324,7 @@ class Supervisor:
             self.plan.corpus_meta.append((pairs, tokens, guards))
             self.plan.seen.extend(new)
             self._count_keys(new)
+            self._sample(time.monotonic())  # coverage moved: the timeline shows when
             if not from_initial and self.corpus_store is not None and not self.plan.replay_only:
                 try:
                     self.outcome.corpus_additions.append(self.corpus_store.add(data))
@@ -343,6 +356,7 @@ class Supervisor:
         self.plan.chain = chain
         self.plan.initial_pos = initial_done
         self.plan.generated_pos = generated
+        self.last_stats = (0, *self.last_stats[1:])  # counted in the positions now
 
     def _count_keys(self, keys: list[Hashable]) -> None:
         for key in keys:
@@ -394,6 +408,7 @@ class Supervisor:
         if started == 0.0:
             return
         self.plan.chain = chain
+        self.last_stats = (0, *self.last_stats[1:])  # the positions count the dead worker's cases now
         if phase == jr.INITIAL:
             self.plan.initial_pos = position + 1
         else:
@@ -425,16 +440,22 @@ class Supervisor:
         if len(self.outcome.write_errors) < MAX_WRITE_ERRORS:
             self.outcome.write_errors.append(f"{what}: {exc.strerror or exc}")
 
+    def _sample(self, now: float) -> int:
+        """Add the current state to the timeline; the cases run so far."""
+        cases = self.plan.initial_pos + self.plan.generated_pos + self.last_stats[0]
+        self.timeline.add(cases, now - self.started, self.outcome.edges, len(self.plan.corpus))
+        return cases
+
     def _report_progress(self) -> None:
+        now = time.monotonic()
+        cases = self._sample(now)
         if self.progress is None:
             return
-        executed, counts, features, corpus = self.last_stats
-        now = time.monotonic()
         left = None if self.plan.deadline is None else max(0.0, self.plan.deadline - now)
+        planned = None if self.plan.max_cases is None else len(self.plan.initial) + self.plan.max_cases
         self.progress(Progress(
-            self.target.name, self.plan.initial_pos + self.plan.generated_pos + executed,
-            self.outcome.edges, self.outcome.lines, self.outcome.features, len(self.plan.corpus),
-            len(self.records), now - self.started, left,
+            self.target.name, cases, self.outcome.edges, self.outcome.lines, self.outcome.features,
+            len(self.plan.corpus), len(self.records), now - self.started, left, planned,
         ))
 
 

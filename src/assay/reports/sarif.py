@@ -1,0 +1,138 @@
+"""SARIF 2.1.0 from a report: one result per bug, located in the project's own code.
+
+GitHub code scanning (and any SARIF viewer) shows a result at its
+``physicalLocation``: the innermost traceback frame inside the project folder,
+as a path relative to ``%SRCROOT%`` (the project root).  A bug raised in an
+installed library is shown where the project's code called into it, and the
+library frame is named in the message.  A bug without a traceback (a wedge, a
+crash) points at its harness file, else at ``pyproject.toml``.  Rules are the
+oracles; ``partialFingerprints`` carry the bug key, so an alert survives edits
+that move lines.  Checked in the tests against the official OASIS schema.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any
+
+from assay.store.atomic import write_bytes
+
+SARIF_VERSION = "2.1.0"
+#: The ``$schema`` of the files written (the OASIS errata01 schema the tests validate against).
+SARIF_SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
+SRCROOT = "%SRCROOT%"
+#: What each finding tag means (rules' descriptions); an unlisted tag gets a generic one.
+ORACLES = {
+    "panic": "The target raised an exception it does not document (not in its `expected`).",
+    "invariant": "An assertion or an assay.check() in the target failed.",
+    "wedge": "An input ran past the target's timeout (a hang or a quadratic blow-up).",
+    "slow": "An input took far longer than the target's typical case.",
+    "crash": "The worker died mid-input (a signal, os._exit, the out-of-memory killer).",
+    "safety": "The target tried a side effect the sandbox refuses (a subprocess, a write outside its folder).",
+    "error-shape": "An error response or exception did not have the documented shape.",
+    "differential": "Two implementations that should agree returned different results.",
+    "http-5xx": "An HTTP handler answered with a server error.",
+    "path-escape": "A path built from the input escaped its base folder.",
+    "fail-open": "A classifier allowed a composition of commands it denies one by one.",
+    "over-denial": "A classifier denied a command it allows elsewhere.",
+}
+
+
+def _rule(oracle: str) -> dict[str, Any]:
+    text = ORACLES.get(oracle, f"The {oracle} oracle fired.")
+    return {
+        "id": oracle,
+        "name": "".join(part.capitalize() for part in oracle.replace("_", "-").split("-")),
+        "shortDescription": {"text": f"assay {oracle} finding"},
+        "fullDescription": {"text": text},
+        "help": {"text": f"{text} Each result names the command that replays the input."},
+        "defaultConfiguration": {"level": "error"},
+        "properties": {"tags": ["fuzzing", oracle]},
+    }
+
+
+def _physical(path: str, line: int) -> dict[str, Any]:
+    return {"physicalLocation": {
+        "artifactLocation": {"uri": _uri_path(path), "uriBaseId": SRCROOT},
+        "region": {"startLine": max(1, int(line))},
+    }}
+
+
+def _location(bug: dict[str, Any]) -> tuple[dict[str, Any], str]:
+    """The result's location and a phrase saying how it relates to where the bug was raised."""
+    here = bug.get("project_location")
+    raised = bug.get("location")
+    if here:
+        loc = _physical(here["path"], here["line"])
+        loc["logicalLocations"] = [{"fullyQualifiedName": here["function"], "kind": "function"}]
+        if raised and (raised.get("path"), raised["line"]) != (here["path"], here["line"]):
+            return loc, f" Raised in {raised['function']} ({raised['file']}:{raised['line']}), called from here."
+        return loc, ""
+    if bug.get("harness_file"):
+        return _physical(bug["harness_file"], 1), " No traceback frame lies in the project; shown at its harness."
+    return _physical("pyproject.toml", 1), " No traceback frame lies in the project; shown at its pyproject.toml."
+
+
+def _message(bug: dict[str, Any]) -> str:
+    head = f"{bug['exception']}: {bug['message']}" if bug.get("exception") else (bug.get("message") or bug["key"])
+    targets = ", ".join(bug["targets"])
+    text = f"[{bug['oracle']}] {head.rstrip(': ')} (fuzz target {targets}; seen {bug['occurrences']}x"
+    text += f" under {len(bug['signatures'])} signature(s))."
+    if bug.get("harness"):
+        text += " Raised in the harness file itself: the fuzz target's mistake, not the code under test."
+    return text
+
+
+def sarif_log(report: dict[str, Any]) -> dict[str, Any]:
+    """The SARIF log for ``report`` (a :func:`assay.report.build_report` result)."""
+    bugs = report.get("bugs", [])
+    oracles = sorted({b["oracle"] for b in bugs})
+    results = []
+    for bug in bugs:
+        location, how = _location(bug)
+        text = _message(bug) + how
+        if bug.get("replay"):
+            text += f" Replay: {bug['replay']}"
+        results.append({
+            "ruleId": bug["oracle"],
+            "ruleIndex": oracles.index(bug["oracle"]),
+            "level": "warning" if bug.get("harness") else "error",
+            "message": {"text": text},
+            "locations": [location],
+            "partialFingerprints": {"assayBugKey/v1": hashlib.sha256(bug["key"].encode()).hexdigest()},
+            "properties": {
+                "bugId": bug["id"], "key": bug["key"], "targets": bug["targets"], "signatures": bug["signatures"],
+                "occurrences": bug["occurrences"], "harness": bool(bug.get("harness")), "artifacts": bug["artifacts"],
+                "replay": bug.get("replay"),
+            },
+        })
+    run: dict[str, Any] = {
+        "tool": {"driver": {
+            "name": "assay",
+            "version": str(report.get("assay_version", "")),
+            "semanticVersion": str(report.get("assay_version", "")),
+            "rules": [_rule(o) for o in oracles],
+        }},
+        "invocations": [{
+            "executionSuccessful": report.get("status") not in ("error", "interrupted"),
+            "properties": {"masterSeed": report.get("master_seed"), "status": report.get("status")},
+        }],
+        "results": results,
+        "columnKind": "unicodeCodePoints",
+    }
+    if report.get("project_root"):
+        root = report["project_root"].rstrip("/") + "/"
+        run["originalUriBaseIds"] = {SRCROOT: {"uri": "file://" + _uri_path(root)}}
+    return {"$schema": SARIF_SCHEMA, "version": SARIF_VERSION, "runs": [run]}
+
+
+def _uri_path(path: str) -> str:
+    from urllib.parse import quote
+
+    return quote(path)
+
+
+def write_sarif(path: str, report: dict[str, Any]) -> None:
+    """Write :func:`sarif_log` to ``path`` atomically."""
+    write_bytes(path, (json.dumps(sarif_log(report), indent=2, ensure_ascii=False) + "\n").encode())
