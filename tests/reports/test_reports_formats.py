@@ -223,3 +223,24 @@ def test_html_page_renders_in_chromium_with_no_console_output(run, tmp_path):
         assert f'id="bug-{bug["id"]}"' in dom.stdout
     assert "00000000  " in dom.stdout  # an input hexdump
     assert f"--fuzz-seed {report['master_seed']}" in dom.stdout
+
+
+# -- flags ---------------------------------------------------------------------------------------
+def test_bad_output_paths_are_refused_before_anything_runs(tmp_path):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    for flag in ("--junit", "--sarif", "--html"):
+        r = subprocess.run([sys.executable, "-m", "assay", "fuzz", "--project", str(EXAMPLES), "--fuzz-target",
+                            "url_query_roundtrip", "--fuzz-cases", "10", "--fuzz-corpus", str(tmp_path / "c"),
+                            flag, str(blocker / "out")], capture_output=True, text=True, timeout=120)
+        assert r.returncode == 2 and f"{flag} {blocker / 'out'}: {blocker} is a file" in r.stderr, r.stderr
+        assert not (tmp_path / "c").exists()  # nothing ran
+
+
+def test_html_without_jinja2_says_what_to_install(monkeypatch):
+    from assay.errors import ConfigError
+    from assay.reports.html import require_jinja2
+
+    monkeypatch.setitem(sys.modules, "jinja2", None)  # what an install without the html extra sees
+    with pytest.raises(ConfigError, match=r"pip install 'assay\[html\]'"):
+        require_jinja2()
