@@ -173,14 +173,13 @@ class _RichDisplay:
         console = _rich_console(stream)
         if console is None:
             return None
-        from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+        from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn
 
         progress = Progress(
             SpinnerColumn(finished_text="[green]done[/]"),
             TextColumn("[bold]{task.fields[target]}[/]"),
             BarColumn(),
             TextColumn("{task.fields[stats]}"),
-            TimeElapsedColumn(),
             console=console, refresh_per_second=1 / REDRAW_EVERY, transient=False,
         )
         progress.start()
@@ -195,19 +194,23 @@ class _RichDisplay:
 
             self.tasks[p.target] = self.progress.add_task(p.target, total=None, target=escape(p.target), stats="")
             self.current = p.target
+        done = getattr(p, "done", False)
         rate = p.cases / p.elapsed if p.elapsed > 0 else 0.0
-        left = "" if p.time_left is None else f"  left {p.time_left:.0f}s"
+        left = "" if p.time_left is None else f"  left {p.time_left:.0f}s" if p.time_left > 0 else "  finishing"
         stats = (f"{p.cases:,} cases  {rate:,.0f}/s  edges {p.edges}  corpus {p.corpus}  "
-                 f"findings {'[red]' if p.findings else ''}{p.findings}{'[/]' if p.findings else ''}{left}")
+                 f"findings {'[red]' if p.findings else ''}{p.findings}{'[/]' if p.findings else ''}  "
+                 f"{p.elapsed:.1f}s{left}")
         if getattr(p, "planned", None):
             total, completed = float(p.planned), float(min(p.cases, p.planned))
         elif p.time_left is not None:
             total, completed = p.elapsed + p.time_left, p.elapsed
         else:
             total, completed = None, 0.0
+        if total is not None and completed >= total and not done:
+            total = None  # the schedule is spent but the target is still finishing (a shrink): no "done" yet
         self.totals[p.target] = total
         self.progress.update(self.tasks[p.target], total=total, completed=completed, stats=stats)
-        if getattr(p, "done", False):
+        if done:
             self._complete(p.target)
 
     def _complete(self, name: str) -> None:

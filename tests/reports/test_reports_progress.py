@@ -84,7 +84,11 @@ def test_terminal_gets_a_rich_row_per_target():
     progress = CampaignProgress(out, live=True)
     assert progress.display is not None and progress.plain is None
     progress(_p("parse", 50, 1.0, planned=200))
+    progress(_p("parse", 200, 3.0, planned=200))  # schedule spent, a shrink still running
+    (row,) = progress.display.progress.tasks
+    assert not row.finished
     progress(_p("parse", 200, 4.0, planned=200, findings=2, done=True))
+    assert row.finished
     progress(_p("dump", 10, 0.5, left=10.0))
     progress.finish()
     text = out.getvalue()
