@@ -207,7 +207,7 @@ class _RichDisplay:
         else:
             total, completed = None, 0.0
         if total is not None and completed >= total and not done:
-            total = None  # the schedule is spent but the target is still finishing (a shrink): no "done" yet
+            completed = total * 0.999  # the schedule is spent but the target is still finishing (a shrink)
         self.totals[p.target] = total
         self.progress.update(self.tasks[p.target], total=total, completed=completed, stats=stats)
         if done:
