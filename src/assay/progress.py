@@ -161,8 +161,10 @@ class CampaignProgress:
 class _RichDisplay:
     """One rich progress row per target (only built when ``rich`` is importable)."""
 
-    def __init__(self, progress: Any) -> None:
+    def __init__(self, progress: Any, clock: Clock = time.monotonic) -> None:
         self.progress = progress
+        self.clock = clock
+        self.drawn = float("-inf")
         self.tasks: dict[str, Any] = {}
         self.totals: dict[str, float | None] = {}
         self.current: str | None = None
@@ -180,7 +182,9 @@ class _RichDisplay:
             TextColumn("[bold]{task.fields[target]}[/]"),
             BarColumn(),
             TextColumn("{task.fields[stats]}"),
-            console=console, refresh_per_second=1 / REDRAW_EVERY, transient=False,
+            # No refresh thread and no stdout/stderr proxies: the supervisor forks workers,
+            # and a child must not inherit a lock another thread held (it redraws on updates).
+            console=console, auto_refresh=False, redirect_stdout=False, redirect_stderr=False, transient=False,
         )
         progress.start()
         return cls(progress)
@@ -212,6 +216,10 @@ class _RichDisplay:
         self.progress.update(self.tasks[p.target], total=total, completed=completed, stats=stats)
         if done:
             self._complete(p.target)
+        now = self.clock()
+        if done or now - self.drawn >= REDRAW_EVERY:
+            self.drawn = now
+            self.progress.refresh()
 
     def _complete(self, name: str) -> None:
         total = self.totals.get(name) or 1.0
@@ -220,4 +228,5 @@ class _RichDisplay:
     def stop(self) -> None:
         if self.current is not None:
             self._complete(self.current)
+        self.progress.refresh()
         self.progress.stop()
