@@ -151,14 +151,15 @@ def test_sarif_validates_against_the_official_2_1_0_schema(run):
     results = sarif_run["results"]
     assert len(results) == len(report["bugs"])  # one result per bug, not per signature
     rules = [r["id"] for r in sarif_run["tool"]["driver"]["rules"]]
-    assert sarif_run["originalUriBaseIds"]["%SRCROOT%"]["uri"] == EXAMPLES.as_uri() + "/"
+    # The checkout is a git repository: paths are from its root, where code scanning resolves them.
+    assert sarif_run["originalUriBaseIds"]["%SRCROOT%"]["uri"] == ROOT.as_uri() + "/"
     fingerprints = set()
     for result, bug in zip(results, report["bugs"]):
         assert rules[result["ruleIndex"]] == result["ruleId"] == bug["oracle"]
         (loc,) = result["locations"]
         art = loc["physicalLocation"]["artifactLocation"]
-        assert art["uriBaseId"] == "%SRCROOT%" and not art["uri"].startswith(("/", "file:"))
-        assert (EXAMPLES / art["uri"]).is_file()
+        assert art["uriBaseId"] == "%SRCROOT%" and art["uri"].startswith("examples/fuzz/")
+        assert (ROOT / art["uri"]).is_file()
         assert loc["physicalLocation"]["region"]["startLine"] == bug["project_location"]["line"]
         fingerprints.add(result["partialFingerprints"]["assayBugKey/v1"])
         assert bug["replay"] in result["message"]["text"]
@@ -173,6 +174,17 @@ def test_sarif_points_a_bug_without_traceback_at_its_harness():
            "targets": ["t"], "signatures": ["wedge:timeout"], "occurrences": 2, "artifacts": ["a"], "replay": None}
     (result,) = sarif_log({"bugs": [bug], "assay_version": "0", "status": "findings"})["runs"][0]["results"]
     assert result["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "fuzz/t.py"
+
+
+def test_sarif_paths_are_from_the_repository_root(tmp_path):
+    from assay.reports.sarif import source_root
+
+    (tmp_path / "repo" / ".git").mkdir(parents=True)
+    (tmp_path / "repo" / "sub" / "proj").mkdir(parents=True)
+    (tmp_path / "plain").mkdir()
+    assert source_root(str(tmp_path / "repo" / "sub" / "proj")) == (str(tmp_path / "repo"), "sub/proj/")
+    assert source_root(str(tmp_path / "repo")) == (str(tmp_path / "repo"), "")
+    assert source_root(str(tmp_path / "plain"))[1] == ""
 
 
 # -- HTML in a real browser ----------------------------------------------------------------------

@@ -2,7 +2,8 @@
 
 GitHub code scanning (and any SARIF viewer) shows a result at its
 ``physicalLocation``: the innermost traceback frame inside the project folder,
-as a path relative to ``%SRCROOT%`` (the project root).  A bug raised in an
+as a path relative to ``%SRCROOT%``: the git repository holding the project
+(code scanning resolves paths from the repository root), else the project root.  A bug raised in an
 installed library is shown where the project's code called into it, and the
 library frame is named in the message.  A bug without a traceback (a wedge, a
 crash) points at its harness file, else at ``pyproject.toml``.  Rules are the
@@ -14,7 +15,10 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
+from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 from assay.store.atomic import write_bytes
 
@@ -52,26 +56,40 @@ def _rule(oracle: str) -> dict[str, Any]:
     }
 
 
-def _physical(path: str, line: int) -> dict[str, Any]:
+def source_root(project_root: str) -> tuple[str, str]:
+    """(the folder %SRCROOT% names, the project's path inside it: '' or 'sub/dir/').
+
+    The nearest folder at or above the project holding ``.git`` (a folder, or a
+    file in a worktree), else the project folder itself.
+    """
+    project = Path(project_root).resolve()
+    for folder in (project, *project.parents):
+        if (folder / ".git").exists():
+            inside = project.relative_to(folder).as_posix()
+            return str(folder), "" if inside == "." else inside + "/"
+    return str(project), ""
+
+
+def _physical(path: str, line: int, prefix: str = "") -> dict[str, Any]:
     return {"physicalLocation": {
-        "artifactLocation": {"uri": _uri_path(path), "uriBaseId": SRCROOT},
+        "artifactLocation": {"uri": quote(prefix + path), "uriBaseId": SRCROOT},
         "region": {"startLine": max(1, int(line))},
     }}
 
 
-def _location(bug: dict[str, Any]) -> tuple[dict[str, Any], str]:
+def _location(bug: dict[str, Any], prefix: str) -> tuple[dict[str, Any], str]:
     """The result's location and a phrase saying how it relates to where the bug was raised."""
     here = bug.get("project_location")
     raised = bug.get("location")
     if here:
-        loc = _physical(here["path"], here["line"])
+        loc = _physical(here["path"], here["line"], prefix)
         loc["logicalLocations"] = [{"fullyQualifiedName": here["function"], "kind": "function"}]
         if raised and (raised.get("path"), raised["line"]) != (here["path"], here["line"]):
             return loc, f" Raised in {raised['function']} ({raised['file']}:{raised['line']}), called from here."
         return loc, ""
     if bug.get("harness_file"):
-        return _physical(bug["harness_file"], 1), " No traceback frame lies in the project; shown at its harness."
-    return _physical("pyproject.toml", 1), " No traceback frame lies in the project; shown at its pyproject.toml."
+        return _physical(bug["harness_file"], 1, prefix), " No traceback frame lies in the project; shown at its harness."
+    return _physical("pyproject.toml", 1, prefix), " No traceback frame lies in the project; shown at its pyproject.toml."
 
 
 def _message(bug: dict[str, Any]) -> str:
@@ -88,9 +106,10 @@ def sarif_log(report: dict[str, Any]) -> dict[str, Any]:
     """The SARIF log for ``report`` (a :func:`assay.report.build_report` result)."""
     bugs = report.get("bugs", [])
     oracles = sorted({b["oracle"] for b in bugs})
+    root, prefix = source_root(report["project_root"]) if report.get("project_root") else (None, "")
     results = []
     for bug in bugs:
-        location, how = _location(bug)
+        location, how = _location(bug, prefix)
         text = _message(bug) + how
         if bug.get("replay"):
             text += f" Replay: {bug['replay']}"
@@ -121,16 +140,9 @@ def sarif_log(report: dict[str, Any]) -> dict[str, Any]:
         "results": results,
         "columnKind": "unicodeCodePoints",
     }
-    if report.get("project_root"):
-        root = report["project_root"].rstrip("/") + "/"
-        run["originalUriBaseIds"] = {SRCROOT: {"uri": "file://" + _uri_path(root)}}
+    if root is not None:
+        run["originalUriBaseIds"] = {SRCROOT: {"uri": Path(root).as_uri().rstrip("/") + "/"}}
     return {"$schema": SARIF_SCHEMA, "version": SARIF_VERSION, "runs": [run]}
-
-
-def _uri_path(path: str) -> str:
-    from urllib.parse import quote
-
-    return quote(path)
 
 
 def write_sarif(path: str, report: dict[str, Any]) -> None:
