@@ -125,6 +125,7 @@ class CampaignProgress:
         self.every = pulse_every() if every is None else every
         self.last_pulse = clock()
         self.pulsed: set[str] = set()  # targets that wrote a pulse line (they get a done line)
+        self.forkable = not self.live  # pulse lines may come from forked --jobs workers; a live display may not
         self.display = _RichDisplay.create(stream) if self.live else None
         self.plain = ProgressLine(stream, progress_line, clock=clock, live=True) if self.live and not self.display else None
 

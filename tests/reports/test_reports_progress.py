@@ -127,3 +127,15 @@ def test_fuzz_in_ci_writes_pulse_lines_and_a_done_line(tmp_path):
     assert int(lines[-1].group(4)) == final["cases"] and int(lines[-1].group(5)) == final["coverage"]["edges"]
     counts = [int(m.group(4)) for m in lines]
     assert counts == sorted(counts)  # never a case counted twice across a worker's end
+
+
+def test_jobs_pulse_one_line_per_job(tmp_path):
+    env = {**os.environ, "ASSAY_PULSE_EVERY": "0.001"}
+    r = subprocess.run(
+        [sys.executable, "-m", "assay", "fuzz", "--project", str(ROOT / "examples"), "--fuzz-target", "url_split_roundtrip",
+         "--fuzz-cases", "2000", "--jobs", "2", "--fuzz-seed", "2", "--fuzz-corpus", str(tmp_path / "c"),
+         "--fuzz-artifacts", str(tmp_path / "a")],
+        capture_output=True, text=True, timeout=300, env=env)
+    assert r.returncode in (0, 1), r.stderr
+    done = sorted(m.group(3) for m in map(PULSE.match, r.stderr.splitlines()) if m and m.group(2) == "done")
+    assert done == ["url_split_roundtrip[1/2]", "url_split_roundtrip[2/2]"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import os
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Callable
 
 from assay.engine import jobwait
@@ -115,7 +115,7 @@ def run_campaign(
             budget = max(0.0, remaining / (len(prepared) - n))
         tseed = target_seed(master, p.target.name)
         if options.jobs > 1 and not options.replay_only:
-            outcome = _run_jobs(p, options, master, tseed, budget)
+            outcome = _run_jobs(p, options, master, tseed, budget, progress)
         else:
             outcome = _supervisor(p, options, master, tseed, budget, options.max_cases, progress).run()
         outcomes.append(outcome)
@@ -167,7 +167,15 @@ def job_seed(tseed: int, job: int) -> int:
     return int.from_bytes(digest.digest(), "big")
 
 
-def _run_jobs(p: _Prepared, options: CampaignOptions, master: int, tseed: int, budget: float | None) -> TargetOutcome:
+def _job_progress(progress, k: int, jobs: int):
+    """Job ``k``'s progress callback, labelled ``target[k/jobs]``; only one safe in a forked job (pulse lines)."""
+    if progress is None or not getattr(progress, "forkable", False):
+        return None
+    return lambda pr: progress(replace(pr, target=f"{pr.target}[{k + 1}/{jobs}]"))
+
+
+def _run_jobs(p: _Prepared, options: CampaignOptions, master: int, tseed: int, budget: float | None,
+              progress=None) -> TargetOutcome:
     """Run ``options.jobs`` supervisors of one target at once, sharing its corpus folder.
 
     Each job has its own seed (:func:`job_seed`) and share of the case cap, writes
@@ -181,7 +189,8 @@ def _run_jobs(p: _Prepared, options: CampaignOptions, master: int, tseed: int, b
 
         def job(writer, k=k, cases=cases) -> None:
             p.corpus.dir.mkdir(parents=True, exist_ok=True)
-            sup = _supervisor(p, options, master, job_seed(tseed, k), budget, cases, reload_dir=str(p.corpus.dir))
+            sup = _supervisor(p, options, master, job_seed(tseed, k), budget, cases, _job_progress(progress, k, jobs),
+                              reload_dir=str(p.corpus.dir))
             writer.send(sup.run())
 
         try:
