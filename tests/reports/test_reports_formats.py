@@ -256,3 +256,20 @@ def test_html_without_jinja2_says_what_to_install(monkeypatch):
     monkeypatch.setitem(sys.modules, "jinja2", None)  # what an install without the html extra sees
     with pytest.raises(ConfigError, match=r"pip install 'assay\[html\]'"):
         require_jinja2()
+
+
+def test_html_page_of_a_clean_run_without_timeline():
+    from assay.reports.html import hexdump, html_page
+
+    target = {"seed": 7, "cases": 0, "elapsed": 0.0, "execs_per_sec": 0.0, "coverage": {"edges": 0, "lines": 0},
+              "features": 0, "corpus_size": 0, "corpus_additions": [], "findings": [], "status": "clean",
+              "timeline": [], "backend": "native", "schedule_digest": None, "strategy": None}
+    report = {"report_version": 2, "assay_version": "0", "created": "now", "status": "clean", "master_seed": 7,
+              "elapsed": 0.0, "error": None, "targets": {"<b>t</b>": target}, "bugs": [], "skipped": {},
+              "arguments": {"fuzz_cases": 5}, "project_root": None,
+              "runtime": {"python": {"implementation": "cpython", "version": "3.12"}, "platform": "Linux"}}
+    page = html_page(report)
+    assert "No findings." in page and "libFuzzer runs it" in page and "<svg" not in page
+    assert "&lt;b&gt;t&lt;/b&gt;" in page and "<b>t</b>" not in page  # names are escaped
+    assert hexdump(b"GET /\x00\xff" * 3).splitlines()[0] == (
+        "00000000  47 45 54 20 2f 00 ff 47 45 54 20 2f 00 ff 47 45  GET /..GET /..GE")
