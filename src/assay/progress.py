@@ -68,7 +68,7 @@ class ProgressLine:
         self.render = render
         self.clock = clock
         self.live = is_terminal(stream) if live is None else live
-        self.every = REDRAW_EVERY if self.live else pulse_every(log_every)
+        self.every = REDRAW_EVERY if self.live else None if log_every is None else pulse_every(log_every)
         self.last = clock() if not self.live else float("-inf")
         self.drawn = False
 

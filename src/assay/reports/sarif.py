@@ -29,7 +29,7 @@ SRCROOT = "%SRCROOT%"
 #: What each finding tag means (rules' descriptions); an unlisted tag gets a generic one.
 ORACLES = {
     "panic": "The target raised an exception it does not document (not in its `expected`).",
-    "invariant": "An assertion or an assay.check() in the target failed.",
+    "invariant": "An assertion or an invariant the target checks (assay.InvariantViolation) failed.",
     "wedge": "An input ran past the target's timeout (a hang or a quadratic blow-up).",
     "slow": "An input took far longer than the target's typical case.",
     "crash": "The worker died mid-input (a signal, os._exit, the out-of-memory killer).",
