@@ -65,15 +65,14 @@ def build_report(
     ``project_root`` makes bug locations relative to the project (for SARIF and
     the HTML page); without it they carry absolute files only.
     """
-    from assay.reports.bugs import bug_ids, bug_section
+    from assay.reports.bugs import bug_section
 
     outcomes = result.targets if result else []
     targets = {t.name: target_report(t) for t in outcomes}
-    bugs = bug_section(outcomes, project_root=project_root, project_arg=arguments.get("project"))
-    ids = bug_ids(bugs)
-    for entry in targets.values():
+    bugs, ids = bug_section(outcomes, project_root=project_root, project_arg=arguments.get("project"))
+    for name, entry in targets.items():
         for finding in entry["findings"]:
-            finding["bug"] = ids.get(finding["signature"])
+            finding["bug"] = ids.get((name, finding["signature"]))
     if status is None:
         status = "findings" if result and result.findings else "clean"
     return {

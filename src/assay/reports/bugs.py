@@ -90,11 +90,13 @@ def _identity(signature: str, meta: dict[str, Any] | None) -> BugIdentity:
     return BugIdentity(signature, None, None, False)
 
 
-def bug_section(outcomes: Iterable[Any], *, project_root: str | None, project_arg: str | None) -> list[dict[str, Any]]:
-    """One entry per bug over every target's findings, in the order the findings were listed.
+def bug_section(outcomes: Iterable[Any], *, project_root: str | None,
+                project_arg: str | None) -> tuple[list[dict[str, Any]], dict[tuple[str, str], str]]:
+    """One entry per bug over every target's findings, in the order the findings were listed,
+    and each (target, signature) -> the id of its bug.
 
-    Each finding record of a target outcome gains nothing; the caller maps
-    signatures to bug ids with :func:`bug_ids`.
+    The same signature can be two bugs in two targets (its innermost project frame
+    may be each target's own harness), so findings are mapped per target.
     """
     members = []
     for outcome in outcomes:
@@ -102,7 +104,8 @@ def bug_section(outcomes: Iterable[Any], *, project_root: str | None, project_ar
             meta, size = _load(f.artifact)
             members.append((outcome.name, f, meta, size))
     bugs = group(members, lambda m: _identity(m[1].signature, m[2]))
-    return [_entry(b.identity, b.members, project_root, project_arg) for b in bugs]
+    ids = {(m[0], m[1].signature): b.identity.id for b in bugs for m in b.members}
+    return [_entry(b.identity, b.members, project_root, project_arg) for b in bugs], ids
 
 
 def _entry(ident: BugIdentity, members: list, root: str | None, project_arg: str | None) -> dict[str, Any]:
@@ -132,8 +135,3 @@ def _entry(ident: BugIdentity, members: list, root: str | None, project_arg: str
         "input_size": size,
         "traceback": (exc.get("traceback") or "")[-MAX_TRACEBACK:],
     }
-
-
-def bug_ids(bugs: list[dict[str, Any]]) -> dict[str, str]:
-    """Signature -> bug id, for the per-target finding lists."""
-    return {sig: b["id"] for b in bugs for sig in b["signatures"]}

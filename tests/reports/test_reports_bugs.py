@@ -1,0 +1,58 @@
+"""The report's bug section: grouping per bug, per-target mapping, locations inside the project."""
+
+from __future__ import annotations
+
+import json
+import sysconfig
+from pathlib import Path
+
+from assay.engine.supervisor import FindingRecord, TargetOutcome
+from assay.reports.bugs import bug_section, relative_path
+from assay.store.artifacts import Finding, build_metadata, write_artifact
+from assay.verdict import ExceptionInfo, Frame, Verdict
+
+# A frame in the real standard library (json's decoder), as a library bug would have.
+JSON_DECODER = str(Path(sysconfig.get_paths()["stdlib"]) / "json" / "decoder.py")
+
+
+def _finding(tmp_path: Path, target: str, harness: Path, sig_key: str, data: bytes) -> FindingRecord:
+    frames = (Frame("json.decoder", "JSONDecoder.raw_decode", JSON_DECODER, 353),
+              Frame(harness.stem, "check", str(harness), 12))
+    verdict = Verdict("panic", sig_key, exception=ExceptionInfo("builtins.ValueError", "bad\nsecond line", frames, "tb"))
+    finding = Finding(target=target, verdict=verdict, input=data, original=data, determinism={})
+    meta = build_metadata(finding, campaign_seed=1, target_seed=2, sources=[])
+    meta["harness"] = str(harness)
+    path, _ = write_artifact(tmp_path / "artifacts", finding, meta)
+    return FindingRecord(verdict.signature, "panic", str(path), True, occurrences=3)
+
+
+def test_one_signature_in_two_harnesses_is_two_bugs_mapped_per_target(tmp_path):
+    project = tmp_path / "proj"
+    (project / "fuzz").mkdir(parents=True)
+    a, b = project / "fuzz" / "a.py", project / "fuzz" / "b.py"
+    a.write_text("")
+    b.write_text("")
+    outcomes = []
+    for name, harness in (("ta", a), ("tb", b)):
+        o = TargetOutcome(name=name, seed=1, sources=[], strategy=None, initial_manifest=[])
+        o.findings = [_finding(tmp_path, name, harness, "ValueError@json.decoder:JSONDecoder.raw_decode", b"x"),
+                      _finding(tmp_path, name, harness, "ValueError@json.decoder:JSONDecoder.raw_decode<other", b"y")]
+        outcomes.append(o)
+    bugs, ids = bug_section(outcomes, project_root=str(project), project_arg=None)
+    assert [b["targets"] for b in bugs] == [["ta"], ["tb"]]
+    assert all(len(b["signatures"]) == 2 and b["occurrences"] == 6 for b in bugs)
+    sig = outcomes[0].findings[0].signature
+    assert ids[("ta", sig)] == bugs[0]["id"] != ids[("tb", sig)] == bugs[1]["id"]
+    first = bugs[0]
+    assert first["message"] == "bad" and first["harness"] and first["harness_file"] == "fuzz/a.py"
+    assert first["project_location"] == {"path": "fuzz/a.py", "line": 12, "function": "a:check"}
+    assert first["replay"] == f"assay replay ta {outcomes[0].findings[0].artifact}" and first["input_size"] == 1
+    json.dumps(bugs)  # plain data
+
+
+def test_relative_path_keeps_virtual_environments_out_of_the_project(tmp_path):
+    (tmp_path / ".venv" / "lib" / "site-packages").mkdir(parents=True)
+    (tmp_path / "src").mkdir()
+    assert relative_path(str(tmp_path / "src" / "m.py"), str(tmp_path)) == "src/m.py"
+    assert relative_path(str(tmp_path / ".venv" / "lib" / "site-packages" / "m.py"), str(tmp_path)) is None
+    assert relative_path("/elsewhere/m.py", str(tmp_path)) is None and relative_path("<string>", str(tmp_path)) is None
