@@ -198,7 +198,9 @@ def _chromium() -> str:
 def _browse(page: Path, profile: Path, *extra: str) -> subprocess.CompletedProcess:
     args = [_chromium(), "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
             "--disable-background-networking", "--disable-component-update", "--disable-sync",
-            f"--user-data-dir={profile}", "--enable-logging=stderr", "--v=0", *extra, page.as_uri()]
+            f"--user-data-dir={profile}", "--enable-logging=stderr", "--v=0",
+            "--virtual-time-budget=3000",  # let the page settle (fonts painted) before the screenshot or dump
+            *extra, page.as_uri()]
     return subprocess.run(args, capture_output=True, text=True, timeout=120, env={**os.environ, "LANG": "C.UTF-8"})
 
 

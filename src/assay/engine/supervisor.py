@@ -319,7 +319,8 @@ class Supervisor:
     def _on_message(self, msg: tuple) -> None:
         kind = msg[0]
         if kind == "corpus":
-            _, data, new, from_initial, pairs, tokens, guards = msg
+            _, data, new, from_initial, pairs, tokens, guards, executed = msg
+            self.last_stats = (executed, *self.last_stats[1:])  # the timeline places the entry at its case
             self.plan.corpus.append(data)
             self.plan.corpus_meta.append((pairs, tokens, guards))
             self.plan.seen.extend(new)

@@ -167,7 +167,7 @@ class Worker:
                 self.source.reward(ops)
             pairs, tokens, guards = self._analyse(phase, pos, data)
             self.source.add(data, pairs, tokens, guards)
-            self.send(("corpus", data, new, phase == jr.INITIAL, pairs, tokens, guards))
+            self.send(("corpus", data, new, phase == jr.INITIAL, pairs, tokens, guards, self.executed))
 
     def _reload(self, position: int) -> None:
         """Import entries other jobs wrote to the shared corpus (libFuzzer's -reload).
@@ -202,7 +202,7 @@ class Worker:
                     new.append(key)
             if new and result.verdict is None:
                 self.source.add(data)
-                self.send(("corpus", data, new, True, [], [], []))
+                self.send(("corpus", data, new, True, [], [], [], self.executed))
 
     def _cost(self, phase: int, pos: int, data: bytes, ops: list[str], elapsed: float, new: list) -> None:
         """Cost feedback: a new highest cost bucket is a feature; past the threshold, confirm."""

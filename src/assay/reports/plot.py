@@ -11,8 +11,8 @@ from html import escape
 from typing import Sequence
 
 #: Chart size in CSS pixels, and its margins (left, right, top, bottom).
-WIDTH, HEIGHT = 520, 240
-MARGIN = (56, 56, 16, 40)
+WIDTH, HEIGHT = 500, 250
+MARGIN = (56, 56, 26, 40)
 EDGES_COLOUR, CORPUS_COLOUR = "#1f6feb", "#d4731c"
 _X = {"cases": 0, "seconds": 1}
 
@@ -81,7 +81,9 @@ def chart(timeline: Sequence[Sequence[float]], x: str, title: str) -> str:
         coords = " ".join(f"{a:.1f},{b:.1f}" for a, b in pts)
         parts.append(f'<polyline class="series {name}" data-series="{name}" points="{coords}" fill="none" '
                      f'stroke="{colour}" stroke-width="2"/>')
-    parts.append(f'<text x="{left + 8}" y="{top + 14}" class="legend" fill="{EDGES_COLOUR}">edges</text>'
-                 f'<text x="{left + 60}" y="{top + 14}" class="legend" fill="{CORPUS_COLOUR}">corpus</text>')
+    # The legend sits above the plot area, where no line can cover it.
+    parts.append(f'<text x="{left}" y="{top - 9}" class="legend" fill="{EDGES_COLOUR}">edges (left)</text>'
+                 f'<text x="{left + w}" y="{top - 9}" text-anchor="end" class="legend" '
+                 f'fill="{CORPUS_COLOUR}">corpus (right)</text>')
     parts.append("</svg>")
     return "".join(parts)
