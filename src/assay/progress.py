@@ -39,6 +39,7 @@ def pulse_every(default: float | None = PULSE_EVERY) -> float | None:
 
 
 def is_terminal(stream: TextIO) -> bool:
+    """Whether ``stream`` is a terminal (a closed or fake stream is not)."""
     try:
         return stream.isatty()
     except (AttributeError, ValueError):
