@@ -252,7 +252,7 @@ def test_redirect_findings_carry_their_own_tag_and_say_how_to_turn_the_family_of
 def test_a_printed_command_is_the_exact_command_quoted_once(command: str) -> None:
     printed = quote_command(command)
     if "\n" not in command and "\x01" not in command:
-        assert command in printed or command.replace("'", "'\"'\"'") in printed  # no doubled backslashes
+        assert command in printed or command.replace("'", "'\\''") in printed  # no doubled backslashes
     # the shell reads it back unchanged
     back = subprocess.run(["bash", "-c", f"printf %s {printed}"], capture_output=True, timeout=10).stdout
     assert back.decode() == command

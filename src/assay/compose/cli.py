@@ -195,8 +195,10 @@ def run(args: argparse.Namespace) -> int:
           f"{len(composition.table.redirects)} redirects x {len(composition.table.protected_paths)} paths, "
           f"{len(composition.table.embeds)} embeddings; R on {','.join(sorted(composition.r_families)) or 'nothing'} "
           f"up to {args.bound} leaves")
-    scope = [_shown(p) for p in target.assay_target.source_paths()]
-    print(f"target {target.assay_target.name}; feedback scope: {', '.join(scope) or 'none (out-of-process classifier)'}")
+    target.assay_target.source_paths()  # a --sources entry that does not exist stops here
+    scope = [_shown(p) if os.path.isabs(p) else p for p in target.assay_target.sources]
+    print(f"target {target.assay_target.name}; feedback scope: "
+          f"{', '.join(scope) or 'none (the classifier runs out of process or has no Python source)'}")
     if cases is None:
         print(f"budget: {budget:g}s (--fuzz-cases N for a fixed number of cases)")
     if args.fuzz_corpus is None or args.fuzz_artifacts is None:
