@@ -225,6 +225,9 @@ def test_a_campaign_groups_its_findings_and_shrinks_to_the_shortest_leaves(tmp_p
         assert g["example"] == min((f["witness"] for f in mine), key=lambda w: (len(w), w))
     out = capsys.readouterr().out
     assert f"in {len(groups)} group(s)" in out and "denied part 'rm x'" in out
+    families = sorted({g["family"] for g in groups})
+    line = next(x for x in out.splitlines() if x.startswith("  families: "))
+    assert sorted(part.split(" (")[0] for part in line.removeprefix("  families: ").split(", ")) == families
 
 
 def test_redirect_findings_carry_their_own_tag_and_say_how_to_turn_the_family_off(tmp_path, capsys) -> None:

@@ -9,37 +9,16 @@ Commands are printed exactly, quoted once for a POSIX shell (:func:`quote_comman
 
 from __future__ import annotations
 
-import shlex
 from typing import Any, Iterable
 
 from assay.compose.oracle import PROTECTED_WRITE
+from assay.compose.quoting import quote_command
 from assay.errors import ArtifactError
 
 #: Order of tags in the console and the report.
 TAG_ORDER = ("fail-open", PROTECTED_WRITE, "over-denial")
 #: Which metamorphic family (``--families``) each finding family comes from.
 SWITCHABLE = {"wrapper": "wrapper", "redirect": "redirect", "embed": "embed"}
-
-_ANSI_C = {"\\": "\\\\", "'": "\\'", "\n": "\\n", "\t": "\\t", "\r": "\\r"}
-
-
-def quote_command(command: str) -> str:
-    """``command`` quoted once for a POSIX shell, so that the shell reads it back unchanged.
-
-    ``'…'`` keeps every character as it is (a single quote is written ``'\\''``;
-    ``"…"`` when the command holds one and nothing that double quotes expand); a command
-    holding a newline or other control character is written ``$'…'`` (bash's ANSI-C
-    quoting) so it stays on one line.
-    """
-    if not any(ord(c) < 32 or ord(c) == 127 for c in command):
-        if "'" in command and not any(c in command for c in '"$`\\!'):
-            return f'"{command}"'
-        if shlex.quote(command) == command:
-            return command
-        return "'" + command.replace("'", "'\\''") + "'"
-    body = "".join(_ANSI_C.get(c) or (f"\\x{ord(c):02x}" if ord(c) < 32 or ord(c) == 127 else c) for c in command)
-    return f"$'{body}'"
-
 
 def explain_findings(result: Any) -> list[dict[str, Any]]:
     """Each finding of a campaign result with its minimized command and group, read back from its artifact."""
@@ -112,6 +91,10 @@ def summary_lines(groups: list[dict[str, Any]], families: Iterable[str]) -> list
     if not groups:
         return ["no findings"]
     out = [f"{total} finding(s) in {len(groups)} group(s) (by tag, operator family and denied part or path):"]
+    per_family: dict[str, int] = {}
+    for g in groups:
+        per_family[g["family"]] = per_family.get(g["family"], 0) + 1
+    out.append("  families: " + ", ".join(f"{fam} ({n})" for fam, n in per_family.items()))
     for g in groups:
         n = len(g["signatures"])
         out.append(f"  [{g['tag']}] {_what(g)}: {n} signature{'s' if n != 1 else ''}, seen {g['occurrences']}x")

@@ -20,6 +20,7 @@ from typing import Any, Sequence
 
 from assay.compose.classifier import Classifier, Judgement, VerdictTypeError
 from assay.compose.leaves import OVERRIDABLE, REASONS, FilterResult, LeafCheck, LeafEntry, command_word, filter_leaves, lex
+from assay.compose.quoting import quote_command
 from assay.compose.tree import Pool
 from assay.errors import ConfigError
 
@@ -81,7 +82,7 @@ class PoolSummary:
             + (f"; dropped {dropped}:" if dropped else "")
         ]
         for reason, count in self.rejected.items():
-            seen = ", ".join(repr(t) for t in self.examples.get(reason, ()))
+            seen = ", ".join(quote_command(t) for t in self.examples.get(reason, ()))
             line = f"  rejected {count:>4}  {reason}: {REASONS.get(reason, reason)}" + (f" (e.g. {seen})" if seen else "")
             if reason in OVERRIDABLE:
                 line += f"; {OVERRIDABLE[reason]}"
@@ -89,9 +90,9 @@ class PoolSummary:
         if dropped:
             out.append("  (assay compose --list-exclusions lists every rule and how to admit a leaf anyway)")
         for d in self.disagreements:
-            out.append(f"  hint disagrees: {d['label']}: {d['text']!r} is {d['verdict']} by the classifier")
+            out.append(f"  hint disagrees: {d['label']}: {quote_command(d['text'])} is {d['verdict']} by the classifier")
         for e in self.errors:
-            out.append(f"  classifier raised on {e['text']!r}: {e['error']}")
+            out.append(f"  classifier raised on {quote_command(e['text'])}: {e['error']}")
         if self.admitted and not self.denied:
             out.append("  note: no leaf is denied, so F can only fire through redirects")
         if self.admitted and not self.allowed:
