@@ -114,6 +114,12 @@ def test_real_leaves_files_are_not_refused(path: Path) -> None:
     assert not_leaves_reason(text) is None
 
 
+def test_a_few_odd_lines_do_not_make_a_leaves_file_refused() -> None:
+    text = "ls -la\n\"ls\"\ngit status\n[ -f x ]\n{ ls; }\n- not yaml\ntrue\n"
+    assert not_leaves_reason(text) is None
+    assert not_leaves_reason(text + '"a",\n"b",\n"c",\n"d",\n"e",\n"f",\n"g",\n') is not None
+
+
 # -- the leaf filter's exclusions -------------------------------------------------------------------
 
 
