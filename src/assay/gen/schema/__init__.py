@@ -11,9 +11,11 @@
   is the JSON pointer of the instance location.
 * ``mixed``: either, half and half.
 
-Every value is checked before it is returned by a small validator that mirrors
-``jsonschema``'s error reporting (:func:`check`), so a valid value has no error
-and an adjacent value has exactly the one it claims.  When no value can be
+Every value is judged by ``jsonschema`` before it is returned (:func:`check`,
+:mod:`~assay.gen.schema.judge`), so a valid value has no error and an adjacent
+value has exactly the one it claims.  ``jsonschema`` is the ``assay[schema]``
+extra (the ``http`` extra pulls it in); without it generation stops with a
+:class:`~assay.errors.ConfigError` saying so.  When no value can be
 found (a ``pattern`` this module cannot satisfy, a schema that accepts
 everything and so has no adjacent value) :class:`Unsatisfiable` says why.
 
@@ -31,6 +33,11 @@ in ``resources`` passed by URI, ``$dynamicRef`` / ``$recursiveRef`` to the
 entry document's anchor, ``unevaluatedProperties``.  Draft 4, 6, 7, 2019-09
 and 2020-12 semantics, chosen from ``$schema`` (default 2020-12, like
 ``jsonschema``).  Draft 3 is refused.
+
+Modules: :mod:`.resolve` (drafts, ``$ref``), :mod:`.valid` (the constructive
+generator), :mod:`.adjacent` (one-violation candidates), :mod:`.regex`
+(strings for a ``pattern``), :mod:`.judge` (``jsonschema``'s verdict),
+:mod:`.draw`, :mod:`.values`, :mod:`.model`; this one ties them together.
 """
 
 from __future__ import annotations
@@ -42,8 +49,8 @@ from typing import Any, Mapping
 from assay.errors import ConfigError
 from assay.gen.bytesource import ByteSource
 from assay.gen.schema.adjacent import _Adjacent
-from assay.gen.schema.check import _Checker
 from assay.gen.schema.draw import _ByteDraw, _Draw, _RandomDraw
+from assay.gen.schema.judge import _Judge
 from assay.gen.schema.model import (DEFAULT_DEPTH, HARD_DEPTH, MAX_ADJACENT_TRIES, MAX_ATTEMPTS, MAX_ITEMS, MAX_STRING,
                                     MODES, Generated, Unsatisfiable, _Fail)
 from assay.gen.schema.resolve import _Doc, _draft_of
@@ -70,11 +77,14 @@ def check(schema: Any, value: Any, *, root: Any | None = None, draft: int | None
           resources: Mapping[str, Any] | None = None) -> list[tuple[str, str]]:
     """The errors ``value`` has against ``schema`` as ``(keyword, JSON pointer)`` pairs.
 
-    Mirrors ``jsonschema``'s top-level ``iter_errors`` for the supported keywords
-    (``format`` is not asserted).
+    ``jsonschema``'s top-level ``iter_errors`` for the draft in force, with
+    references resolved as generation resolves them (``format`` is not asserted).
     """
     doc, schema = _setup(schema, root, draft, resources)
-    return [(kw, _pointer(p)) for kw, p in _Checker(doc).errors(schema, value, doc.base, ())]
+    return [(kw, _pointer(p)) for kw, p in _Judge(doc).errors(schema, value, doc.base, ())]
+
+
+_NO_BASE = object()
 
 
 def _valid(gen: _Generator, schema: Any) -> Any:
@@ -93,11 +103,12 @@ def _valid(gen: _Generator, schema: Any) -> Any:
                         "simplify the schema or use adjacent mode")
 
 
-def _adjacent(gen: _Generator, schema: Any) -> Generated:
+def _adjacent(gen: _Generator, schema: Any, base: Any = _NO_BASE) -> Generated:
+    """A one-violation value: from ``base`` (a valid value) when given, else from a fresh valid value."""
     adj = _Adjacent(gen)
     last = "no violation site"
     for _ in range(3):
-        base_value = _valid(gen, schema)
+        base_value = _valid(gen, schema) if base is _NO_BASE else base
         sites: list = []
         adj.sites([(schema, gen.doc.base)], base_value, (), sites)
         by_keyword: dict[str, list[tuple[tuple[Any, ...], Any]]] = {}

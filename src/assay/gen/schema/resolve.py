@@ -31,6 +31,7 @@ class _Doc:
     def __init__(self, root: Any, draft: int, resources: Mapping[str, Any] | None) -> None:
         self.root = root
         self.draft = draft
+        self.resources = resources
         self.by_uri: dict[str, Any] = {}
         self.anchors: dict[tuple[str, str], Any] = {}
         self.dynamic: dict[tuple[str, str], Any] = {}

@@ -7,8 +7,8 @@ import math
 from typing import Any
 
 from assay.errors import ConfigError
-from assay.gen.schema.check import _Checker
 from assay.gen.schema.draw import _Draw
+from assay.gen.schema.judge import _Judge
 from assay.gen.schema.model import (
     EXTRA_RATE, HARD_DEPTH, MAX_ITEMS, MAX_STRING, OPTIONAL_RATE, THEN_RATE, Unsatisfiable, _Fail,
 )
@@ -46,7 +46,7 @@ class _Generator:
         self.doc = doc
         self.draw = draw
         self.max_depth = max_depth
-        self.checker = _Checker(doc)
+        self.checker = _Judge(doc)
 
     # -- flattening ----------------------------------------------------------
 

@@ -51,14 +51,6 @@ def _equal(a: Any, b: Any) -> bool:
     return _unbool(a) == _unbool(b)
 
 
-def _unique(items: list[Any]) -> bool:
-    for i in range(len(items)):
-        for j in range(i + 1, len(items)):
-            if _equal(items[i], items[j]):
-                return False
-    return True
-
-
 _PATTERN_CACHE: dict[str, re.Pattern[str] | None] = {}
 
 
@@ -76,18 +68,6 @@ def _regex(pattern: str) -> re.Pattern[str]:
 
 def _search(pattern: str, text: str) -> bool:
     return _regex(pattern).search(text) is not None
-
-
-def _not_multiple(value: float, divisor: float) -> bool:
-    if isinstance(divisor, float):
-        quotient = value / divisor
-        try:
-            return int(quotient) != quotient
-        except (OverflowError, ValueError):
-            from fractions import Fraction
-
-            return (Fraction(value) / Fraction(divisor)).denominator != 1
-    return bool(value % divisor)
 
 
 def _as_list(x: Any) -> list[Any]:

@@ -1,4 +1,11 @@
-"""A JSON Schema checker reporting errors as ``jsonschema.iter_errors`` does."""
+"""The hand-written JSON Schema checker assay's schema generator used before it judged with ``jsonschema``.
+
+Kept only as the baseline of bench/schema_judge.py (``--baseline
+historical.schema_checker:_Checker`` with bench/ on the path): it mirrors
+``jsonschema.iter_errors``' (keyword, instance path) reporting for the keywords
+the generator supports, without ``unevaluatedItems`` and with an approximate
+``$recursiveRef``.  Nothing in src/ imports it.
+"""
 
 from __future__ import annotations
 
@@ -6,7 +13,26 @@ from typing import Any
 
 from assay.gen.schema.model import Error, Unsatisfiable
 from assay.gen.schema.resolve import _Doc
-from assay.gen.schema.values import _equal, _is_type, _not_multiple, _search, _unique
+from assay.gen.schema.values import _equal, _is_type, _search
+
+def _unique(items: list[Any]) -> bool:
+    for i in range(len(items)):
+        for j in range(i + 1, len(items)):
+            if _equal(items[i], items[j]):
+                return False
+    return True
+
+
+def _not_multiple(value: float, divisor: float) -> bool:
+    if isinstance(divisor, float):
+        quotient = value / divisor
+        try:
+            return int(quotient) != quotient
+        except (OverflowError, ValueError):
+            from fractions import Fraction
+
+            return (Fraction(value) / Fraction(divisor)).denominator != 1
+    return bool(value % divisor)
 
 
 class _Checker:
