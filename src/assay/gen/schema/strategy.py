@@ -8,10 +8,10 @@ again finds the same strategy), and the target receives each value as UTF-8
 JSON bytes.
 
 Modes: ``valid`` (every value the schema accepts), ``adjacent`` (every value
-has exactly one ``jsonschema`` error) and ``both``: each fresh value is
-adjacent or valid on one coin drawn from the case RNG (valid when the schema
-has no adjacent value), and a mutation keeps its parent's kind or turns valid
-into adjacent, never into a value with more errors.  Values are judged by
+has exactly one ``jsonschema`` error) and ``both``: each value, fresh or
+mutated, is adjacent or valid on one coin drawn from the case RNG
+(:data:`ADJACENT_RATE`; valid when the schema has no adjacent value), so the
+split holds however the corpus grows; a crossover keeps its first parent's kind.  Values are judged by
 ``jsonschema`` (:mod:`assay.gen.schema.judge`), so the ``assay[schema]`` extra
 is needed.
 """
@@ -103,11 +103,18 @@ class SchemaStrategy:
             return json.dumps(value.value, separators=(",", ":")).encode("ascii")
 
     def mutate(self, value: Generated, rng: random.Random) -> Generated:
-        """``value`` with one subtree regenerated, kept valid or adjacent as the mode allows."""
-        if value.mode not in self._accept and not (value.mode == "valid" and "adjacent" in self._accept):
-            return self._fresh(rng)
+        """``value`` with one subtree regenerated, then made the kind the mode (or its coin) asks for.
+
+        An adjacent parent asked to become valid has a subtree holding its violation
+        regenerated; a valid parent asked to become adjacent gets one violation.
+        """
+        want = self._want(rng)
+        if value.mode not in ("valid", "adjacent"):
+            return self._fresh(rng, want)
         gen = self._generator(rng)
         sites = self._sites(gen, value.value)
+        if value.mode == "adjacent" and want == "valid":
+            sites = [s for s in sites if _holds(s[0], value.path or "")] or sites
         for _ in range(MUTATE_TRIES):
             path, parts, _current = sites[rng.randrange(len(sites))]
             try:
@@ -115,14 +122,14 @@ class SchemaStrategy:
             except (_Fail, Unsatisfiable, ConfigError):
                 continue
             made = self.classify(_put(value.value, path, new))
-            if made.mode in self._accept:
+            if made.mode == want:
                 return made
-            if made.mode == "valid":  # adjacent mode: the violation was inside the new subtree
+            if made.mode == "valid":  # want adjacent: break one keyword of it
                 try:
                     return _adjacent(gen, self.entry, made.value)
                 except Unsatisfiable:
                     continue
-        return self._fresh(rng)
+        return self._fresh(rng, want)
 
     def crossover(self, a: Generated, b: Generated, rng: random.Random) -> Generated:
         """``a`` with the subtree at a location both share taken from ``b`` (else ``a`` mutated)."""
@@ -132,7 +139,7 @@ class SchemaStrategy:
         if common:
             path = common[rng.randrange(len(common))]
             made = self.classify(_put(a.value, path, in_b[repr(path)]))
-            if made.mode in self._accept:
+            if made.mode in self._accept and (self.mode != "both" or made.mode == a.mode):
                 return made
         return self.mutate(a, rng)
 
@@ -177,11 +184,15 @@ class SchemaStrategy:
     def _generator(self, rng: random.Random) -> _Generator:
         return _Generator(self.doc, _RandomDraw(rng), DEFAULT_DEPTH)
 
-    def _fresh(self, rng: random.Random) -> Generated:
+    def _want(self, rng: random.Random) -> str:
+        """The kind of the next value: the mode's, or in ``both`` mode one coin from the case RNG."""
+        if self.mode != "both":
+            return self.mode
+        return "adjacent" if rng.random() < ADJACENT_RATE else "valid"
+
+    def _fresh(self, rng: random.Random, want: str | None = None) -> Generated:
+        want = want or self._want(rng)
         gen = self._generator(rng)
-        want = self.mode
-        if want == "both":
-            want = "adjacent" if rng.random() < ADJACENT_RATE else "valid"
         if want == "adjacent":
             try:
                 return _adjacent(gen, self.entry, _NO_BASE)
@@ -194,6 +205,12 @@ class SchemaStrategy:
         sites: list[tuple[tuple[Any, ...], Any, Any]] = []
         _Adjacent(gen).sites([(self.entry, self.doc.base)], value, (), sites)
         return sites or [((), [(self.entry, self.doc.base)], value)]
+
+
+def _holds(path: tuple[Any, ...], pointer: str) -> bool:
+    """Whether the location ``path`` is ``pointer``'s or one of its ancestors."""
+    here = _pointer(path)
+    return pointer == here or pointer.startswith(here + "/")
 
 
 def _walk(node: Any, path: tuple[Any, ...]) -> Iterator[tuple[tuple[Any, ...], Any]]:
