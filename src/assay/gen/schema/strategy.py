@@ -2,7 +2,7 @@
 
 ``@assay.target(schema="order.schema.json", schema_mode="both")`` builds a
 :class:`SchemaStrategy`, registers it under a name derived from the schema's
-contents, the mode and ``max_len`` (``schema-<digest>@1``, so a campaign's seed
+contents, the mode and ``max_len`` (``schema-<file or title>-<digest>@1``, so a campaign's seed
 plus that name reproduce its schedule and a worker that imports the target
 again finds the same strategy), and the target receives each value as UTF-8
 JSON bytes.
@@ -49,7 +49,7 @@ class SchemaStrategy:
 
     version = 1
 
-    def __init__(self, schema: Any, mode: str = "both", *, max_len: int = 4096) -> None:
+    def __init__(self, schema: Any, mode: str = "both", *, max_len: int = 4096, label: str = "") -> None:
         if mode not in TARGET_MODES:
             raise ConfigError(f"schema mode must be one of {', '.join(TARGET_MODES)}, not {mode!r}")
         self.schema = schema
@@ -58,7 +58,8 @@ class SchemaStrategy:
         self.doc, self.entry = _setup(schema, None, None, None)
         self.judge = _Judge(self.doc)
         canonical = json.dumps([schema, mode, max_len], sort_keys=True, separators=(",", ":"), ensure_ascii=True)
-        self.name = "schema-" + hashlib.sha256(canonical.encode()).hexdigest()[:12]
+        slug = "".join(c if c.isalnum() else "-" for c in (label or _title(schema)).lower()).strip("-")[:32]
+        self.name = "-".join(filter(None, ("schema", slug, hashlib.sha256(canonical.encode()).hexdigest()[:12])))
         self._accept = {"valid", "adjacent"} if mode == "both" else {mode}
 
     # -- judging -------------------------------------------------------------
@@ -207,6 +208,11 @@ class SchemaStrategy:
         return sites or [((), [(self.entry, self.doc.base)], value)]
 
 
+def _title(schema: Any) -> str:
+    title = schema.get("title") if isinstance(schema, dict) else None
+    return title if isinstance(title, str) else ""
+
+
 def _holds(path: tuple[Any, ...], pointer: str) -> bool:
     """Whether the location ``path`` is ``pointer``'s or one of its ancestors."""
     here = _pointer(path)
@@ -248,7 +254,8 @@ def schema_strategy(schema: Any, mode: str = "both", *, relative_to: str = "", m
     Fails early (:class:`~assay.errors.ConfigError`) when the schema is malformed,
     ``jsonschema`` is missing, or the mode asks for values the schema has none of.
     """
-    strategy = SchemaStrategy(load_schema(schema, relative_to), mode, max_len=max_len)
+    label = Path(schema).name.split(".")[0] if isinstance(schema, (str, os.PathLike)) else ""
+    strategy = SchemaStrategy(load_schema(schema, relative_to), mode, max_len=max_len, label=label)
     name = spec(strategy)
     try:
         return spec(get_strategy(name))
