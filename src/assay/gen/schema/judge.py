@@ -23,7 +23,7 @@ from assay.errors import ConfigError
 from assay.gen.schema.model import Error, Unsatisfiable
 from assay.gen.schema.resolve import _Doc
 
-MAX_CACHED = 8  #: registries kept, one per (document, draft, resources)
+MAX_CACHED = 64  #: registries kept, one per (document, draft, resources): the HTTP surfaces use one per operation
 
 _CACHE: OrderedDict[tuple[int, int, int], tuple[Any, Any, Any, Any]] = OrderedDict()
 
