@@ -132,6 +132,8 @@ def test_without_jsonschema_generation_says_what_to_install(monkeypatch: pytest.
     monkeypatch.setattr(judge, "_CACHE", type(judge._CACHE)())
     with pytest.raises(ConfigError, match=r"pip install 'assay\[schema\]'"):
         generate({"type": "integer"}, random.Random(0))
+    with pytest.raises(TargetError, match=r"target 'needs_it': .*pip install 'assay\[schema\]'"):
+        make_target(lambda data: None, name="needs_it", schema={"type": "integer", "minimum": 3})
 
 
 def _assay(*args: str) -> subprocess.CompletedProcess[str]:
