@@ -123,6 +123,8 @@ def test_schema_target_settings_are_checked(tmp_path: Path) -> None:
         make_target(body, schema={}, schema_mode="adjacent")  # accepts everything: nothing is adjacent
     with pytest.raises(TargetError, match="needs schema"):
         make_target(body, schema_mode="valid")
+    with pytest.raises(TargetError, match="must be JSON data"):
+        make_target(body, schema={"enum": [b"bytes"]})
     with pytest.raises(TargetError, match="draft 3"):
         make_target(body, schema={"$schema": "http://json-schema.org/draft-03/schema#"})
 

@@ -57,8 +57,12 @@ class SchemaStrategy:
         self.max_len = max_len
         self.doc, self.entry = _setup(schema, None, None, None)
         self.judge = _Judge(self.doc)
-        canonical = json.dumps([schema, mode, max_len], sort_keys=True, separators=(",", ":"), ensure_ascii=True)
-        slug = "".join(c if c.isalnum() else "-" for c in (label or _title(schema)).lower()).strip("-")[:32]
+        try:
+            canonical = json.dumps([schema, mode, max_len], sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+        except (TypeError, ValueError) as exc:
+            raise ConfigError(f"a JSON Schema must be JSON data (dicts, lists, strings, numbers): {exc}") from None
+        slug = "".join(c if c.isascii() and c.isalnum() else "-" for c in (label or _title(schema)).lower())
+        slug = "-".join(filter(None, slug.split("-")))[:32]
         self.name = "-".join(filter(None, ("schema", slug, hashlib.sha256(canonical.encode()).hexdigest()[:12])))
         self._accept = {"valid", "adjacent"} if mode == "both" else {mode}
 
