@@ -138,6 +138,23 @@ def test_without_jsonschema_generation_says_what_to_install(monkeypatch: pytest.
         make_target(lambda data: None, name="needs_it", schema={"type": "integer", "minimum": 3})
 
 
+def _consume(data: bytes) -> None:
+    value = json.loads(data)
+    if isinstance(value, dict) and value.get("n", 0) > 2:
+        raise ValueError("n too large")
+
+
+@pytest.mark.campaign
+def test_schema_target_campaign_is_deterministic(campaign, tmp_path: Path) -> None:
+    schema = {"type": "object", "properties": {"n": {"type": "integer", "maximum": 3}, "tags": {"type": "array"}}}
+    runs = []
+    for i in range(2):
+        target = make_target(_consume, name="det", schema=schema, expected=(ValueError,), max_len=512)
+        runs.append(campaign([target], cases=150, seed=5, corpus=tmp_path / f"c{i}", artifacts=tmp_path / f"a{i}"))
+    assert runs[0].targets[0].schedule_digest == runs[1].targets[0].schedule_digest
+    assert runs[0].targets[0].strategy.startswith("schema-")
+
+
 def _assay(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "assay", *args], capture_output=True, text=True, timeout=300)
 

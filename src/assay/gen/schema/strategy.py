@@ -87,7 +87,7 @@ class SchemaStrategy:
         """A fresh valid or adjacent value (as the mode says) whose JSON fits ``max_len`` when possible."""
         made = self._fresh(rng)
         for _ in range(SIZE_TRIES - 1):
-            if len(self.render(made)) <= self.max_len:
+            if self._fits(made):
                 break
             made = self._fresh(rng)
         return made
@@ -127,13 +127,13 @@ class SchemaStrategy:
             except (_Fail, Unsatisfiable, ConfigError):
                 continue
             made = self.classify(_put(value.value, path, new))
-            if made.mode == want:
-                return made
-            if made.mode == "valid":  # want adjacent: break one keyword of it
+            if made.mode == "valid" and want == "adjacent":  # break one keyword of it
                 try:
-                    return _adjacent(gen, self.entry, made.value)
+                    made = _adjacent(gen, self.entry, made.value)
                 except Unsatisfiable:
                     continue
+            if made.mode == want and self._fits(made):
+                return made
         return self._fresh(rng, want)
 
     def crossover(self, a: Generated, b: Generated, rng: random.Random) -> Generated:
@@ -144,7 +144,7 @@ class SchemaStrategy:
         if common:
             path = common[rng.randrange(len(common))]
             made = self.classify(_put(a.value, path, in_b[repr(path)]))
-            if made.mode in self._accept and (self.mode != "both" or made.mode == a.mode):
+            if made.mode in self._accept and (self.mode != "both" or made.mode == a.mode) and self._fits(made):
                 return made
         return self.mutate(a, rng)
 
@@ -185,6 +185,10 @@ class SchemaStrategy:
                     return
 
     # -- helpers -------------------------------------------------------------
+
+    def _fits(self, made: Generated) -> bool:
+        """Whether the engine can hand ``made`` over whole (it cuts input at ``max_len``)."""
+        return len(self.render(made)) <= self.max_len
 
     def _generator(self, rng: random.Random) -> _Generator:
         return _Generator(self.doc, _RandomDraw(rng), DEFAULT_DEPTH)
