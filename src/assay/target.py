@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
 
-from assay.errors import TargetError
+from assay.errors import ConfigError, TargetError
 
 #: Default cap on input size, as libFuzzer's ``-max_len`` default.
 DEFAULT_MAX_LEN = 4096
@@ -204,9 +204,17 @@ def make_target(
     rss_limit_mb: int = DEFAULT_RSS_LIMIT_MB,
     slow: float | None = None,
     allow: Iterable[str] = (),
+    schema: Any = None,
+    schema_mode: str = "both",
     extra: dict[str, Any] | None = None,
 ) -> Target:
-    """Validate settings and build a :class:`Target` (without registering it)."""
+    """Validate settings and build a :class:`Target` (without registering it).
+
+    ``schema`` (a JSON Schema dict or the path of a ``.json`` file, relative to the
+    defining file) makes the target's strategy generate JSON documents for it,
+    ``schema_mode`` ``"valid"``, ``"adjacent"`` or ``"both"`` (see
+    :mod:`assay.gen.schema.strategy`); it replaces ``strategy``.
+    """
     tname = name or getattr(func, "__name__", None)
     if not tname or not isinstance(tname, str):
         raise TargetError(f"cannot name target {func!r}; pass name=...")
@@ -251,6 +259,17 @@ def make_target(
         defined_in = inspect.getsourcefile(inspect.unwrap(func)) or ""
     except TypeError:
         defined_in = ""
+    if schema is not None:
+        if strategy is not None:
+            raise TargetError(f"target {tname!r}: give schema=... or strategy=..., not both")
+        from assay.gen.schema.strategy import schema_strategy
+
+        try:
+            strategy = schema_strategy(schema, schema_mode, relative_to=defined_in, max_len=max_len)
+        except ConfigError as exc:
+            raise TargetError(f"target {tname!r}: {exc}") from None
+    elif schema_mode != "both":
+        raise TargetError(f"target {tname!r}: schema_mode={schema_mode!r} needs schema=...")
     return Target(
         name=tname,
         fn=func,

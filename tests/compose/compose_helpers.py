@@ -79,3 +79,13 @@ def leveled_first_only(command: str) -> Level:
 
 def is_allowed_level(level: Level) -> bool:
     return level != Level.DENIED
+
+
+def redirect_blind(command: str) -> bool:
+    """Planted bug: never looks at ``>`` redirects (so writes to protected paths pass)."""
+    return reference(command.replace(">", " "))
+
+
+def wrapper_blind(command: str) -> bool:
+    """Planted bug: trusts everything that starts with ``find``."""
+    return command.startswith("find ") or reference(command)

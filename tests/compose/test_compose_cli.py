@@ -68,9 +68,11 @@ def test_buggy_classifier_exits_1_and_prints_minimized_commands(tmp_path, leaves
                  *common(tmp_path, leaves, "--report", str(report)))
     assert run(args) == 1
     out = capsys.readouterr().out
-    assert "[fail-open] fail-open:" in out and "minimized:" in out and "denied part:" in out
-    findings = json.loads(report.read_text())["compose"]["findings"]
+    assert "[fail-open] binary:" in out and "example:" in out and "denied part" in out
+    compose = json.loads(report.read_text())["compose"]
+    findings = compose["findings"]
     assert findings and all(f["oracle"] == "fail-open" and f["culprit"]["text"] in f["witness"] for f in findings)
+    assert {s for g in compose["groups"] for s in g["signatures"]} == {f["signature"] for f in findings}
 
 
 def test_level_classifier_through_the_cli(tmp_path, leaves) -> None:

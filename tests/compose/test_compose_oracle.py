@@ -18,8 +18,9 @@ from compose_helpers import (
     leveled_first_only, reference, substitution_blind,
 )
 
-A0, A1, A2 = 0, 1, 2  # allowed leaves: ls -la, cat README.md, echo hello
-D0 = len(ALLOWED_LEAVES)  # denied: rm -rf /
+_TEXTS = composition_target(reference, LEAVES).composition.pool.view.texts  # shortest first
+A0, A1, A2 = (_TEXTS.index(t) for t in ("ls -la", "cat README.md", "echo hello"))  # allowed leaves
+D0 = _TEXTS.index("rm -rf /")  # denied
 
 
 def op(target, name: str) -> int:
@@ -122,6 +123,9 @@ def test_wrapper_and_redirect_members() -> None:
     names = [w.name for w in t.composition.table.wrappers]
     exc = failure(t, Wrap(names.index("xargs"), Leaf(D0)))
     assert exc is not None and signature(exc) == "fail-open:wrap-xargs/rm"
+    assert exc.data["group"] == {"family": "wrapper:xargs", "leaf": "rm -rf /"}
+    sudo_user = failure(t, Wrap(names.index("sudo-user"), Leaf(D0)))
+    assert sudo_user is None or sudo_user.data["group"]["family"] == "wrapper:sudo"
     assert failure(t, Wrap(names.index("env"), Leaf(D0))) is None
     assert failure(t, Wrap(names.index("xargs"), Leaf(A0))) is None  # wrapping an allowed command: no claim
 
@@ -130,8 +134,13 @@ def test_wrapper_and_redirect_members() -> None:
 
     t = composition_target(no_redirect_check, LEAVES, protected_paths=["/etc/passwd", "~/.bashrc"])
     exc = failure(t, Redir(0, 1, A0))
-    assert exc is not None and signature(exc) == "fail-open:redirect-write/tilde_.bashrc"
+    # a write to a protected path is its own bug class, not a laundered denied part
+    assert exc is not None and exc.oracle == "protected-write"
+    assert signature(exc) == "protected-write:redirect-write/tilde_.bashrc"
     assert exc.data["command"] == "ls -la > ~/.bashrc"
+    assert exc.data["group"] == {"family": "redirect:write", "leaf": "~/.bashrc"}
+    append = [r.name for r in t.composition.table.redirects].index("append")  # another spelling, one family
+    assert failure(t, Redir(append, 1, A0)).data["group"] == {"family": "redirect:write", "leaf": "~/.bashrc"}
 
 
 def test_compound_wrapper_reports_the_tree_when_the_tree_alone_launders() -> None:

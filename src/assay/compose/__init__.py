@@ -20,8 +20,10 @@ from assay.compose.classifier import (
 )
 from assay.compose.leaves import (
     DEFAULT_STATE_HEADS,
+    OVERRIDABLE,
     REASONS,
     LeafEntry,
+    exclusions,
     filter_leaves,
     leaf_problem,
     read_leaves_file,
@@ -36,7 +38,7 @@ from assay.compose.operators import (
     Wrapper,
     load_table,
 )
-from assay.compose.oracle import DEFAULT_BOUND, ComposeOptions, Composition
+from assay.compose.oracle import DEFAULT_BOUND, PROTECTED_WRITE, ComposeOptions, Composition
 from assay.compose.pool import LeafPool, PoolSummary, build_pool
 from assay.compose.target import composition_target
 from assay.compose.tree import Embedded, Leaf, Node, Redir, Wrap, decode, encode, render
@@ -44,6 +46,8 @@ from assay.compose.tree import Embedded, Leaf, Node, Redir, Wrap, decode, encode
 __all__ = [
     "DEFAULT_BOUND",
     "DEFAULT_STATE_HEADS",
+    "OVERRIDABLE",
+    "PROTECTED_WRITE",
     "REASONS",
     "SHELL",
     "BinaryOp",
@@ -71,6 +75,7 @@ __all__ = [
     "composition_target",
     "decode",
     "encode",
+    "exclusions",
     "filter_leaves",
     "leaf_problem",
     "load_object",

@@ -30,6 +30,8 @@ from assay.errors import ConfigError
 DEFAULT_COMMAND_TIMEOUT = 10.0
 #: Most verdicts an out-of-process classifier keeps cached.
 MAX_CACHE = 200_000
+#: Module-name prefix of classifiers imported from a file path (``file.py:func``).
+USER_MODULE_PREFIX = "assay_compose_user_"
 #: JSON string values that mean "allowed" (compared case-insensitively).
 DEFAULT_ALLOW_VALUES: tuple[str, ...] = ("allow", "allowed", "ok", "safe", "yes", "true", "pass")
 
@@ -257,7 +259,7 @@ def _import_path(path: str) -> Any:
     full = os.path.abspath(path)
     if not os.path.isfile(full):
         raise ConfigError(f"classifier file {path} does not exist; fix --classifier")
-    name = "assay_compose_user_" + os.path.splitext(os.path.basename(full))[0]
+    name = USER_MODULE_PREFIX + os.path.splitext(os.path.basename(full))[0]
     existing = sys.modules.get(name)
     if existing is not None and getattr(existing, "__file__", None) == full:
         return existing

@@ -9,20 +9,25 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 from typing import Any, Sequence
 
-from assay.compose.classifier import DEFAULT_ALLOW_VALUES, DEFAULT_COMMAND_TIMEOUT, CommandClassifier, load_object
-from assay.compose.leaves import DEFAULT_STATE_HEADS
+from assay.compose.classifier import (
+    DEFAULT_ALLOW_VALUES, DEFAULT_COMMAND_TIMEOUT, CallableClassifier, CommandClassifier, load_object,
+)
+from assay.compose.findings import explain_findings, group_findings, summary_lines
+from assay.compose.leaves import DEFAULT_STATE_HEADS, OVERRIDABLE, exclusions
 from assay.compose.operators import SHELL, load_table
 from assay.compose.oracle import DEFAULT_BOUND, DEFAULT_FAMILIES
 from assay.compose.target import composition_target
 from assay.compose.tree import MAX_LEAVES
-from assay.errors import AssayError, ArtifactError, ConfigError
+from assay.errors import AssayError, ConfigError
 
-#: Cases run when neither --fuzz-cases nor --fuzz-budget is given.
-DEFAULT_CASES = 10_000
+#: Seconds fuzzed when neither --fuzz-cases nor --fuzz-budget is given (as ``assay fuzz``):
+#: fast classifiers ran 10,000 cases in 5 s, and some families showed only later.
+DEFAULT_BUDGET = 60.0
 #: Seconds between progress lines on a terminal.
 PROGRESS_EVERY = 2.0
 
@@ -39,7 +44,7 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
             "(R, over-denial).  Classified commands are only judged, never executed."
         ),
     )
-    who = p.add_mutually_exclusive_group(required=True)
+    who = p.add_mutually_exclusive_group()
     who.add_argument("--classifier", metavar="MOD:FUNC",
                      help="Python classifier: 'pkg.mod:func' or 'path/file.py:func', func(command) -> bool or level")
     who.add_argument("--classifier-cmd", metavar="'PROG ARGS'",
@@ -53,11 +58,15 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--classifier-stdin", action="store_true", help="pass the command on stdin, not as an argument")
     p.add_argument("--classifier-timeout", type=float, default=DEFAULT_COMMAND_TIMEOUT, metavar="S",
                    help="seconds per out-of-process verdict (default: %(default)s)")
-    p.add_argument("--leaves", required=True, metavar="FILE",
+    p.add_argument("--sources", action="append", default=[], metavar="PKG",
+                   help="module, package or path whose code guides the search besides the classifier's file "
+                        "(repeat or comma-separate; as sources= of a target)")
+    p.add_argument("--leaves", metavar="FILE",
                    help="one command per line; optional 'allow:'/'deny:' hints; '#' lines are comments")
-    p.add_argument("--name", default="compose", help="target name (corpus and artifact folder; default: %(default)s)")
-    p.add_argument("--fuzz-cases", type=int, metavar="N", help=f"generated cases (default {DEFAULT_CASES})")
-    p.add_argument("--fuzz-budget", type=float, metavar="S", help="seconds to fuzz (instead of a case count)")
+    p.add_argument("--name", help="target name (corpus and artifact folder; default: the classifier's import path)")
+    p.add_argument("--fuzz-cases", type=int, metavar="N", help="generated cases (instead of the time budget)")
+    p.add_argument("--fuzz-budget", type=float, metavar="S",
+                   help=f"seconds to fuzz (default {DEFAULT_BUDGET:g} without --fuzz-cases)")
     p.add_argument("--fuzz-seed", type=int, metavar="N", help="master seed (random if absent)")
     p.add_argument("--fuzz-corpus", metavar="DIR", help="corpus root (default: [tool.assay] corpus)")
     p.add_argument("--fuzz-artifacts", metavar="DIR", help="artifact root (default: [tool.assay] artifacts)")
@@ -73,6 +82,10 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--operators", metavar="FILE", help="operator table (.json/.toml); 'extend = true' adds to shell")
     p.add_argument("--allow-head", action="append", default=[], metavar="WORD",
                    help="admit leaves headed by this state-changing word (repeat)")
+    p.add_argument("--admit", action="append", default=[], choices=sorted(OVERRIDABLE), metavar="REASON",
+                   help=f"admit leaves the filter drops for this reason ({', '.join(OVERRIDABLE)}; repeat)")
+    p.add_argument("--list-exclusions", action="store_true",
+                   help="list the leaf filter's rules, the state-changing words and how to admit each, and exit")
     p.add_argument("--max-leaves", type=int, default=MAX_LEAVES, metavar="N",
                    help="most leaves in one tree (default: %(default)s)")
     p.add_argument("--no-seeds", action="store_true", help="do not seed the campaign with one case per operator")
@@ -89,8 +102,24 @@ def _csv(value: str | None) -> list[str] | None:
     return [v.strip() for v in value.split(",") if v.strip()]
 
 
+def _sources(args: argparse.Namespace, classifier: Any) -> list[str] | None:
+    """The classifier's file plus ``--sources`` (``None``: the default, the classifier's file)."""
+    given = [s for v in args.sources for s in (_csv(v) or [])]
+    if not given:
+        return None
+    if not args.classifier:
+        raise ConfigError("--sources applies to --classifier: the code of a --classifier-cmd program "
+                          "runs in another process, where coverage cannot see it")
+    own = CallableClassifier(classifier).source_file() if callable(classifier) else None
+    return ([own] if own else []) + given
+
+
 def build_target(args: argparse.Namespace) -> Any:
     """The composition target that ``args`` describe (raises ConfigError on bad input)."""
+    if not (args.classifier or args.classifier_cmd):
+        raise ConfigError("pass --classifier MOD:FUNC (in process) or --classifier-cmd 'PROG ARGS'")
+    if not args.leaves:
+        raise ConfigError("pass --leaves FILE, a text file with one command per line")
     if args.classifier:
         classifier: Any = load_object(args.classifier, "classifier")
         allowed = load_object(args.allowed_predicate, "allowed-predicate") if args.allowed_predicate else None
@@ -107,6 +136,7 @@ def build_target(args: argparse.Namespace) -> Any:
             timeout=args.classifier_timeout,
         )
         allowed = rank = None
+    sources = _sources(args, classifier)
     if args.bound < 1:
         raise ConfigError(f"--bound must be at least 1, not {args.bound}")
     table = load_table(args.operators) if args.operators else SHELL
@@ -123,9 +153,28 @@ def build_target(args: argparse.Namespace) -> Any:
         r_families=_csv(args.r_ops),
         families=DEFAULT_FAMILIES if families is None else families,
         state_heads=DEFAULT_STATE_HEADS - set(args.allow_head),
+        admit=args.admit,
         max_leaves=args.max_leaves,
         seeds=not args.no_seeds,
+        sources=sources,
     )
+
+
+def _shown(path: str) -> str:
+    """``path`` relative to the current folder when it lies inside it."""
+    rel = os.path.relpath(path)
+    return path if rel.startswith("..") else rel
+
+
+def limits(args: argparse.Namespace) -> tuple[int | None, float | None]:
+    """(case cap, seconds) of the campaign: --fuzz-cases and/or --fuzz-budget, else the default budget."""
+    if args.fuzz_cases is not None and args.fuzz_cases < 0:
+        raise ConfigError(f"--fuzz-cases must be zero or more, not {args.fuzz_cases}")
+    if args.fuzz_budget is not None and args.fuzz_budget <= 0:
+        raise ConfigError(f"--fuzz-budget must be a positive number of seconds, not {args.fuzz_budget}")
+    if args.fuzz_cases is None and args.fuzz_budget is None:
+        return None, DEFAULT_BUDGET
+    return args.fuzz_cases, args.fuzz_budget
 
 
 def run(args: argparse.Namespace) -> int:
@@ -133,6 +182,10 @@ def run(args: argparse.Namespace) -> int:
     from assay.config import load_project
     from assay.engine.campaign import CampaignOptions, run_campaign
 
+    if args.list_exclusions:
+        print("\n".join(exclusions(DEFAULT_STATE_HEADS - set(args.allow_head))))
+        return 0
+    cases, budget = limits(args)
     target = build_target(args)
     composition = target.composition
     summary = composition.pool.summary
@@ -142,66 +195,36 @@ def run(args: argparse.Namespace) -> int:
           f"{len(composition.table.redirects)} redirects x {len(composition.table.protected_paths)} paths, "
           f"{len(composition.table.embeds)} embeddings; R on {','.join(sorted(composition.r_families)) or 'nothing'} "
           f"up to {args.bound} leaves")
+    target.assay_target.source_paths()  # a --sources entry that does not exist stops here
+    scope = [_shown(p) if os.path.isabs(p) else p for p in target.assay_target.sources]
+    print(f"target {target.assay_target.name}; feedback scope: "
+          f"{', '.join(scope) or 'none (the classifier runs out of process or has no Python source)'}")
+    if cases is None:
+        print(f"budget: {budget:g}s (--fuzz-cases N for a fixed number of cases)")
     if args.fuzz_corpus is None or args.fuzz_artifacts is None:
         project = load_project()
-    cases = args.fuzz_cases if args.fuzz_cases is not None or args.fuzz_budget is not None else DEFAULT_CASES
-    if cases is not None and cases < 0:
-        raise ConfigError(f"--fuzz-cases must be zero or more, not {cases}")
     options = CampaignOptions(
         corpus_root=args.fuzz_corpus or str(project.corpus),
         artifact_root=args.fuzz_artifacts or str(project.artifacts),
         max_cases=cases,
-        budget=args.fuzz_budget,
+        budget=budget,
         seed=args.fuzz_seed,
     )
     result = run_campaign([target.assay_target], options, progress=_progress_printer())
     findings = explain_findings(result)
-    _print_result(result, findings)
-    if args.report:
-        _write_report(args, result, summary.to_json(), findings)
-    return 1 if result.findings else 0
-
-
-def explain_findings(result: Any) -> list[dict[str, Any]]:
-    """Each finding with its minimized command, read back from its artifact."""
-    from assay.store.artifacts import load_artifact
-
-    out = []
-    for t in result.targets:
-        for f in t.findings:
-            entry: dict[str, Any] = {"target": t.name, "signature": f.signature, "oracle": f.oracle,
-                                     "artifact": f.artifact, "occurrences": f.occurrences}
-            try:
-                data = load_artifact(f.artifact).metadata.get("verdict", {}).get("data") or {}
-            except ArtifactError:
-                data = {}
-            for key in ("command", "witness", "culprit", "property", "shape"):
-                if key in data:
-                    entry[key] = data[key]
-            out.append(entry)
-    return out
-
-
-def _print_result(result: Any, findings: list[dict[str, Any]]) -> None:
+    groups = group_findings(findings)
     for t in result.targets:
         print(f"{t.name}: {t.cases} cases in {t.elapsed:.1f}s, corpus {t.corpus_size}, "
               f"{len(t.findings)} finding(s); master seed {result.master_seed}")
-    for f in findings:
-        print(f"  [{f['oracle']}] {f['signature']}  (seen {f['occurrences']}x)")
-        if "witness" in f:
-            print(f"      minimized: {f['witness']!r}")
-        if f.get("command") and f.get("command") != f.get("witness"):
-            print(f"      as fuzzed: {f['command']!r}")
-        culprit = f.get("culprit") or {}
-        if "text" in culprit:
-            print(f"      denied part: {culprit['text']!r}")
-        elif "path" in culprit:
-            print(f"      protected path: {culprit['path']!r}")
-        print(f"      artifact: {f['artifact']}")
-    print(f"{len(findings)} finding(s)" if findings else "no findings")
+    for line in summary_lines(groups, composition.enabled):
+        print(line)
+    if args.report:
+        _write_report(args, result, summary.to_json(), findings, groups)
+    return 1 if result.findings else 0
 
 
-def _write_report(args: argparse.Namespace, result: Any, pool: dict[str, Any], findings: list[dict[str, Any]]) -> None:
+def _write_report(args: argparse.Namespace, result: Any, pool: dict[str, Any], findings: list[dict[str, Any]],
+                  groups: list[dict[str, Any]]) -> None:
     arguments = {k: v for k, v in vars(args).items() if k != "func" and not callable(v)}
     try:
         from assay.report import build_report
@@ -210,7 +233,7 @@ def _write_report(args: argparse.Namespace, result: Any, pool: dict[str, Any], f
     except ImportError:  # the shared report module is optional here
         report = {"arguments": arguments, "master_seed": result.master_seed,
                   "status": "findings" if result.findings else "clean"}
-    report["compose"] = {"pool": pool, "findings": findings}
+    report["compose"] = {"pool": pool, "groups": groups, "findings": findings}
     from assay.store.atomic import write_json
 
     write_json(args.report, report)

@@ -22,6 +22,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Sequence
 
+from assay.compose.leaffile import refuse_non_leaves
 from assay.errors import ConfigError
 
 log = logging.getLogger("assay.compose")
@@ -46,6 +47,15 @@ REASONS: dict[str, str] = {
     "state-changing-head": "headed by a word that changes what follows",
     "duplicate": "duplicate of an earlier entry",
     "classifier-error": "the classifier raised on it at start-up",
+}
+
+#: Reasons a user may turn off, with the flag that does it.  Each concerns only the
+#: leaf's head word; the other reasons change how a rendered whole parses (``a # b``
+#: comments out what follows), so admitting them would let F accuse a correct classifier.
+OVERRIDABLE: dict[str, str] = {
+    "assignment": "--admit assignment",
+    "state-changing-head": "--allow-head WORD admits one word, --admit state-changing-head all",
+    "reserved-word": "--admit reserved-word",
 }
 
 #: Words that change what the commands after them mean (the shell's state, the
@@ -172,14 +182,22 @@ _UNQUOTED = {
 }
 
 
-def leaf_problem(text: str, state_heads: Iterable[str] = DEFAULT_STATE_HEADS) -> str | None:
+def leaf_problem(
+    text: str, state_heads: Iterable[str] = DEFAULT_STATE_HEADS, admit: Iterable[str] = ()
+) -> str | None:
     """Why ``text`` is not an atomic, clean shell leaf (a key of :data:`REASONS`), or ``None``.
 
     Admitted: balanced quotes; no unquoted ``#``, ``;``, ``&``, ``|``, ``<``, ``>``,
     brace or paren; no backtick or ``$(`` (quoted or not); no newline or other
     control character; no trailing backslash; not headed by a keyword, an
     assignment, or one of ``state_heads`` (after ``command``/``builtin``).
+    ``admit`` turns off reasons of :data:`OVERRIDABLE` (with ``assignment``
+    admitted, the head word is the first word after the assignments).
     """
+    admitted = frozenset(admit)
+    unknown = sorted(admitted - set(OVERRIDABLE))
+    if unknown:
+        raise ConfigError(f"cannot admit {', '.join(unknown)}; only {', '.join(OVERRIDABLE)} can be admitted")
     if not text.strip():
         return "empty"
     if "\n" in text:
@@ -191,27 +209,53 @@ def leaf_problem(text: str, state_heads: Iterable[str] = DEFAULT_STATE_HEADS) ->
         return lexed.problem
     if not lexed.words:
         return "empty"
-    raw_head = text[lexed.spans[0][0] : lexed.spans[0][1]]
-    if _ASSIGNMENT.match(raw_head):
+    raw = [text[start:end] for start, end in lexed.spans]
+    first = 0
+    while first < len(raw) and _ASSIGNMENT.match(raw[first]):
+        first += 1
+    if first and "assignment" not in admitted:
         return "assignment"
-    heads = set(state_heads)
-    k = 0
+    if first == len(raw):
+        return None
+    if first == 0 and raw[0] in RESERVED_WORDS and "reserved-word" not in admitted:
+        return "reserved-word"
+    k = first
     while k < len(lexed.words) - 1 and lexed.words[k] in TRANSPARENT_PREFIXES:
         k += 1
         while k < len(lexed.words) - 1 and lexed.words[k].startswith("-"):
             k += 1
-    head = lexed.words[k]
-    if k == 0 and raw_head in RESERVED_WORDS:
-        return "reserved-word"
-    if head in heads:
+    if lexed.words[k] in frozenset(state_heads) and "state-changing-head" not in admitted:
         return "state-changing-head"
     return None
 
 
-def shell_leaf_check(state_heads: Iterable[str] = DEFAULT_STATE_HEADS) -> LeafCheck:
-    """The shell leaf check with a chosen set of state-changing head words."""
+def command_word(text: str) -> str:
+    """The word a leaf runs: its first word after any ``NAME=value`` assignments."""
+    lexed = lex(text)
+    for (start, end), word in zip(lexed.spans, lexed.words):
+        if not _ASSIGNMENT.match(text[start:end]):
+            return word
+    return lexed.words[0] if lexed.words else (text.split() or [""])[0]
+
+
+def shell_leaf_check(state_heads: Iterable[str] = DEFAULT_STATE_HEADS, admit: Iterable[str] = ()) -> LeafCheck:
+    """The shell leaf check with a chosen set of state-changing head words and admitted reasons."""
     heads = frozenset(state_heads)
-    return lambda text: leaf_problem(text, heads)
+    admitted = frozenset(admit)
+    leaf_problem("ls", heads, admitted)  # raises now for an unknown reason, not on the first leaf
+    return lambda text: leaf_problem(text, heads, admitted)
+
+
+def exclusions(state_heads: Iterable[str] = DEFAULT_STATE_HEADS) -> list[str]:
+    """The leaf filter's rules as lines (``assay compose --list-exclusions``)."""
+    out = ["A leaf is dropped when it has (reason: what; how to admit it anyway):"]
+    for reason, text in REASONS.items():
+        how = OVERRIDABLE.get(reason, "not overridable")
+        out.append(f"  {reason:<20} {text}; {how}")
+    out.append("State-changing head words (--allow-head WORD admits one):")
+    out.append("  " + " ".join(sorted(state_heads)))
+    out.append("Shell keywords (reserved-word): " + " ".join(sorted(RESERVED_WORDS)))
+    return out
 
 
 def parse_leaf_line(line: str, number: int | None = None) -> LeafEntry | None:
@@ -234,6 +278,7 @@ def read_leaves_file(path: str | os.PathLike[str]) -> list[LeafEntry]:
         raise ConfigError(f"leaves file {path} does not exist; pass --leaves with a file of one command per line") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"leaves file {path} cannot be read ({exc}); pass a readable UTF-8 text file") from None
+    refuse_non_leaves(path, "\n".join(lines))
     entries = []
     for number, line in enumerate(lines, 1):
         entry = parse_leaf_line(line, number)

@@ -101,12 +101,14 @@ class Wrapper:
     """Runs ``{C}`` through another command: ``sudo {C}``, ``sh -c '{C|single}'``.
 
     ``compound`` wrappers take a whole command line as one string, so their inner
-    part may be a composed tree; the others wrap a single leaf.
+    part may be a composed tree; the others wrap a single leaf.  ``family`` groups
+    spellings of one wrapper in the findings summary (default: the name).
     """
 
     name: str
     template: str
     compound: bool = False
+    family: str = ""
 
     def __post_init__(self) -> None:
         _check_template("wrapper", self.name, self.template, ("C",))
@@ -114,10 +116,11 @@ class Wrapper:
 
 @dataclass(frozen=True)
 class Redirect:
-    """Writes to protected path ``{P}`` from command ``{C}``: ``{C} >> {P}``."""
+    """Writes to protected path ``{P}`` from command ``{C}``: ``{C} >> {P}`` (``family`` as for wrappers)."""
 
     name: str
     template: str
+    family: str = ""
 
     def __post_init__(self) -> None:
         _check_template("redirect", self.name, self.template, ("C", "P"))
@@ -128,12 +131,14 @@ class Embed:
     """Places ``{D}`` in a substitution inside another command.
 
     ``placement`` is ``argument`` (inserted as a new word after one of the host's
-    words) or ``prefix`` (an assignment before the host command).
+    words) or ``prefix`` (an assignment before the host command).  ``family`` as
+    for wrappers.
     """
 
     name: str
     fragment: str
     placement: str = "argument"
+    family: str = ""
 
     def __post_init__(self) -> None:
         _check_template("embed", self.name, self.fragment, ("D",))
@@ -203,9 +208,11 @@ class OperatorTable:
         return {
             "name": self.name,
             "binary": [{"name": o.name, "template": o.template, "family": o.family} for o in self.binary],
-            "wrappers": [{"name": o.name, "template": o.template, "compound": o.compound} for o in self.wrappers],
-            "redirects": [{"name": o.name, "template": o.template} for o in self.redirects],
-            "embeds": [{"name": o.name, "fragment": o.fragment, "placement": o.placement} for o in self.embeds],
+            "wrappers": [{"name": o.name, "template": o.template, "compound": o.compound, "family": o.family}
+                         for o in self.wrappers],
+            "redirects": [{"name": o.name, "template": o.template, "family": o.family} for o in self.redirects],
+            "embeds": [{"name": o.name, "fragment": o.fragment, "placement": o.placement, "family": o.family}
+                       for o in self.embeds],
             "protected_paths": list(self.protected_paths),
             "sequencing": sorted(self.sequencing),
         }
@@ -227,6 +234,11 @@ class OperatorTable:
         if base is not None and data.get("extend", False):
             return base.extend(protected_paths=paths, sequencing=sequencing, name=data.get("name"), **parts)
         return cls(name=data.get("name", "custom"), protected_paths=paths, sequencing=sequencing, **parts)
+
+
+def operator_family(op: BinaryOp | Wrapper | Redirect | Embed) -> str:
+    """The family that groups an operator's findings (its name when it declares none)."""
+    return op.family or op.name
 
 
 def load_table(path: str | os.PathLike[str], base: "OperatorTable | None" = None) -> OperatorTable:
@@ -282,13 +294,13 @@ SHELL_BINARY: tuple[BinaryOp, ...] = (
 SHELL_WRAPPERS: tuple[Wrapper, ...] = (
     Wrapper("xargs", "xargs {C}"),
     Wrapper("sudo", "sudo {C}"),
-    Wrapper("sudo-user", "sudo -u root {C}"),
+    Wrapper("sudo-user", "sudo -u root {C}", family="sudo"),
     Wrapper("env", "env {C}"),
-    Wrapper("env-assign", "env LC_ALL=C {C}"),
+    Wrapper("env-assign", "env LC_ALL=C {C}", family="env"),
     Wrapper("timeout", "timeout 10 {C}"),
     Wrapper("nohup", "nohup {C}"),
     Wrapper("nice", "nice {C}"),
-    Wrapper("nice-n", "nice -n 10 {C}"),
+    Wrapper("nice-n", "nice -n 10 {C}", family="nice"),
     Wrapper("command", "command {C}"),
     Wrapper("exec", "exec {C}"),
     Wrapper("find-exec", "find . -exec {C} \\;"),
@@ -299,26 +311,26 @@ SHELL_WRAPPERS: tuple[Wrapper, ...] = (
 
 #: Ways to write to a file: appended to an allowed command, each must deny it.
 SHELL_REDIRECTS: tuple[Redirect, ...] = (
-    Redirect("write", "{C} > {P}"),
-    Redirect("write-tight", "{C}>{P}"),
-    Redirect("append", "{C} >> {P}"),
-    Redirect("stderr", "{C} 2> {P}"),
-    Redirect("both", "{C} &> {P}"),
-    Redirect("clobber", "{C} >| {P}"),
-    Redirect("tee", "{C} | tee {P}"),
-    Redirect("tee-append", "{C} | tee -a {P}"),
+    Redirect("write", "{C} > {P}", family="write"),
+    Redirect("write-tight", "{C}>{P}", family="write"),
+    Redirect("append", "{C} >> {P}", family="write"),
+    Redirect("stderr", "{C} 2> {P}", family="write"),
+    Redirect("both", "{C} &> {P}", family="write"),
+    Redirect("clobber", "{C} >| {P}", family="write"),
+    Redirect("tee", "{C} | tee {P}", family="tee"),
+    Redirect("tee-append", "{C} | tee -a {P}", family="tee"),
 )
 
 #: Substitutions that run ``{D}`` from inside another command.
 SHELL_EMBEDS: tuple[Embed, ...] = (
-    Embed("arg-subst", "$({D|paren})"),
-    Embed("arg-subst-quoted", '"$({D|paren})"'),
-    Embed("arg-backtick", "`{D|backtick}`"),
-    Embed("arg-backtick-quoted", '"`{D|backtick-dq}`"'),
-    Embed("arg-option", "--x=$({D|paren})"),
-    Embed("arg-procsub", "<({D|paren})"),
-    Embed("prefix-subst", "X=$({D|paren})", "prefix"),
-    Embed("prefix-subst-quoted", 'X="$({D|paren})"', "prefix"),
+    Embed("arg-subst", "$({D|paren})", family="subst"),
+    Embed("arg-subst-quoted", '"$({D|paren})"', family="subst"),
+    Embed("arg-backtick", "`{D|backtick}`", family="backtick"),
+    Embed("arg-backtick-quoted", '"`{D|backtick-dq}`"', family="backtick"),
+    Embed("arg-option", "--x=$({D|paren})", family="subst"),
+    Embed("arg-procsub", "<({D|paren})", family="procsub"),
+    Embed("prefix-subst", "X=$({D|paren})", "prefix", family="prefix-subst"),
+    Embed("prefix-subst-quoted", 'X="$({D|paren})"', "prefix", family="prefix-subst"),
 )
 
 #: Files no allowed command may write (override with ``protected_paths=...``).

@@ -11,10 +11,14 @@ judges the rendered whole once; the leaves were judged at start-up.
 * **redirect**: a write to a protected path appended to a command is denied.
 * **embed**: a denied command in a substitution inside an allowed command is denied.
 
-A violation raises :class:`~assay.observe.OracleFailure` with tag ``fail-open`` or
-``over-denial``; its name is the shape (operator or family member) of the smallest
-part of the case that still violates, its kind the culprit's command word, so the
-signature ``fail-open:<shape>/<word>`` names one bug however many pairs show it.
+A violation raises :class:`~assay.observe.OracleFailure` with tag ``fail-open``,
+``over-denial`` or, for the redirect family, ``protected-write`` (an allowed command
+writing a protected path is a different bug class from a denied part laundered
+through an operator); its name is the shape (operator or family member) of the
+smallest part of the case that still violates, its kind the culprit's command word
+(or the path), so the signature ``fail-open:<shape>/<word>`` names one bug however
+many pairs show it.  The artifact's data also carries ``group``: the operator family
+and the denied leaf (or path), which the CLI uses to fold spellings of one bug.
 
 Known limitation: danger that *emerges* from allowed parts (``echo evil | sh``)
 is out of scope; R excludes pipes and substitutions because composing allowed
@@ -33,7 +37,7 @@ from assay.compose.tree import (
     MAX_LEAVES, Case, Embedded, Leaf, Node, Redir, Tree, Wrap, decode, encode, executed_leaves, families,
     render, render_tree, shape, subtrees_postorder, to_json, tree_leaves, tree_ops,
 )
-from assay.compose.operators import OperatorTable
+from assay.compose.operators import OperatorTable, operator_family
 from assay.errors import ConfigError
 from assay.observe import OracleFailure, feature
 
@@ -41,6 +45,8 @@ from assay.observe import OracleFailure, feature
 DEFAULT_BOUND = 4
 #: Metamorphic families drawn by default.
 DEFAULT_FAMILIES: tuple[str, ...] = ("wrapper", "redirect", "embed")
+#: Tag of redirect-family findings (an allowed command writing a protected path).
+PROTECTED_WRITE = "protected-write"
 
 
 @dataclass(frozen=True)
@@ -88,6 +94,11 @@ class Composition:
         self.r_families = r
         self._r_ops = frozenset(i for i, op in enumerate(table.binary) if op.family in r)
         self.enabled = tuple(options.families)
+        #: shape name (as in signatures) -> "<case family>:<operator family>", for grouping
+        self.groups: dict[str, str] = {op.name: f"binary:{op.family}" for op in table.binary}
+        for prefix, family, ops in (("wrap-", "wrapper", table.wrappers), ("redirect-", "redirect", table.redirects),
+                                    ("embed-", "embed", table.embeds)):
+            self.groups.update({prefix + op.name: f"{family}:{operator_family(op)}" for op in ops})
 
     # -- decoding ---------------------------------------------------------------------------
     def case(self, data: bytes) -> Case:
@@ -226,7 +237,7 @@ class Composition:
             name,
             f"{whole!r} is allowed although it writes to protected path {path!r}",
             kind=path_slug(path),
-            oracle="fail-open",
+            oracle=PROTECTED_WRITE,
             data=self._data(case, whole, verdict, "redirect", name, whole, verdict,
                             culprit={"path": path, "host": host.text, "host_verdict": host.judgement.to_json()}),
         )
@@ -253,7 +264,8 @@ class Composition:
         raise OracleFailure(
             name, detail, kind=part.word, oracle="fail-open",
             data=self._data(case, whole, verdict, "F", shape_name, witness, witness_verdict,
-                            culprit={"index": leaf, "text": part.text, "verdict": part.judgement.to_json()}),
+                            culprit={"index": leaf, "text": part.text, "verdict": part.judgement.to_json()},
+                            level=kind == "level"),
         )
 
     def _over_denial(self, case: Case, whole: str, verdict: Judgement, shape_name: str, kind: str,
@@ -266,11 +278,12 @@ class Composition:
         raise OracleFailure(
             name, detail, kind="", oracle="over-denial",
             data=self._data(case, whole, verdict, "R", shape_name, witness, witness_verdict,
-                            culprit={"parts": [self.pool.leaves[i].text for i in parts]}),
+                            culprit={"parts": [self.pool.leaves[i].text for i in parts]}, level=kind == "level"),
         )
 
     def _data(self, case: Case, whole: str, verdict: Judgement, prop: str, shape_name: str, witness: str,
-              witness_verdict: Judgement, culprit: dict[str, Any]) -> dict[str, Any]:
+              witness_verdict: Judgement, culprit: dict[str, Any], level: bool = False) -> dict[str, Any]:
+        family = ("level-" if level else "") + self.groups.get(shape_name, shape_name)
         leaves = []
         for i in dict.fromkeys(executed_leaves(case)):
             leaf = self.pool.leaves[i]
@@ -279,6 +292,7 @@ class Composition:
             "property": prop,
             "family": shape(case, self.table)[0],
             "shape": shape_name,
+            "group": {"family": family, "leaf": culprit.get("text", culprit.get("path", ""))},
             "command": whole,
             "verdict": verdict.to_json(),
             "witness": witness,

@@ -1,5 +1,9 @@
 """The leaf pool: clean leaves, each judged once by the classifier at start-up.
 
+Leaves are ordered shortest first (file order among equals).  Both shrinkers move
+towards lower leaf indices, so a minimized example holds the shortest leaves that
+still violate, not the first ones in the file.
+
 Labels in the leaves file are hints only.  The classifier's own verdict on each
 leaf is what the oracle uses (F asks "is the whole at least as strict as its
 parts?", whatever the parts' verdicts are); where a hint disagrees with the
@@ -15,7 +19,8 @@ from dataclasses import dataclass, field
 from typing import Any, Sequence
 
 from assay.compose.classifier import Classifier, Judgement, VerdictTypeError
-from assay.compose.leaves import REASONS, FilterResult, LeafCheck, LeafEntry, filter_leaves, lex
+from assay.compose.leaves import OVERRIDABLE, REASONS, FilterResult, LeafCheck, LeafEntry, command_word, filter_leaves, lex
+from assay.compose.quoting import quote_command
 from assay.compose.tree import Pool
 from assay.errors import ConfigError
 
@@ -23,6 +28,8 @@ log = logging.getLogger("assay.compose")
 
 #: Longest command word kept in a signature.
 MAX_WORD = 40
+#: Rejected leaves quoted per reason in the summary.
+EXAMPLES_PER_REASON = 3
 
 
 def word_slug(word: str) -> str:
@@ -50,7 +57,7 @@ class PoolLeaf:
     @property
     def word(self) -> str:
         """The command word, signature-safe."""
-        return word_slug(self.words[0] if self.words else self.text.split()[0])
+        return word_slug(command_word(self.text))
 
 
 @dataclass
@@ -64,19 +71,28 @@ class PoolSummary:
     rejected: dict[str, int]
     disagreements: list[dict[str, Any]] = field(default_factory=list)
     errors: list[dict[str, Any]] = field(default_factory=list)
+    examples: dict[str, list[str]] = field(default_factory=dict)
 
     def lines(self) -> list[str]:
         """The summary as human-readable lines."""
+        dropped = sum(self.rejected.values())
         out = [
             f"leaf pool: {self.admitted} of {self.candidates} admitted "
             f"({self.allowed} allowed, {self.denied} denied by the classifier)"
+            + (f"; dropped {dropped}:" if dropped else "")
         ]
         for reason, count in self.rejected.items():
-            out.append(f"  rejected {count:>4}  {reason}: {REASONS.get(reason, reason)}")
+            seen = ", ".join(quote_command(t) for t in self.examples.get(reason, ()))
+            line = f"  rejected {count:>4}  {reason}: {REASONS.get(reason, reason)}" + (f" (e.g. {seen})" if seen else "")
+            if reason in OVERRIDABLE:
+                line += f"; {OVERRIDABLE[reason]}"
+            out.append(line)
+        if dropped:
+            out.append("  (assay compose --list-exclusions lists every rule and how to admit a leaf anyway)")
         for d in self.disagreements:
-            out.append(f"  hint disagrees: {d['label']}: {d['text']!r} is {d['verdict']} by the classifier")
+            out.append(f"  hint disagrees: {d['label']}: {quote_command(d['text'])} is {d['verdict']} by the classifier")
         for e in self.errors:
-            out.append(f"  classifier raised on {e['text']!r}: {e['error']}")
+            out.append(f"  classifier raised on {quote_command(e['text'])}: {e['error']}")
         if self.admitted and not self.denied:
             out.append("  note: no leaf is denied, so F can only fire through redirects")
         if self.admitted and not self.allowed:
@@ -90,6 +106,7 @@ class PoolSummary:
             "allowed": self.allowed,
             "denied": self.denied,
             "rejected": dict(self.rejected),
+            "rejected_examples": {k: list(v) for k, v in self.examples.items()},
             "disagreements": list(self.disagreements),
             "errors": list(self.errors),
         }
@@ -123,7 +140,8 @@ def build_pool(entries: Sequence[LeafEntry], classifier: Classifier, check: Leaf
     leaves: list[PoolLeaf] = []
     disagreements: list[dict[str, Any]] = []
     errors: list[dict[str, Any]] = []
-    for entry in filtered.admitted:
+    # shortest first, so that shrinking to lower indices is shrinking to shorter leaves
+    for entry in sorted(filtered.admitted, key=lambda e: len(e.text)):
         try:
             judgement = classifier.judge(entry.text)
         except ConfigError:
@@ -143,10 +161,12 @@ def build_pool(entries: Sequence[LeafEntry], classifier: Classifier, check: Leaf
                 "text": entry.text, "label": entry.label, "line": entry.line,
                 "verdict": "allowed" if judgement.allowed else "denied",
             })
+    disagreements.sort(key=lambda d: d["line"] or 0)
     allowed = sum(1 for l in leaves if l.allowed)
     summary = PoolSummary(
         candidates=len(entries), admitted=len(leaves), allowed=allowed, denied=len(leaves) - allowed,
         rejected=filtered.counts, disagreements=disagreements, errors=errors,
+        examples=_examples(filtered),
     )
     for line in summary.lines():
         log.info("compose: %s", line.strip())
@@ -159,3 +179,12 @@ def build_pool(entries: Sequence[LeafEntry], classifier: Classifier, check: Leaf
             "add atomic commands (no ; & | < > # $( or backticks, balanced quotes) to the leaves"
         )
     return LeafPool(leaves, summary)
+
+
+def _examples(filtered: FilterResult) -> dict[str, list[str]]:
+    out: dict[str, list[str]] = {}
+    for entry, reason in filtered.rejected:
+        texts = out.setdefault(reason, [])
+        if len(texts) < EXAMPLES_PER_REASON:
+            texts.append(entry.text)
+    return out

@@ -4,8 +4,9 @@ The fuzz input stays the byte encoding of :mod:`assay.compose.tree` (so byte
 mutations, the corpus and artifacts all work as for any target); this strategy
 adds tree-level moves on top: change a leaf or an operator, graft or replace a
 subtree, grow the tree, switch family member; and, for the shrinker, the
-candidates "replace a node by one of its children" and "use a lower leaf index",
-so a minimized artifact holds the fewest leaves that still violate.
+candidates "replace a node by one of its children" and "use a lower leaf index"
+(every lower one, lowest first), so a minimized artifact holds the fewest, and
+(the pool being ordered shortest first) the shortest, leaves that still violate.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from typing import Any, Iterator
 from assay.compose.tree import Case, Embedded, Leaf, Node, Redir, Tree, Wrap, count_leaves, families
 
 #: Version of the moves below; bump when the same RNG draws produce other cases.
-VERSION = 1
+VERSION = 2
 #: Most shrink candidates offered per round.
 MAX_CANDIDATES = 96
 #: Leaves of a freshly generated tree are drawn from this range (capped by max_leaves).
@@ -166,11 +167,13 @@ class ComposeStrategy:
             if isinstance(sub, Node):
                 out.append(_replace(tree, path, sub.left))
                 out.append(_replace(tree, path, sub.right))
-        for path, sub in _nodes(tree):
-            if isinstance(sub, Leaf) and sub.index:
-                out.append(_replace(tree, path, Leaf(0)))
-                if sub.index > 1:
-                    out.append(_replace(tree, path, Leaf(sub.index - 1)))
+        # Every lower index, lowest first and round-robin over the leaves: the pool is
+        # ordered shortest first, so the first accepted candidate is the shortest leaf
+        # that keeps the failure (stepping one index at a time would stall at the first
+        # neighbour of another command word).
+        leaves = [(path, sub.index) for path, sub in _nodes(tree) if isinstance(sub, Leaf) and sub.index]
+        for j in range(max((i for _, i in leaves), default=0)):
+            out.extend(_replace(tree, path, Leaf(j)) for path, i in leaves if j < i)
         return out
 
 

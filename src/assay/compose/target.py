@@ -11,9 +11,10 @@ report all apply) and ``.composition`` (the oracle, for decoding artifacts)::
 from __future__ import annotations
 
 import os
+import re
 from typing import Any, Callable, Iterable, Sequence
 
-from assay.compose.classifier import CommandClassifier, adapt
+from assay.compose.classifier import USER_MODULE_PREFIX, CallableClassifier, Classifier, CommandClassifier, adapt
 from assay.compose.leaves import DEFAULT_STATE_HEADS, LeafCheck, LeafEntry, as_entries, read_leaves_file, shell_leaf_check
 from assay.compose.operators import SHELL, OperatorTable
 from assay.compose.oracle import DEFAULT_BOUND, DEFAULT_FAMILIES, ComposeOptions, Composition
@@ -33,7 +34,7 @@ def composition_target(
     classifier: Any,
     leaves: Sequence[str | LeafEntry] | str | os.PathLike[str],
     *,
-    name: str = "compose",
+    name: str | None = None,
     allowed: Callable[[Any], bool] | None = None,
     rank: Callable[[Any], Any] | None = None,
     table: OperatorTable = SHELL,
@@ -42,6 +43,7 @@ def composition_target(
     r_families: Iterable[str] | None = None,
     families: Iterable[str] = DEFAULT_FAMILIES,
     state_heads: Iterable[str] = DEFAULT_STATE_HEADS,
+    admit: Iterable[str] = (),
     leaf_check: LeafCheck | None = None,
     max_leaves: int = MAX_LEAVES,
     check_levels: bool = True,
@@ -62,8 +64,10 @@ def composition_target(
     commands (``allow:``/``deny:`` prefixes are hints) or the path of a leaves file.
     The pool is filtered and every leaf judged here, once.  ``bound``,
     ``r_families``, ``families``, ``protected_paths`` and ``table`` shape the checks
-    (see :class:`~assay.compose.oracle.ComposeOptions`); ``leaf_check`` replaces the
-    shell leaf filter (for another language's table).  ``structured`` (default) lets
+    (see :class:`~assay.compose.oracle.ComposeOptions`); ``state_heads`` and ``admit``
+    (reasons of :data:`~assay.compose.leaves.OVERRIDABLE`) tune the shell leaf filter,
+    ``leaf_check`` replaces it (for another language's table).  ``name`` (the corpus
+    and artifact folder) defaults to the classifier's import path, ``pkg.mod.func``.  ``structured`` (default) lets
     the engine mutate and shrink the tree itself through a per-target strategy named
     ``compose-<name>``, on top of byte mutations.  ``register=True`` also adds
     the target to the global registry.  Raises :class:`~assay.errors.ConfigError`
@@ -76,7 +80,8 @@ def composition_target(
         entries = as_entries(leaves)
     if protected_paths is not None:
         table = table.with_paths(protected_paths)
-    pool = build_pool(entries, judge, leaf_check or shell_leaf_check(state_heads))
+    pool = build_pool(entries, judge, leaf_check or shell_leaf_check(state_heads, admit))
+    name = name or default_name(judge)
     options = ComposeOptions(
         bound=bound,
         r_families=None if r_families is None else frozenset(r_families),
@@ -122,3 +127,22 @@ def composition_target(
     if register:
         REGISTRY.add(tgt)
     return compose_target
+
+
+def default_name(judge: Classifier) -> str:
+    """A target name from the classifier's import path (``pkg.policy.is_allowed``).
+
+    A classifier loaded from a file is named after the file (``shell_classifier.is_allowed``);
+    an out-of-process one after its program or script (``cmd.judge``).
+    """
+    if isinstance(judge, CallableClassifier):
+        fn = judge.fn
+        module = getattr(fn, "__module__", None) or type(fn).__module__
+        qualname = getattr(fn, "__qualname__", None) or type(fn).__qualname__
+        raw = f"{module.removeprefix(USER_MODULE_PREFIX)}.{qualname}"
+    elif isinstance(judge, CommandClassifier):
+        script = next((a for a in judge.argv[1:] if a.endswith(".py")), judge.argv[0])
+        raw = "cmd." + os.path.splitext(os.path.basename(script))[0]
+    else:
+        raw = f"{type(judge).__module__}.{type(judge).__qualname__}"
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", raw.replace("<locals>", "locals")).strip("._") or "compose"

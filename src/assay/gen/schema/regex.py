@@ -1,0 +1,95 @@
+"""Strings that a regular expression accepts, built from its parse tree."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from assay.gen.schema.draw import _Draw
+from assay.gen.schema.model import Unsatisfiable
+
+_ALPHABET = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 -_.:/@+"
+_UNICODE = "éß中😀Ω\u00a0"
+
+
+def _regex_string(pattern: str, draw: _Draw) -> str:
+    """A string ``re.search(pattern, s)`` should accept (checked by the caller)."""
+    try:
+        import re._parser as sre_parse  # type: ignore[import-not-found]
+    except ImportError:  # pragma: no cover - Python < 3.11
+        import sre_parse  # type: ignore[no-redef]
+    try:
+        parsed = sre_parse.parse(pattern)
+    except re.error as exc:
+        raise Unsatisfiable(f"pattern {pattern!r} does not parse: {exc}") from None
+    groups: dict[int, str] = {}
+    return _emit(parsed, draw, groups, sre_parse)
+
+
+def _emit(items: Any, draw: _Draw, groups: dict[int, str], sp: Any) -> str:
+    c = sp  # constants live on the parser module (re._constants re-exported)
+    out: list[str] = []
+    for op, av in items:
+        name = str(op)
+        if name == "LITERAL":
+            out.append(chr(av))
+        elif name == "NOT_LITERAL":
+            out.append(next(ch for ch in "ab0" if ord(ch) != av))
+        elif name == "ANY":
+            out.append(draw.choice(_ALPHABET))
+        elif name == "IN":
+            out.append(_emit_class(av, draw))
+        elif name == "BRANCH":
+            out.append(_emit(draw.choice(av[1]), draw, groups, sp))
+        elif name in ("SUBPATTERN", "ATOMIC_GROUP"):
+            sub = av[-1] if name == "SUBPATTERN" else av
+            text = _emit(sub, draw, groups, sp)
+            if name == "SUBPATTERN" and av[0] is not None:
+                groups[av[0]] = text
+            out.append(text)
+        elif name in ("MAX_REPEAT", "MIN_REPEAT", "POSSESSIVE_REPEAT"):
+            lo, hi, sub = av
+            hi = lo + 4 if hi == c.MAXREPEAT else min(hi, lo + 4)
+            out.extend(_emit(sub, draw, groups, sp) for _ in range(draw.int(lo, hi)))
+        elif name == "GROUPREF":
+            out.append(groups.get(av, ""))
+        elif name == "GROUPREF_EXISTS":
+            out.append(_emit(av[1], draw, groups, sp))
+        elif name in ("AT", "ASSERT", "ASSERT_NOT"):
+            continue
+        elif name == "CATEGORY":
+            out.append(_emit_class([(op, av)], draw))
+        else:
+            raise Unsatisfiable(f"regex construct {name} is not supported for generation")
+    return "".join(out)
+
+
+def _emit_class(items: list[tuple[Any, Any]], draw: _Draw) -> str:
+    negate = any(str(op) == "NEGATE" for op, _ in items)
+    candidates: list[str] = []
+    for op, av in items:
+        name = str(op)
+        if name == "LITERAL":
+            candidates.append(chr(av))
+        elif name == "RANGE":
+            lo, hi = av
+            candidates += [chr(lo), chr(hi), chr(draw.int(lo, hi))]
+        elif name == "CATEGORY":
+            cat = str(av)
+            if cat.endswith("NOT_DIGIT"):
+                candidates += list("aZ_ ")
+            elif cat.endswith("DIGIT"):
+                candidates += list("0123456789")
+            elif cat.endswith("NOT_WORD"):
+                candidates += list(" -.!")
+            elif cat.endswith("WORD"):
+                candidates += list("azAZ09_é")
+            elif cat.endswith("NOT_SPACE"):
+                candidates += list("aZ0-")
+            elif cat.endswith("SPACE"):
+                candidates += list(" \t\n")
+    if negate:
+        pool = [ch for ch in _ALPHABET + _UNICODE if ch not in candidates]
+        # Character-class categories in a negated set: filter with the real regex.
+        return draw.choice(pool or ["~"])
+    return draw.choice(candidates or ["a"])
