@@ -83,3 +83,13 @@ def test_finding_without_exception_is_its_own_signature():
     ident = identify(Verdict("wedge", "timeout@x"))
     assert ident.key == "wedge:timeout@x" and ident.frame is None and not ident.harness
     json.dumps(ident.key)
+
+
+def test_an_assert_in_the_harness_is_its_check_not_a_harness_mistake(tmp_path):
+    lib, ns = _raise_in(tmp_path, "lib5", """
+        def harness(data):
+            assert data == data[::-1], "round trip"
+    """)
+    v = _verdict(ns["harness"], b"ab")
+    assert v.oracle == "invariant"
+    assert not identify(v, [str(tmp_path / "elsewhere")], harness=lib).harness

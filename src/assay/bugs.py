@@ -8,9 +8,11 @@ harness file, or failing that any frame outside the standard library and
 installed packages.  Findings without an exception (a wedge, a leak) are a bug
 of their own signature.
 
-A finding is a *harness* finding when that frame lies in the harness file and
-the harness file is not itself in ``sources``: the mistake is the fuzz target's
-(an uncaught rejection, a wrong assumption), not the library's.
+A finding is a *harness* finding when it is a ``panic`` (an unexpected
+exception, not an assertion or oracle the harness raises on purpose), that frame
+lies in the harness file, and the harness file is not itself in ``sources``: the
+mistake is the fuzz target's (an uncaught rejection, a wrong assumption), not the
+library's.
 """
 
 from __future__ import annotations
@@ -81,7 +83,8 @@ def identify(verdict: Verdict, sources: Sequence[str] = (), harness: str | None 
         return BugIdentity(f"{verdict.oracle}:{verdict.key}", exc.type if exc else None, None, False)
     frame = project_frame(exc.frames, sources, harness)
     in_harness = bool(
-        frame is not None and harness
+        verdict.oracle == "panic"  # an assert or oracle in the harness is its check, not its mistake
+        and frame is not None and harness
         and os.path.realpath(frame.file) == os.path.realpath(harness)
         and not _inside(harness, sources)
     )
