@@ -5,8 +5,9 @@ oracle's own kind); a person wants one line per bug.  Two findings are one bug
 when their exception type and their *innermost project frame* agree: the
 deepest frame whose file is in the target's ``sources``, or failing that the
 harness file, or failing that any frame outside the standard library and
-installed packages.  Findings without an exception (a wedge, a leak) are a bug
-of their own signature.
+installed packages.  A bare ``assert`` is told apart by its statement as well
+(the ``#tag`` of its key): two asserts in one function are two bugs.  Findings
+without an exception (a wedge, a leak) are a bug of their own signature.
 
 A finding is a *harness* finding when that frame lies in the harness file and
 the harness file is not itself in ``sources``: the mistake is the fuzz target's
@@ -86,6 +87,8 @@ def identify(verdict: Verdict, sources: Sequence[str] = (), harness: str | None 
         and not _inside(harness, sources)
     )
     where = frame.identity if frame else "?"
+    if verdict.oracle == "invariant" and "#" in verdict.key:
+        where += verdict.key[verdict.key.rindex("#"):]  # two bare asserts of one function are two bugs
     return BugIdentity(f"{verdict.oracle}:{exc.type}@{where}", exc.type, frame, in_harness)
 
 
