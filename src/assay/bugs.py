@@ -6,7 +6,8 @@ when their exception type and their *innermost project frame* agree: the
 deepest frame whose file is in the target's ``sources``, or failing that the
 harness file, or failing that any frame outside the standard library and
 installed packages.  A bare ``assert`` is told apart by its statement as well
-(the ``#tag`` of its key): two asserts in one function are two bugs.  Findings
+(the ``#tag`` of its key): two asserts in one function are two bugs; assay's
+own oracle failures (``invariant(...)``, wedges) are named by their key.  Findings
 without an exception (a wedge, a leak) are a bug of their own signature.
 
 A finding is a *harness* finding when that frame lies in the harness file and
@@ -81,6 +82,9 @@ def identify(verdict: Verdict, sources: Sequence[str] = (), harness: str | None 
     if exc is None or not exc.frames:
         return BugIdentity(f"{verdict.oracle}:{verdict.key}", exc.type if exc else None, None, False)
     frame = project_frame(exc.frames, sources, harness)
+    if exc.type.startswith("assay."):
+        # assay's own oracle failures (invariant(...), a wedge, ...) are named by their key, not a raise site.
+        return BugIdentity(f"{verdict.oracle}:{verdict.key}", exc.type, frame, False)
     in_harness = bool(
         frame is not None and harness
         and os.path.realpath(frame.file) == os.path.realpath(harness)

@@ -67,6 +67,8 @@ def headline(meta: dict[str, Any], ident: BugIdentity | None = None) -> str:
     if ident.harness:
         tag += ", harness"
     what = short_type(exc.get("type")) if exc else ""
+    if what.startswith("assay."):  # assay's own oracle failure: its message already names the oracle
+        what = ""
     message = one_line(exc.get("message", "") if exc else "") or one_line(verdict.get("detail", ""))
     if not message and exc.get("frames"):  # a bare assert: its statement says what was expected
         top = exc["frames"][0]

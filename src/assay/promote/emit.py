@@ -67,10 +67,13 @@ def regression_file_name(target: str, label: str, short_id: str) -> str:
     return regression_name(target, label, short_id) + ".py"
 
 
-def name_label(exception: str | None, oracle: str) -> str:
-    """The ``<exception>`` of a test name: the class name, else (a wedge, a slow input) the oracle tag."""
+def name_label(exception: str | None, oracle: str, key: str = "") -> str:
+    """The ``<exception>`` of a test name: the class name; for assay's own oracle failures
+    (``invariant(...)``) the oracle's name from ``key``; for a wedge or a slow input the oracle tag."""
     if not exception or oracle in ("wedge", "slow"):
         return oracle
+    if exception.startswith("assay.") and key:
+        return key.split("/", 1)[0].split("@", 1)[0] or oracle
     return exception.rsplit(".", 1)[-1]
 
 

@@ -63,7 +63,7 @@ class ArtifactCandidate(Candidate):
             return
         self.ident = ident
         self.bug = ident.id
-        self.label = name_label(ident.exception, self.oracle)
+        self.label = name_label(ident.exception, self.oracle, str((meta.get("verdict") or {}).get("key", "")))
         self.harness = ident.harness
         if ident.frame is not None and not _under(ident.frame.file, project_root):
             self.third_party = ident.frame.identity  # no path or line: they differ between machines
