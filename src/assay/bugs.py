@@ -45,6 +45,11 @@ def _is_library(path: str) -> bool:
     return real.startswith(_LIBRARY_ROOTS) or "site-packages" in real.split(os.sep) or path.startswith("<")
 
 
+def is_third_party(path: str) -> bool:
+    """Whether ``path`` is installed code (the standard library, site-packages), not the project's."""
+    return _is_library(path)
+
+
 def project_frame(frames: Sequence[Frame], sources: Sequence[str], harness: str | None) -> Frame | None:
     """The innermost frame in ``sources``, else in the harness, else outside installed code."""
     for wanted in (

@@ -24,7 +24,7 @@ from assay.discovery import load_targets
 from assay.engine.execute import run_input
 from assay.engine.isolate import run_isolated
 from assay.errors import ArtifactError, ConfigError
-from assay.bugs import identify, identify_metadata
+from assay.bugs import identify, identify_metadata, is_third_party
 from assay.promote.emit import ISOLATED_ORACLES, name_label, relative_posix, render_artifact_test, render_example_test
 from assay.promote.rubric import Candidate, Promoter
 from assay.promote.summary import PromoteSummary
@@ -65,7 +65,7 @@ class ArtifactCandidate(Candidate):
         self.bug = ident.id
         self.label = name_label(ident.exception, self.oracle, str((meta.get("verdict") or {}).get("key", "")))
         self.harness = ident.harness
-        if ident.frame is not None and not _under(ident.frame.file, project_root):
+        if ident.frame is not None and is_third_party(ident.frame.file):
             self.third_party = ident.frame.identity  # no path or line: they differ between machines
         self.summary = headline(meta, ident)
 
@@ -139,14 +139,6 @@ class ExampleCandidate(ArtifactCandidate):
 
     def log_fields(self) -> dict[str, Any]:
         return {**super().log_fields(), "example": self.example}
-
-
-def _under(path: str, root: Path) -> bool:
-    try:
-        Path(path).resolve().relative_to(root.resolve())
-    except ValueError:
-        return False
-    return True
 
 
 def candidate_for(artifact: Artifact, registry: Registry, project_root: Path) -> Candidate:
