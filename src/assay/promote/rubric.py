@@ -44,7 +44,7 @@ from assay.verdict import Verdict
 class Candidate(ABC):
     """One failure offered for promotion.
 
-    ``target`` names the file (``test_regression_<target>_<oracle>_<hash12>.py``);
+    ``target`` names the file (``test_<target>_<label>_<bug>.py``, see :meth:`file_name`);
     ``origin`` says where the failure came from (an artifact path, a test node id);
     ``problem``, when set, is why the failure cannot be replayed faithfully, and
     makes the promoter quarantine it without replaying.
