@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.campaign  # one capped campaign (200 cases a target) shared by the module
+
 TARGETS = '''
 import json
 import urllib.parse

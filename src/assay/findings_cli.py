@@ -53,11 +53,12 @@ def _stamp(ts: float) -> str:
 
 
 def collect(root: str | Path) -> list[BugEntry]:
-    """Every artifact under ``root`` grouped by bug, most recently seen first."""
+    """Every artifact under ``root`` (but those found on mutants) grouped by bug, most recently seen first."""
     from assay.bugs import group, identify_metadata
     from assay.store.artifacts import iter_artifacts, read_seen
 
-    arts = list(iter_artifacts(root))
+    # Findings on mutants are mutation-testing evidence, not bugs of the real code.
+    arts = [a for a in iter_artifacts(root) if not a.metadata.get("mutant_id")]
     entries = []
     for bug in group(arts, lambda a: identify_metadata(a.metadata)):
         firsts, lasts, occurrences = [], [], 0

@@ -174,6 +174,7 @@ def _statement_tag(frame: Frame) -> str:
     import hashlib
     import linecache
 
+    linecache.checkcache(frame.file)  # the file may have been edited since it was first read
     text = " ".join(linecache.getline(frame.file, frame.line).split())
     return f"#{hashlib.sha256(text.encode()).hexdigest()[:8]}" if text else ""
 
