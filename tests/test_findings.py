@@ -120,7 +120,7 @@ def test_two_signatures_of_one_raise_site_are_one_bug_in_the_summary(run):
     assert "2 finding(s) in 1 bug(s)" in text and text.count("    bug ") == 1
     assert "[panic] ValueError: Invalid IPv6 URL" in text
     assert "raised at " in text and "urllib/parse.py:" in text and " in urlsplit" in text
-    assert "seen 2x under 2 signatures" in text
+    assert "seen 2x this run under 2 signatures" in text
     assert "input: b'" in text and " bytes)" in text
     assert not any(sig in text for sig in sigs)  # no 190-character signature lines
 

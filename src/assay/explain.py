@@ -95,11 +95,11 @@ def where_line(ident: BugIdentity, project_root: str | os.PathLike[str] | None) 
 
 def seen_line(
     meta: dict[str, Any], *, occurrences: int | None = None, signatures: int | None = None,
-    last_seen: str | None = None,
+    last_seen: str | None = None, dated: bool = True, scope: str = "",
 ) -> str:
     parts = []
     if occurrences is not None:
-        parts.append(f"seen {occurrences}x")
+        parts.append(f"seen {occurrences}x{scope}")
     if signatures is not None:
         parts.append(f"under {signatures} signature{'' if signatures == 1 else 's'}")
     first = []
@@ -107,7 +107,7 @@ def seen_line(
         first.append(f"case {meta['first_seen_case']}")
     if meta.get("first_seen_seconds") is not None:
         first.append(f"{meta['first_seen_seconds']:.2f}s into the run")
-    if meta.get("first_seen"):
+    if meta.get("first_seen") and dated:
         first.append(str(meta["first_seen"]))
     text = " ".join(parts)
     if first:
@@ -126,12 +126,16 @@ def finding_lines(
     occurrences: int | None = None,
     signatures: int | None = None,
     last_seen: str | None = None,
+    dated: bool = True,
+    scope: str = "",
 ) -> list[str]:
     """The explanation of one finding (or of a bug, given its totals), one fact a line.
 
     The first line is the :func:`headline`; the others say where it was raised,
     the input (or the Hypothesis example), how often it was seen and when first,
-    and the command that reproduces it.
+    and the command that reproduces it.  ``dated=False`` leaves out the date of
+    the first hit (a finding of the run being summarized); ``scope`` follows the
+    count (``" this run"``).
     """
     ident = identify_metadata(meta)
     lines = [headline(meta, ident)]
@@ -144,7 +148,8 @@ def finding_lines(
         lines.append(f"input: {len(data)} byte{'' if len(data) == 1 else 's'} of Hypothesis choices (the example above is what they encode)")
     else:
         lines.append(f"input: {input_preview(data)}")
-    seen = seen_line(meta, occurrences=occurrences, signatures=signatures, last_seen=last_seen)
+    seen = seen_line(meta, occurrences=occurrences, signatures=signatures, last_seen=last_seen, dated=dated,
+                     scope=scope)
     if seen:
         lines.append(seen)
     if artifact:

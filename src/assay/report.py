@@ -138,13 +138,13 @@ def _bug_lines(bug: Any, project_root: str | None) -> list[str]:
         try:
             art = load_artifact(first.artifact)
             explained = finding_lines(art.metadata, art.input, first.artifact, project_root=project_root,
-                                      occurrences=occurrences, signatures=len(members))
+                                      occurrences=occurrences, signatures=len(members), dated=not first.new, scope=" this run")
         except (AssayError, OSError, KeyError, TypeError, ValueError):
             explained = []
     if not explained:
         f = members[0]
         explained = [f"[{f.oracle}{', harness' if getattr(f, 'harness', False) else ''}] {f.signature}",
-                     f"seen {occurrences}x under {len(members)} signature(s)",
+                     f"seen {occurrences}x this run under {len(members)} signature(s)",
                      f"artifact: {f.artifact or '(not written)'}"]
     bug_id = getattr(members[0], "bug", "") or "-"
     out = [f"    bug {bug_id} ({flag}) {explained[0]}"]
