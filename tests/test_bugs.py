@@ -86,10 +86,35 @@ def test_finding_without_exception_is_its_own_signature():
 
 
 def test_an_assert_in_the_harness_is_its_check_not_a_harness_mistake(tmp_path):
-    lib, ns = _raise_in(tmp_path, "lib5", """
+    lib, ns = _raise_in(tmp_path, "lib7", """
         def harness(data):
             assert data == data[::-1], "round trip"
     """)
     v = _verdict(ns["harness"], b"ab")
     assert v.oracle == "invariant"
     assert not identify(v, [str(tmp_path / "elsewhere")], harness=lib).harness
+
+
+def test_two_bare_asserts_of_one_function_are_two_signatures_and_two_bugs(tmp_path):
+    lib, ns = _raise_in(tmp_path, "lib5", """
+        def check(n):
+            assert n >= 0
+            assert n < 10
+    """)
+    low, high = _verdict(ns["check"], -1), _verdict(ns["check"], 99)
+    assert low.signature != high.signature and low.signature.startswith("invariant:assert@lib5:check#")
+    assert identify(low, [lib]).key != identify(high, [lib]).key
+    again = _verdict(ns["check"], -5)  # another input, the same assert: the same signature
+    assert again.signature == low.signature
+
+
+def test_named_oracle_failures_are_bugs_by_name(tmp_path):
+    lib, ns = _raise_in(tmp_path, "lib6", """
+        from assay import OracleFailure
+        def check(n):
+            if n < 0:
+                raise OracleFailure("non-negative", "n < 0", oracle="invariant")
+            raise OracleFailure("small", "n >= 10", oracle="invariant")
+    """)
+    a, b = _verdict(ns["check"], -1), _verdict(ns["check"], 99)
+    assert identify(a, [lib]).key != identify(b, [lib]).key

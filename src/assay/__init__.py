@@ -13,6 +13,7 @@ from assay.gen.bytesource import ByteSource
 from assay.gen.strategy import Strategy, get_strategy, register_strategy
 from assay.native.config import NativeTarget, native_target
 from assay.observe import InvariantViolation, OracleFailure, feature, fuzzing, invariant
+from assay.regression import Failure, replay, replay_example, replay_steps, replay_test
 from assay.target import REGISTRY, Target, target
 
 __all__ = [
@@ -21,6 +22,7 @@ __all__ = [
     "ByteSource",
     "ConfigError",
     "CorpusError",
+    "Failure",
     "InvariantViolation",
     "MonitoringUnavailable",
     "NativeTarget",
@@ -36,6 +38,10 @@ __all__ = [
     "invariant",
     "native_target",
     "register_strategy",
+    "replay",
+    "replay_example",
+    "replay_steps",
+    "replay_test",
     "target",
     "http_target",
 ]

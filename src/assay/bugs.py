@@ -5,8 +5,10 @@ oracle's own kind); a person wants one line per bug.  Two findings are one bug
 when their exception type and their *innermost project frame* agree: the
 deepest frame whose file is in the target's ``sources``, or failing that the
 harness file, or failing that any frame outside the standard library and
-installed packages.  Findings without an exception (a wedge, a leak) are a bug
-of their own signature.
+installed packages.  A bare ``assert`` is told apart by its statement as well
+(the ``#tag`` of its key): two asserts in one function are two bugs; assay's
+own oracle failures (``invariant(...)``, wedges) are named by their key.  Findings
+without an exception (a wedge, a leak) are a bug of their own signature.
 
 A finding is a *harness* finding when it is a ``panic`` (an unexpected
 exception, not an assertion or oracle the harness raises on purpose), that frame
@@ -43,6 +45,11 @@ def _inside(path: str, roots: Sequence[str]) -> bool:
 def _is_library(path: str) -> bool:
     real = os.path.realpath(path)
     return real.startswith(_LIBRARY_ROOTS) or "site-packages" in real.split(os.sep) or path.startswith("<")
+
+
+def is_third_party(path: str) -> bool:
+    """Whether ``path`` is installed code (the standard library, site-packages), not the project's."""
+    return _is_library(path)
 
 
 def project_frame(frames: Sequence[Frame], sources: Sequence[str], harness: str | None) -> Frame | None:
@@ -82,6 +89,9 @@ def identify(verdict: Verdict, sources: Sequence[str] = (), harness: str | None 
     if exc is None or not exc.frames:
         return BugIdentity(f"{verdict.oracle}:{verdict.key}", exc.type if exc else None, None, False)
     frame = project_frame(exc.frames, sources, harness)
+    if exc.type.startswith("assay."):
+        # assay's own oracle failures (invariant(...), a wedge, ...) are named by their key, not a raise site.
+        return BugIdentity(f"{verdict.oracle}:{verdict.key}", exc.type, frame, False)
     in_harness = bool(
         verdict.oracle == "panic"  # an assert or oracle in the harness is its check, not its mistake
         and frame is not None and harness
@@ -89,6 +99,8 @@ def identify(verdict: Verdict, sources: Sequence[str] = (), harness: str | None 
         and not _inside(harness, sources)
     )
     where = frame.identity if frame else "?"
+    if verdict.oracle == "invariant" and "#" in verdict.key:
+        where += verdict.key[verdict.key.rindex("#"):]  # two bare asserts of one function are two bugs
     return BugIdentity(f"{verdict.oracle}:{exc.type}@{where}", exc.type, frame, in_harness)
 
 

@@ -22,7 +22,8 @@ from assay.argtypes import arguments_of, positive_int as _positive_int, seconds 
 from assay.errors import AssayError, ConfigError, InternalError
 
 #: Subcommands that live beside their feature; each module has ``register(subparsers)``.
-PLUGGED_COMMANDS = ("assay.promote.cli", "assay.compose.cli", "assay.mutant.cli", "assay.merge_cli", "assay.init_cli")
+PLUGGED_COMMANDS = ("assay.promote.cli", "assay.compose.cli", "assay.mutant.cli", "assay.merge_cli", "assay.init_cli",
+                    "assay.findings_cli")
 #: Budget used when neither --fuzz-cases nor --fuzz-budget is given.
 DEFAULT_BUDGET = 60.0
 #: Commands re-executed with PYTHONHASHSEED=0 (when unset) so runs are reproducible.
@@ -78,10 +79,12 @@ def build_parser() -> argparse.ArgumentParser:
     targets.add_argument("--json", action="store_true", help="machine-readable output")
     targets.set_defaults(func=cmd_targets)
 
-    replay = sub.add_parser("replay", help="rerun one input (a file or an artifact folder) and print the verdict")
+    replay = sub.add_parser("replay", help="rerun one finding (an artifact folder) or input file and print the verdict",
+                            usage="assay replay ARTIFACT | TARGET INPUT [--project DIR] [--isolated]")
     add_project_arg(replay)
-    replay.add_argument("target", help="target name")
-    replay.add_argument("input", help="input file, or artifact folder")
+    replay.add_argument("target", metavar="ARTIFACT|TARGET",
+                        help="an artifact folder (its metadata names the target), or a target name followed by INPUT")
+    replay.add_argument("input", nargs="?", help="input file, or artifact folder, for the named target")
     replay.add_argument("--isolated", action="store_true", help="run in a forked child (for crashes and hangs)")
     replay.set_defaults(func=cmd_replay)
 
@@ -184,7 +187,7 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
                                      corpus_root=options.corpus_root, artifact_root=options.artifact_root)
         result.targets.extend(native_outcomes)
         result.elapsed = time.monotonic() - result.started
-    print(summary(result))
+    print(summary(result, project_root=str(project.root)))
     if native_outcomes:
         from assay.native.cli import native_summary
 
@@ -297,12 +300,19 @@ def cmd_replay(args: argparse.Namespace) -> int:
     from assay.store.artifacts import load_artifact
 
     project = load_project(args.project)
-    path = Path(args.input)
+    if args.input is None:  # assay replay ARTIFACT: the metadata names the target
+        path = Path(args.target)
+        if not (path.is_dir() and (path / "metadata.json").is_file()):
+            raise ConfigError(f"{path} is not an artifact folder (holding input and metadata.json); "
+                              "to replay an input file, name its target: assay replay TARGET INPUT")
+        name = load_artifact(path).target
+    else:
+        name, path = args.target, Path(args.input)
     from assay.native.cli import is_native
 
-    if is_native(project, args.target, path):
-        return _replay_native(project, args.target, path)
-    target = load_targets(project).get(args.target)
+    if is_native(project, name, path):
+        return _replay_native(project, name, path)
+    target = load_targets(project).get(name)
     isolated = args.isolated
     if path.is_dir():
         artifact = load_artifact(path)
@@ -311,7 +321,12 @@ def cmd_replay(args: argparse.Namespace) -> int:
 
             return replay_mutant_artifact(target, artifact)
         data = artifact.input
-        isolated = isolated or artifact.verdict.oracle == "safety"  # never run a refused side effect for real
+        isolated = isolated or artifact.verdict.oracle in ("safety", "crash", "wedge")  # never run these in this process
+        from assay.explain import finding_lines
+
+        print("finding:")
+        for line in finding_lines(artifact.metadata, data, path, project_root=project.root):
+            print(f"  {line}")
     elif path.is_file():
         data = path.read_bytes()
     else:
@@ -327,6 +342,11 @@ def cmd_replay(args: argparse.Namespace) -> int:
     print(f"verdict: {verdict.oracle}\nsignature: {verdict.signature}")
     if verdict.detail:
         print(f"detail: {verdict.detail}")
+    example = verdict.data.get("example") if isinstance(verdict.data, dict) else None
+    if example:
+        from assay.explain import example_call
+
+        print(f"falsifying example: {example_call({'verdict': verdict.to_json()})}")
     if verdict.exception and verdict.exception.traceback:
         print(verdict.exception.traceback.rstrip())
     return 1

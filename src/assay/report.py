@@ -105,20 +105,64 @@ def progress_line(p: Progress) -> str:
     )
 
 
-def summary(result: CampaignResult) -> str:
-    """A plain, multi-line summary for the end of a run."""
+def summary(result: CampaignResult, project_root: str | None = None) -> str:
+    """A plain, multi-line summary for the end of a run: per target its numbers, then one block per bug.
+
+    Findings whose exception type and innermost project frame agree are one bug
+    (:mod:`assay.bugs`); each bug is explained by :func:`assay.explain.finding_lines`
+    from its first finding's artifact, with the totals of all its signatures.
+    """
+    from assay.bugs import group
+
     lines = [f"assay: master seed {result.master_seed} (repeat with --fuzz-seed {result.master_seed})"]
+    bugs_total = 0
     for t in result.targets:
+        bugs = group(t.findings, lambda f: _record_identity(f))
+        bugs_total += len(bugs)
         lines.append(
             f"  {t.name}: {t.cases} cases in {t.elapsed:.1f}s ({t.execs_per_sec:,.0f}/s), "
             f"{t.edges} edges, {t.lines} lines, {t.features} features, corpus {t.corpus_size} "
-            f"(+{len(t.corpus_additions)}), {len(t.findings)} finding(s)"
+            f"(+{len(t.corpus_additions)}), {len(t.findings)} finding(s) in {len(bugs)} bug(s)"
         )
-        for f in t.findings:
-            flag = "new" if f.new else "known"
-            lines.append(f"    [{f.oracle}] {f.signature}  ({flag}, seen {f.occurrences}x)\n      {f.artifact or '(not written)'}")
+        for bug in bugs:
+            lines.extend(_bug_lines(bug, project_root))
         for err in getattr(t, "write_errors", []):
             lines.append(f"    could not write {err}")
     total = result.findings
-    lines.append(f"{total} finding(s)" if total else "no findings")
+    lines.append(f"{total} finding(s) in {bugs_total} bug(s)" if total else "no findings")
     return "\n".join(lines)
+
+
+def _record_identity(f: Any):
+    from assay.bugs import BugIdentity
+
+    # Native and older records carry no bug id: each signature is then a bug of its own.
+    return BugIdentity(getattr(f, "bug", "") or f.signature, None, None, bool(getattr(f, "harness", False)))
+
+
+def _bug_lines(bug: Any, project_root: str | None) -> list[str]:
+    from assay.errors import AssayError
+    from assay.explain import finding_lines
+    from assay.store.artifacts import load_artifact
+
+    members = bug.members
+    occurrences = sum(f.occurrences for f in members)
+    flag = "new" if any(f.new for f in members) else "known"
+    first = next((f for f in members if f.artifact), None)
+    explained: list[str] = []
+    if first is not None:
+        try:
+            art = load_artifact(first.artifact)
+            explained = finding_lines(art.metadata, art.input, first.artifact, project_root=project_root,
+                                      occurrences=occurrences, signatures=len(members), dated=not first.new, scope=" this run")
+        except (AssayError, OSError, KeyError, TypeError, ValueError):
+            explained = []
+    if not explained:
+        f = members[0]
+        explained = [f"[{f.oracle}{', harness' if getattr(f, 'harness', False) else ''}] {f.signature}",
+                     f"seen {occurrences}x this run under {len(members)} signature(s)",
+                     f"artifact: {f.artifact or '(not written)'}"]
+    bug_id = getattr(members[0], "bug", "") or "-"
+    out = [f"    bug {bug_id} ({flag}) {explained[0]}"]
+    out.extend(f"      {line}" for line in explained[1:])
+    return out

@@ -155,12 +155,36 @@ def classify(exc: BaseException, expected: tuple[type[BaseException], ...]) -> V
     if isinstance(exc, OracleFailure):
         info = exception_info(exc)
         key = exc.name + (f"/{exc.kind}" if exc.kind else "")
-        return Verdict(exc.oracle, key, exc.detail, info, dict(exc.data))
+        return Verdict(exc.oracle, key, exc.detail, info, {**dict(exc.data), **_example_data(exc)})
     if expected and isinstance(exc, expected):
         return None
     if isinstance(exc, AssertionError):
         info = exception_info(exc)
-        where = info.frames[0].identity if info.frames else "?"
-        return Verdict("invariant", f"assert@{where}", info.message, info)
+        where = f"{info.frames[0].identity}{_statement_tag(info.frames[0])}" if info.frames else "?"
+        return Verdict("invariant", f"assert@{where}", info.message, info, _example_data(exc))
     info = exception_info(exc)
-    return Verdict("panic", f"{info.type}@{frames_key(info.frames)}", info.message, info)
+    return Verdict("panic", f"{info.type}@{frames_key(info.frames)}", info.message, info, _example_data(exc))
+
+
+def _statement_tag(frame: Frame) -> str:
+    """``#<8 hex>`` of the failing ``assert`` line's text: two asserts of one function are two bugs.
+
+    The text, not the line number, so an edit elsewhere in the file keeps the key.
+    """
+    import hashlib
+    import linecache
+
+    linecache.checkcache(frame.file)  # the file may have been edited since it was first read
+    text = " ".join(linecache.getline(frame.file, frame.line).split())
+    return f"#{hashlib.sha256(text.encode()).hexdigest()[:8]}" if text else ""
+
+
+def _example_data(exc: BaseException) -> dict[str, Any]:
+    """The falsifying example a Hypothesis target attached to ``exc`` (see :mod:`assay.given`)."""
+    example = getattr(exc, "__assay_example__", None)
+    if not callable(example):
+        return {}
+    try:
+        return {"example": example()}
+    except Exception:  # noqa: BLE001 - an unprintable argument must not hide the finding
+        return {}

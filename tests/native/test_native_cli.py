@@ -91,7 +91,7 @@ def test_promote_emits_a_test_that_fails_until_the_c_bug_is_fixed(fresh_project,
     assert r.returncode == 1, r.stderr
     r = assay("promote", "--project", root, "--replays", "2", "--write")
     assert r.returncode == 1 and "promoted" in r.stdout, r.stdout + r.stderr
-    tests = list((root / "tests" / "fuzz_regressions").glob("test_regression_planted_native_asan_*.py"))
+    tests = list((root / "tests" / "fuzz_regressions").glob("test_planted_native_asan_*.py"))
     assert len(tests) == 1
     text = tests[0].read_text()
     assert "DO NOT EDIT" in text and HEAP in text and "replay_input" in text

@@ -54,7 +54,7 @@ def test_promote_everything_then_write_then_known(temp_project, capsys):
     assert "staged" in out and steady.signature in out and "--write" in out
     assert "survived 0 of 5 replays: replay 1 of 5 passed" in out
     project = temp_project.project()
-    assert len(list(project.staging.glob("test_regression_steady_panic_*.py"))) == 1
+    assert len(list(project.staging.glob("test_steady_LookupError_*.py"))) == 1
     assert not project.regressions.exists()
 
     assert cli.run(parse("--project", root, "--write", "--replays", "2")) == 1

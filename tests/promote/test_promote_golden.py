@@ -80,12 +80,18 @@ def golden_crash(data: bytes):
 """
 
 FUZZ_CASES = {
-    # golden file stem: (target, input, replay in a child?)
-    "fuzz_panic": ("golden_panic", b"<a", False),
-    "fuzz_invariant": ("golden_invariant", b"abcd\n\x00\xff" + b"z" * 100, False),
-    "fuzz_wedge": ("golden_wedge", b"\xff\xfe", True),
-    "fuzz_crash": ("golden_crash", b"\x00CRASH\n", True),
+    # golden file stem: (target, input, replay in a child?, exception part of the test name)
+    "fuzz_panic": ("golden_panic", b"<a", False, "ZeroDivisionError"),
+    "fuzz_invariant": ("golden_invariant", b"abcd\n\x00\xff" + b"z" * 100, False, "round_trip"),
+    "fuzz_wedge": ("golden_wedge", b"\xff\xfe", True, "wedge"),
+    "fuzz_crash": ("golden_crash", b"\x00CRASH\n", True, "signal_SIGABRT"),
 }
+
+
+def _bug(artifact) -> str:
+    from assay.bugs import identify_metadata
+
+    return identify_metadata(artifact.metadata).id
 
 
 def check_golden(name: str, emitted: bytes) -> None:
@@ -114,7 +120,7 @@ def fuzz_emitted(tmp_path_factory):
     """Artifacts of four oracles in one project, promoted with --write."""
     proj = TempProject(tmp_path_factory.mktemp("golden") / "proj", "golden_targets")
     proj.write_targets(BUGGY)
-    arts = {name: proj.artifact(target, data, isolated=iso) for name, (target, data, iso) in FUZZ_CASES.items()}
+    arts = {name: proj.artifact(target, data, isolated=iso) for name, (target, data, iso, _) in FUZZ_CASES.items()}
     summary = promote_artifacts(proj.project(), list(arts.values()), write=True)
     assert [o.status for o in summary.outcomes] == ["promoted"] * 4, summary.outcomes
     paths = {name: out.path for name, out in zip(arts, summary.outcomes)}
@@ -124,7 +130,8 @@ def fuzz_emitted(tmp_path_factory):
 @pytest.mark.parametrize("name", sorted(FUZZ_CASES))
 def test_fuzz_golden(fuzz_emitted, name):
     proj, arts, paths = fuzz_emitted
-    assert paths[name].name.startswith(f"test_regression_{FUZZ_CASES[name][0]}_{arts[name].verdict.oracle}_")
+    target, _, _, label = FUZZ_CASES[name]
+    assert paths[name].name == f"test_{target}_{label}_{arts[name].metadata.get('bug') or _bug(arts[name])}.py"
     check_golden(name, paths[name].read_bytes())
 
 
@@ -201,16 +208,14 @@ def test_hypothesis_goldens(pytester):
     result = promote_in_pytester(pytester, str(props))
     result.assert_outcomes(failed=2)
     result.stdout.fnmatch_lines(["*assay promote: 2 promoted (2 staged for review)*"])
-    staged = sorted((pytester.path / ".assay" / "staging").glob("test_regression_*.py"))
-    assert [p.name.rsplit("_", 1)[0] for p in staged] == [
-        "test_regression_Account_invariant", "test_regression_test_mean_panic",
-    ]
+    staged = sorted((pytester.path / ".assay" / "staging").glob("test_*.py"))
+    assert [p.name.rsplit("_", 1)[0] for p in staged] == ["test_Account_AssertionError", "test_mean_ZeroDivisionError"]
     check_golden("hypothesis_stateful", staged[0].read_bytes())
     check_golden("hypothesis_given", staged[1].read_bytes())
 
     buggy = run_pytest(pytester.path, *staged)
     assert buggy.returncode == 1 and "2 failed" in buggy.stdout, buggy.stdout + buggy.stderr
-    assert "invariant:assert@golden_props:Account.within_limit" in buggy.stdout
+    assert "invariant:assert@golden_props:Account.within_limit#" in buggy.stdout
     assert "panic:builtins.ZeroDivisionError@golden_props:mean<golden_props:test_mean" in buggy.stdout
     props.write_text(textwrap.dedent(PROPS_FIXED))
     fixed = pytester.runpytest(*child_pytest_args(), *map(str, staged))  # in-process: faster, fresh module

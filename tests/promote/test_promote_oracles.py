@@ -39,8 +39,10 @@ def test_every_oracle_tag_is_promoted_and_named(temp_project):
     assert [o.status for o in summary.outcomes] == ["promoted"] * len(arts)
     assert [o.oracle for o in summary.outcomes] == TAGS + ["crash"]
     names = [o.path.name for o in summary.outcomes]
-    for tag, name in zip(TAGS + ["crash"], names):
-        assert name.startswith(f"test_regression_{'dies' if tag == 'crash' else 'multi'}_{tag.replace('-', '_')}_")
+    labels = ["TypeError", "balanced", "error_shape_check", "differential_check", "slow", "fail_open_check",
+              "over_denial_check", "signal_SIGABRT"]
+    for tag, label, name in zip(TAGS + ["crash"], labels, names):
+        assert name.startswith(f"test_{'dies' if tag == 'crash' else 'multi'}_{label}_"), name
     assert len(set(names)) == len(names)
     buckets = (temp_project.project().regressions / "buckets.json").read_text()
     for art in arts:

@@ -47,10 +47,10 @@ def test_div(n):
                                 "*promoted*panic:builtins.ZeroDivisionError@test_wr_props:test_div*"])
     regressions = pytester.path / "tests" / "fuzz_regressions"
     files = _files(regressions)
-    assert len(files) == 2 and files[0] == "buckets.json" and files[1].startswith("test_regression_test_div_panic_")
+    assert len(files) == 2 and files[0] == "buckets.json" and files[1].startswith("test_div_ZeroDivisionError_")
     buckets = json.loads((regressions / "buckets.json").read_text())
     assert buckets == {"panic:builtins.ZeroDivisionError@test_wr_props:test_div": f"tests/fuzz_regressions/{files[1]}"}
-    assert "'n': 0," in (regressions / files[1]).read_text()  # the shrunk example, inline
+    assert "EXAMPLE = example(n=0)" in (regressions / files[1]).read_text()  # the shrunk example, inline
 
     second = pytester.runpytest("-p", "no:cacheprovider")
     second.stdout.fnmatch_lines(["*assay promote: 0 promoted, 1 already known, 0 quarantined*",
@@ -163,9 +163,10 @@ def test_two_bugs(n):
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(["*assay promote: 2 promoted (2 staged for review)*"])
     staged = _files(pytester.path / ".assay" / "staging")
-    assert len(staged) == 2 and all(name.startswith("test_regression_test_two_bugs_panic_") for name in staged)
+    assert staged == [f"test_two_bugs_{e}_{{}}.py".format(name.rsplit("_", 1)[1][:-3])
+                      for e, name in zip(("KeyError", "OverflowError"), staged)]
     texts = "".join((pytester.path / ".assay" / "staging" / name).read_text() for name in staged)
-    assert "'n': -6," in texts and "'n': 6," in texts
+    assert "EXAMPLE = example(n=-6)" in texts and "EXAMPLE = example(n=6)" in texts
 
 
 def test_methods_of_test_classes_are_promoted_and_their_tests_fail(pytester):
@@ -180,9 +181,9 @@ class TestThing:
     result = promote_in_pytester(pytester)
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(["*1 promoted (1 staged for review)*"])
-    (staged,) = (pytester.path / ".assay" / "staging").glob("test_regression_TestThing_test_first_is_small_*.py")
+    (staged,) = (pytester.path / ".assay" / "staging").glob("test_TestThing_test_first_is_small_AssertionError_*.py")
     text = staged.read_text()
-    assert "TEST = 'TestThing.test_first_is_small'" in text and "'xs': [3]," in text
+    assert "TEST = 'test_cls_props.py::TestThing.test_first_is_small'" in text and "EXAMPLE = example(xs=[3])" in text
     replay = pytester.runpytest(str(staged))
     replay.assert_outcomes(failed=1)
     replay.stdout.fnmatch_lines(["*the promoted bug is still present: invariant:assert@test_cls_props:TestThing*"])

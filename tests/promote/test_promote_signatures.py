@@ -67,6 +67,6 @@ def test_promoter_emits_one_test_per_bug(temp_project):
     arts = [temp_project.artifact("parse", d) for d in (b"D1", b"Dxx", b"K1", b"Kzz")]
     summary = promote_artifacts(temp_project.project(), arts, replays=2)
     assert [o.status for o in summary.outcomes] == ["promoted", "known", "promoted", "known"]
-    staged = sorted(p.name for p in temp_project.project().staging.glob("test_regression_*.py"))
+    staged = sorted(p.name for p in temp_project.project().staging.glob("test_parse_*.py"))
     assert len(staged) == 2
     assert {o.signature for o in summary.promoted} == {arts[0].signature, arts[2].signature}

@@ -31,7 +31,8 @@ from assay.engine.worker import Plan, Worker, install_soft_timeout
 from assay.feedback.cmplog import CmpLog
 from assay.feedback.scope import Scope
 from assay.feedback.sysmon import SysmonFeedback
-from assay.store.artifacts import Finding, build_metadata, write_artifact
+from assay.bugs import identify
+from assay.store.artifacts import Finding, build_metadata, record_seen, write_artifact
 from assay.store.corpus import Corpus, digest
 from assay.target import Target
 from assay.timeline import Timeline
@@ -75,6 +76,10 @@ class FindingRecord:
     artifact: str
     new: bool
     occurrences: int = 1
+    bug: str = ""  # assay.bugs identity id: findings with one raise site and exception type share it
+    harness: bool = False  # raised in the harness file, outside the target's sources
+    first_seen_seconds: float | None = None  # since the campaign (this target) started
+    first_seen_case: int | None = None  # 1-based place in the schedule, counted as the report's cases
 
 
 @dataclass
@@ -153,6 +158,7 @@ class Supervisor:
             log.attach()  # in the parent, once: every worker inherits the compiled twins
             self.plan.cmplog = log
         self.pending: dict[str, tuple] = {}
+        self.first_seen: dict[str, tuple[float, int | None]] = {}  # signature -> (seconds, case number)
         self.records: dict[str, FindingRecord] = {}
         self.started = 0.0
         self.last_stats: tuple = (0, {"edges": 0, "lines": 0}, 0, 0)
@@ -188,6 +194,7 @@ class Supervisor:
             journal.close()
             for sig in list(self.pending):
                 self._flush_pending(sig)
+            self._note_seen()
         o = self.outcome
         o.elapsed = time.monotonic() - self.started
         o.schedule_digest = self.plan.chain.hex()
@@ -294,6 +301,7 @@ class Supervisor:
                     rec.occurrences += 1
                 continue
             self.plan.known_signatures.add(verdict.signature)
+            self._seen_now(verdict.signature, None)
             self._record(Finding(
                 target=self.target.name, verdict=verdict, input=data, original=data,
                 determinism={"replays": 0, "reproduced": 0, "same_signature": None}, case_index=position,
@@ -336,12 +344,14 @@ class Supervisor:
         elif kind == "stats":
             self.last_stats = msg[1:]
         elif kind == "raw":
-            _, sig, verdict, data, ops, pos = msg
+            _, sig, verdict, data, ops, pos, case = msg
             self.plan.known_signatures.add(sig)
             self.pending[sig] = (verdict, data, ops, pos)
+            self._seen_now(sig, case)
         elif kind == "finding":
-            _, sig, verdict, original, minimized, ops, pos, determinism, shrink_cases = msg
+            _, sig, verdict, original, minimized, ops, pos, determinism, shrink_cases, case = msg
             self.pending.pop(sig, None)
+            self._seen_now(sig, case)
             self._record(Finding(
                 target=self.target.name, verdict=Verdict.from_json(verdict), input=minimized, original=original,
                 determinism=determinism, mutation_operators=ops, case_index=pos,
@@ -392,6 +402,7 @@ class Supervisor:
                 rec.occurrences += 1
             return
         self.plan.known_signatures.add(sig)
+        self._seen_now(sig, position + 1 if phase == jr.INITIAL else len(self.plan.initial) + position + 1)
         same = 0
         for _ in range(DEATH_REPLAYS):
             again = isolate.run_isolated(self.target, data).verdict
@@ -424,9 +435,19 @@ class Supervisor:
             case_index=pos, extra={"shrink_interrupted": True},
         ))
 
+    def _seen_now(self, sig: str, case: int | None) -> None:
+        """Remember when ``sig`` was first hit (the first report wins: raw before its shrunk finding)."""
+        self.first_seen.setdefault(sig, (time.monotonic() - self.started, case))
+
     def _record(self, finding: Finding) -> None:
         meta = build_metadata(finding, campaign_seed=self.master_seed, target_seed=self.plan.tseed, sources=self.sources)
         meta["harness"] = self.target.defined_in or None
+        seconds, case = self.first_seen.get(finding.signature, (time.monotonic() - self.started, None))
+        bug = identify(finding.verdict, self.sources, meta["harness"])
+        meta.update(
+            first_seen=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+            first_seen_seconds=round(seconds, 3), first_seen_case=case, bug=bug.id, harness_finding=bug.harness,
+        )
         if self.outcome.strategy:
             meta["strategy"] = self.outcome.strategy
         try:
@@ -434,7 +455,19 @@ class Supervisor:
         except OSError as exc:
             self._write_failed(f"artifact of {finding.signature}", exc)
             path, new = "", True
-        self.records[finding.signature] = FindingRecord(finding.signature, finding.verdict.oracle, str(path), new)
+        self.records[finding.signature] = FindingRecord(
+            finding.signature, finding.verdict.oracle, str(path), new, bug=bug.id, harness=bug.harness,
+            first_seen_seconds=round(seconds, 3), first_seen_case=case,
+        )
+
+    def _note_seen(self) -> None:
+        """Update each written artifact's ``seen.json`` (last seen, runs, occurrences)."""
+        for rec in self.records.values():
+            if rec.artifact:
+                try:
+                    record_seen(rec.artifact, rec.occurrences)
+                except OSError as exc:
+                    self._write_failed(f"seen.json of {rec.signature}", exc)
 
     def _write_failed(self, what: str, exc: OSError) -> None:
         """Note a write that failed (the campaign goes on; the report lists it)."""

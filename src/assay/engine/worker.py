@@ -239,7 +239,7 @@ class Worker:
             return
         self.known.add(sig)
         determinism = {"replays": slow.REPLAYS, "reproduced": slow.REPLAYS, "same_signature": True}
-        self.send(("finding", sig, verdict.to_json(), data, data, ops, pos, determinism, 0))
+        self.send(("finding", sig, verdict.to_json(), data, data, ops, pos, determinism, 0, self._case_number(phase, pos)))
 
     def _analyse(self, phase: int, pos: int, data: bytes) -> tuple[list, list, list]:
         """Comparison log of a new corpus entry: replacement pairs, tokens and guards."""
@@ -276,7 +276,7 @@ class Worker:
             self.send(("again", sig))
             return
         self.known.add(sig)
-        self.send(("raw", sig, verdict.to_json(), data, ops, pos))
+        self.send(("raw", sig, verdict.to_json(), data, ops, pos, self._case_number(phase, pos)))
         self.feedback.pause(True)
         try:
             same = 0
@@ -310,7 +310,12 @@ class Worker:
         finally:
             self.feedback.pause(False)
         determinism = {"replays": DETERMINISM_REPLAYS, "reproduced": same, "same_signature": same == DETERMINISM_REPLAYS}
-        self.send(("finding", sig, verdict.to_json(), data, minimized, ops, pos, determinism, shrink_cases))
+        self.send(("finding", sig, verdict.to_json(), data, minimized, ops, pos, determinism, shrink_cases,
+                   self._case_number(phase, pos)))
+
+    def _case_number(self, phase: int, pos: int) -> int:
+        """1-based place of a case in the schedule, counted as the report's ``cases`` (initial inputs first)."""
+        return pos + 1 if phase == jr.INITIAL else len(self.plan.initial) + pos + 1
 
     def _derived(self, phase: int, pos: int, data: bytes, limit: float = 0.0, fresh: bool = False):
         self.journal.begin(phase, pos, jr.DERIVED, data, limit)

@@ -5,7 +5,8 @@ Sources (fuzz artifacts, failing Hypothesis tests, failing state machines) becom
 :class:`~assay.promote.rubric.Promoter` dedups them against the
 :class:`~assay.promote.buckets.BucketStore`, replays each K times (the flake
 guard), quarantines what does not reproduce identically, and emits
-``test_regression_<target>_<oracle>_<hash12>.py`` for the rest.
+``test_<target>_<exception>_<bug id>.py`` for the rest (one per bug, see
+:mod:`assay.bugs`).
 """
 
 from assay.promote.buckets import BucketStore

@@ -1,4 +1,4 @@
-"""``assay promote [ARTIFACT...] [--project DIR] [--write] [--replays K]``.
+"""``assay promote [ARTIFACT...] [--project DIR] [--write] [--replays K] [--include-harness] [--xfail]``.
 
 With no artifacts it considers every artifact under the project's artifact root
 (findings on mutants aside).  Emit-only by default: tests are staged for review;
@@ -39,6 +39,10 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
                         help="write tests into the regressions folder and record their buckets (default: stage only)")
     parser.add_argument("--replays", metavar="K", type=_replays, default=None,
                         help="flake-guard replays per finding (default: each target's replays, 5)")
+    parser.add_argument("--include-harness", action="store_true",
+                        help="also promote findings raised in the harness file itself (default: listed, not staged)")
+    parser.add_argument("--xfail", action="store_true",
+                        help="emit bugs raised outside the project (third-party code) as strict xfail tests")
     parser.set_defaults(func=run)
     return parser
 
@@ -50,7 +54,8 @@ def run(args: argparse.Namespace) -> int:
         raise ConfigError(f"--replays must be a whole number of at least 1, not {replays!r}")
     project = load_project(getattr(args, "project", None))
     summary = promote_artifacts(
-        project, getattr(args, "artifacts", None) or None, write=bool(getattr(args, "write", False)), replays=replays
+        project, getattr(args, "artifacts", None) or None, write=bool(getattr(args, "write", False)), replays=replays,
+        include_harness=bool(getattr(args, "include_harness", False)), xfail=bool(getattr(args, "xfail", False)),
     )
     if not summary.outcomes:
         print(f"assay promote: no artifacts to promote under {project.artifacts}")

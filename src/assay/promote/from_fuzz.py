@@ -4,6 +4,13 @@ An artifact is replayed through the project's real target, exactly as its emitte
 test will: in this process with the target's timeout, or in a forked child for
 ``crash`` and ``wedge`` findings (which kill or hang their process).  The replay
 only compares signatures, so every oracle tag goes through the same path.
+
+A finding of a Hypothesis target (its metadata holds the falsifying example, see
+:mod:`assay.given`) is replayed and emitted as that example through ``@example``,
+never as choice bytes: :class:`ExampleCandidate`.  Its replay runs the test body
+outside ``fuzz_one_input``, so its signature differs in Hypothesis's own frames;
+it is the same failure when its bug (exception type and innermost project
+frame) is the artifact's.
 """
 
 from __future__ import annotations
@@ -17,7 +24,8 @@ from assay.discovery import load_targets
 from assay.engine.execute import run_input
 from assay.engine.isolate import run_isolated
 from assay.errors import ArtifactError, ConfigError
-from assay.promote.emit import ISOLATED_ORACLES, relative_posix, render_artifact_test
+from assay.bugs import identify, identify_metadata, is_third_party
+from assay.promote.emit import ISOLATED_ORACLES, name_label, relative_posix, render_artifact_test, render_example_test
 from assay.promote.rubric import Candidate, Promoter
 from assay.promote.summary import PromoteSummary
 from assay.store.artifacts import Artifact, iter_artifacts, load_artifact
@@ -42,6 +50,24 @@ class ArtifactCandidate(Candidate):
         self.replays = target.replays if target is not None else None
         seed = meta.get("campaign_seed")
         self.seed = "none" if seed is None else str(seed)
+        self._describe(project_root)
+
+    def _describe(self, project_root: Path) -> None:
+        """Bug id, name label, harness flag, third-party location and headline, from the metadata."""
+        from assay.explain import headline
+
+        meta = self.artifact.metadata
+        try:
+            ident = identify_metadata(meta)
+        except (KeyError, TypeError, ValueError):
+            return
+        self.ident = ident
+        self.bug = ident.id
+        self.label = name_label(ident.exception, self.oracle, str((meta.get("verdict") or {}).get("key", "")))
+        self.harness = ident.harness
+        if ident.frame is not None and is_third_party(ident.frame.file):
+            self.third_party = ident.frame.identity  # no path or line: they differ between machines
+        self.summary = headline(meta, ident)
 
     @property
     def isolated(self) -> bool:
@@ -57,11 +83,62 @@ class ArtifactCandidate(Candidate):
         assert self.signature is not None
         return render_artifact_test(
             test_path, project_root, origin=self.origin, target=self.target, oracle=self.oracle,
-            signature=self.signature, seed=self.seed, data=self.artifact.input,
+            signature=self.signature, seed=self.seed, data=self.artifact.input, bug=self.bug,
+            summary=self.summary, xfail=self.xfail_reason,
         )
 
     def log_fields(self) -> dict[str, Any]:
         return {"artifact": self.origin, "input_sha256": self.artifact.metadata.get("input_sha256")}
+
+
+class ExampleCandidate(ArtifactCandidate):
+    """A Hypothesis target's finding, replayed as its falsifying example through ``@example``."""
+
+    source = "hypothesis"
+
+    def __init__(self, artifact: Artifact, target: Target | None, project_root: Path, example: dict[str, Any]) -> None:
+        super().__init__(artifact, target, project_root)
+        self.example = example
+        self.replayed_as: str | None = None
+        if not example.get("replayable", False):
+            self.problem = ("the falsifying example has arguments without a literal form ("
+                            + ", ".join(f"{k}={v}" for k, v in example.get("arguments", {}).items())
+                            + "), so it cannot be written into a test")
+
+    @property
+    def isolated(self) -> bool:
+        return False
+
+    def replay(self) -> Verdict | None:
+        from hypothesis import example
+
+        from assay.promote.literals import evaluate
+        from assay.regression import given_test, run_example
+
+        assert self.target_obj is not None
+        arguments = {name: evaluate(src) for name, src in self.example["arguments"].items()}
+        verdict = run_example(given_test(self.target_obj).hypothesis.inner_test, example(**arguments))
+        if verdict is not None and self.replayed_as is None:
+            self.replayed_as = verdict.signature
+        return verdict
+
+    def same_failure(self, verdict: Verdict | None) -> bool:
+        meta = self.artifact.metadata
+        ident = getattr(self, "ident", None)
+        if verdict is None or ident is None:
+            return False
+        return identify(verdict, meta.get("sources") or (), meta.get("harness")).key == ident.key
+
+    def render(self, test_path: Path, project_root: Path) -> dict[Path, bytes]:
+        assert self.signature is not None
+        return render_example_test(
+            test_path, project_root, origin=self.origin, target=self.target, oracle=self.oracle,
+            signature=self.replayed_as or self.signature, seed=self.seed, arguments=self.example["arguments"],
+            bug=self.bug, summary=self.summary, xfail=self.xfail_reason,
+        )
+
+    def log_fields(self) -> dict[str, Any]:
+        return {**super().log_fields(), "example": self.example}
 
 
 def candidate_for(artifact: Artifact, registry: Registry, project_root: Path) -> Candidate:
@@ -78,10 +155,13 @@ def candidate_for(artifact: Artifact, registry: Registry, project_root: Path) ->
             f"{', '.join(registry.names()) or 'none'})",
         )
     target = registry.get(artifact.target)
-    problem = None
     if meta.get("mutant_id"):
-        problem = f"found on mutant {meta['mutant_id']!r}, not on the real code"
-    return ArtifactCandidate(artifact, target, project_root, problem)
+        return ArtifactCandidate(artifact, target, project_root,
+                                 f"found on mutant {meta['mutant_id']!r}, not on the real code")
+    example = ((meta.get("verdict") or {}).get("data") or {}).get("example")
+    if isinstance(example, dict) and isinstance(example.get("arguments"), dict):
+        return ExampleCandidate(artifact, target, project_root, example)
+    return ArtifactCandidate(artifact, target, project_root)
 
 
 def pending_artifacts(project: Project) -> list[Artifact]:
@@ -104,17 +184,21 @@ def promote_artifacts(
     *,
     write: bool = False,
     replays: int | None = None,
+    include_harness: bool = False,
+    xfail: bool = False,
 ) -> PromoteSummary:
     """Run the promoter over fuzz ``artifacts`` (default: :func:`pending_artifacts`).
 
     Emit-only unless ``write``: tests go to the staging folder, and only ``write``
     puts them into the regressions folder and records their buckets.  ``replays``
-    overrides every target's ``replays`` setting for the flake guard.
+    overrides every target's ``replays`` setting for the flake guard.  Findings
+    raised in the harness file are skipped unless ``include_harness``; ``xfail``
+    emits bugs raised outside the project as strict ``xfail`` tests.
     """
     if replays is not None and (isinstance(replays, bool) or not isinstance(replays, int) or replays < 1):
         raise ConfigError(f"--replays must be a whole number of at least 1, not {replays!r}")
     chosen = [_load(a) for a in artifacts] if artifacts is not None else pending_artifacts(project)
-    promoter = Promoter(project, write=write, replays=replays)
+    promoter = Promoter(project, write=write, replays=replays, include_harness=include_harness, xfail=xfail)
     if not chosen:
         return promoter.summary
     python = [a for a in chosen if a.metadata.get("backend") != "native"]

@@ -27,9 +27,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from assay.promote.emit import relative_posix, render_hypothesis_test, render_stateful_test
+from assay.bugs import identify
+from assay.promote.emit import name_label, relative_posix, render_hypothesis_test, render_stateful_test
 from assay.promote.literals import NotReplayable, evaluate, to_source
-from assay.promote.replay import parse_program, replay_hypothesis, replay_state_machine, user_verdict
+from assay.promote.replay import parse_program, replay_state_machine, user_verdict
 from assay.promote.rubric import Candidate
 from assay.verdict import Verdict
 
@@ -154,6 +155,16 @@ def locate(obj: Any, nodeid: str, project_root: Path) -> Location:
     return Location(module, relative_posix(Path(mfile).resolve(), project_root), obj.__qualname__, nodeid)
 
 
+def _describe(cand: Candidate, verdict: Verdict, project_root: Path) -> None:
+    """Bug id, test-name label and headline of a failure whose project frames lie under ``project_root``."""
+    from assay.explain import headline
+
+    ident = identify(verdict, (str(project_root),))
+    cand.bug = ident.id
+    cand.label = name_label(ident.exception, verdict.oracle, verdict.key)
+    cand.summary = headline({"verdict": verdict.to_json(), "oracle": verdict.oracle, "sources": [str(project_root)]}, ident)
+
+
 class HypothesisCandidate(Candidate):
     """A failing ``@given`` test's shrunk call, replayed through its inner test."""
 
@@ -169,17 +180,25 @@ class HypothesisCandidate(Candidate):
         self.signature = call.verdict.signature
         self.origin = where.nodeid
         self.problem = call.problem
+        _describe(self, call.verdict, project_root)
 
     def replay(self) -> Verdict | None:
+        """Exactly as the emitted test: :func:`assay.replay_test` with an ``@example`` of the arguments."""
+        from hypothesis import example
+
+        from assay.regression import replay_test
+
         arguments = {name: evaluate(src) for name, src in self.call.arguments.items()}
-        return replay_hypothesis(self.root, self.where.module, self.where.file, self.where.qualname, arguments)
+        failure = replay_test(f"{self.where.file}::{self.where.qualname}", example(**arguments),
+                              module=self.where.module, project=self.root)
+        return None if failure is None else failure.verdict
 
     def render(self, test_path: Path, project_root: Path) -> dict[Path, bytes]:
         assert self.signature is not None
         return render_hypothesis_test(
             test_path, project_root, origin=self.origin, target=self.target, oracle=self.oracle,
             signature=self.signature, seed=self.seed, module=self.where.module, file=self.where.file,
-            qualname=self.where.qualname, arguments=self.call.arguments,
+            qualname=self.where.qualname, arguments=self.call.arguments, bug=self.bug, summary=self.summary,
         )
 
     def log_fields(self) -> dict[str, Any]:
@@ -265,6 +284,7 @@ class StatefulCandidate(Candidate):
         self.signature = verdict.signature
         self.origin = where.nodeid
         self.problem = None
+        _describe(self, verdict, project_root)
         if program is None:
             self.problem = "Hypothesis attached no step sequence to the failure"
         else:
@@ -281,7 +301,7 @@ class StatefulCandidate(Candidate):
         return render_stateful_test(
             test_path, project_root, origin=self.origin, target=self.target, oracle=self.oracle,
             signature=self.signature, seed=self.seed, module=self.where.module, file=self.where.file,
-            machine=self.where.qualname, steps=self.program,
+            machine=self.where.qualname, steps=self.program, bug=self.bug, summary=self.summary,
         )
 
     def log_fields(self) -> dict[str, Any]:

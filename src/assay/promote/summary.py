@@ -11,6 +11,8 @@ from pathlib import Path
 PROMOTED = "promoted"
 KNOWN = "known"
 QUARANTINED = "quarantined"
+#: A finding raised in the harness file itself: not promoted unless asked (--include-harness).
+HARNESS = "harness"
 
 
 @dataclass
@@ -33,6 +35,9 @@ class Outcome:
     replays: int = 0
     survived: int = 0
     reason: str = ""
+    bug: str | None = None
+    harness: bool = False
+    xfail: bool = False
 
 
 @dataclass
@@ -60,6 +65,10 @@ class PromoteSummary:
         return self._with(QUARANTINED)
 
     @property
+    def harness(self) -> list[Outcome]:
+        return self._with(HARNESS)
+
+    @property
     def new_bugs(self) -> int:
         """How many failures became (staged or written) regression tests."""
         return len(self.promoted)
@@ -80,32 +89,48 @@ def _rel(path: Path | None, root: Path) -> str:
 
 
 def format_summary(summary: PromoteSummary) -> str:
-    """A few lines: counts, then one line per failure (where it went, or why not)."""
+    """A few lines: counts, then per bug one line per failure (where it went, or why not)."""
     staged = [o for o in summary.promoted if not o.written]
     head = f"assay promote: {len(summary.promoted)} promoted"
     if staged:
         head += f" ({len(staged)} staged for review)"
     head += f", {len(summary.known)} already known, {len(summary.quarantined)} quarantined"
+    if summary.harness:
+        head += f", {len(summary.harness)} harness finding(s) not staged"
     lines = [head]
+    groups: dict[str, list[Outcome]] = {}
     for o in summary.outcomes:
-        sig = o.signature or f"{o.oracle}:?"
-        if o.status == PROMOTED:
-            label = "promoted" if o.written else "staged"
-            lines.append(f"  {label:<12} {sig}")
-            lines.append(f"  {'':<12} from {o.origin}")
-            lines.append(f"  {'':<12} -> {_rel(o.path, summary.root)}")
-        elif o.status == KNOWN:
-            where = _rel(o.path, summary.root) if o.path else "earlier in this run"
-            missing = " (file missing)" if o.path is not None and not (summary.root / o.path).exists() else ""
-            lines.append(f"  {'known':<12} {sig} -> {where}{missing}")
-        else:
-            lines.append(f"  {'quarantined':<12} {sig}")
-            lines.append(f"  {'':<12} from {o.origin}")
-            lines.append(f"  {'':<12} survived {o.survived} of {o.replays} replays: {o.reason}")
+        groups.setdefault(o.bug or f"signature {o.signature or o.origin}", []).append(o)
+    for key, members in groups.items():
+        indent = "  "
+        if members[0].bug and (len(groups) > 1 or len(members) > 1):
+            count = f": {len(members)} signatures" if len(members) > 1 else ""
+            lines.append(f"  bug {key}{' (harness)' if members[0].harness else ''}{count}")
+            indent = "    "
+        for o in members:
+            lines.extend(indent + line for line in _outcome_lines(o, summary.root))
     if summary.quarantined:
         log = _rel(summary.quarantined[0].path, summary.root)
         lines.append(f"quarantined failures are never written as tests; see {log}")
+    if summary.harness:
+        lines.append("harness findings are mistakes of the fuzz target itself; fix the target, or promote them "
+                     "with --include-harness")
     if staged:
         dest = _rel(summary.regressions, summary.root) if summary.regressions else "the regressions folder"
         lines.append(f"review the staged tests, then promote again with --write to add them to {dest}")
     return "\n".join(lines)
+
+
+def _outcome_lines(o: Outcome, root: Path) -> list[str]:
+    sig = o.signature or f"{o.oracle}:?"
+    if o.status == PROMOTED:
+        label = ("promoted" if o.written else "staged") + (" xfail" if o.xfail else "")
+        return [f"{label:<12} {sig}", f"{'':<12} from {o.origin}", f"{'':<12} -> {_rel(o.path, root)}"]
+    if o.status == KNOWN:
+        where = _rel(o.path, root) if o.path else "earlier in this run"
+        missing = " (file missing)" if o.path is not None and not (root / o.path).exists() else ""
+        return [f"{'known':<12} {sig} -> {where}{missing}"]
+    if o.status == HARNESS:
+        return [f"{'harness':<12} {sig}", f"{'':<12} from {o.origin}", f"{'':<12} not staged: {o.reason}"]
+    return [f"{'quarantined':<12} {sig}", f"{'':<12} from {o.origin}",
+            f"{'':<12} survived {o.survived} of {o.replays} replays: {o.reason}"]

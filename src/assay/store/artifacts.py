@@ -1,11 +1,16 @@
-"""Findings on disk: ``<root>/<target>/<sha256>/input | metadata.json | diagnostic.log``.
+"""Findings on disk: ``<root>/<target>/<sha256>/input | metadata.json | diagnostic.log | seen.json``.
 
 The directory is named by the SHA-256 of the (minimized) input and published with
-one rename, so a killed run leaves no half-written artifact.
+one rename, so a killed run leaves no half-written artifact.  ``metadata.json`` is
+written once, by the run that first hit the finding (``first_seen``, and the
+``first_seen_seconds`` and ``first_seen_case`` of that run); ``seen.json`` is
+rewritten atomically at the end of every run that hits it again (``last_seen``,
+``runs``, ``occurrences`` summed over runs).
 """
 
 from __future__ import annotations
 
+import datetime as _dt
 import json
 import os
 import platform
@@ -17,12 +22,14 @@ from typing import Any, Iterator
 
 from assay._version import __version__
 from assay.errors import ArtifactError
-from assay.store.atomic import TMP_PREFIX, publish_dir
+from assay.store.atomic import TMP_PREFIX, publish_dir, write_json
 from assay.store.corpus import digest
 from assay.verdict import Verdict
 
 #: Version of the ``metadata.json`` layout; bump on incompatible changes.
 SCHEMA_VERSION = 1
+#: Name of the sidecar that says when a finding was last seen (see the module docstring).
+SEEN_FILE = "seen.json"
 #: Most bytes of captured worker output kept in ``diagnostic.log``.
 MAX_DIAGNOSTIC = 256 * 1024
 
@@ -156,6 +163,27 @@ def load_artifact(path: str | os.PathLike[str]) -> Artifact:
     if digest(data) != meta["input_sha256"]:
         raise ArtifactError(f"{p / 'input'} does not match input_sha256 in its metadata; the artifact was modified")
     return Artifact(p, data, meta)
+
+
+def read_seen(path: str | os.PathLike[str]) -> dict[str, Any]:
+    """The ``seen.json`` of the artifact in ``path``; ``{}`` when absent or unreadable."""
+    try:
+        data = json.loads((Path(path) / SEEN_FILE).read_text("utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def record_seen(path: str | os.PathLike[str], occurrences: int) -> None:
+    """Note one more run that hit the artifact in ``path`` ``occurrences`` times (atomic rewrite)."""
+    seen = read_seen(path)
+    runs = seen.get("runs") if isinstance(seen.get("runs"), int) else 0
+    total = seen.get("occurrences") if isinstance(seen.get("occurrences"), int) else 0
+    write_json(Path(path) / SEEN_FILE, {
+        "last_seen": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "runs": runs + 1,
+        "occurrences": total + occurrences,
+    })
 
 
 def iter_artifacts(root: str | os.PathLike[str], target: str | None = None) -> Iterator[Artifact]:

@@ -2,9 +2,12 @@
 # target: golden_crash
 # oracle: crash
 # signature: crash:signal:SIGABRT@golden_targets:golden_crash
+# bug: 29cfa370aa
 # master seed: 1234
-"""Regression test for target 'golden_crash': replays the minimized fuzz input
-through the project's real target and oracle,
+"""[crash] signal:SIGABRT: worker killed by SIGABRT
+
+Replays the minimized fuzz input through target 'golden_crash': its real code and
+oracles,
 in a child process since this failure kills or hangs its process.
 
 It fails while the bug is present and passes once it is fixed.
@@ -12,10 +15,7 @@ It fails while the bug is present and passes once it is fixed.
 
 from pathlib import Path
 
-from assay.config import load_project
-from assay.discovery import load_targets
-from assay.engine.isolate import run_isolated
-from assay.promote.replay import failure_message
+import assay
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 TARGET = 'golden_crash'
@@ -23,7 +23,6 @@ SIGNATURE = 'crash:signal:SIGABRT@golden_targets:golden_crash'
 INPUT = b"\x00CRASH\n"
 
 
-def test_regression_golden_crash_crash_29cfa370aa77() -> None:
-    target = load_targets(load_project(PROJECT_ROOT)).get(TARGET)
-    verdict = run_isolated(target, INPUT).verdict
-    assert verdict is None, failure_message(verdict, SIGNATURE)
+def test_golden_crash_signal_SIGABRT_29cfa370aa() -> None:
+    failure = assay.replay(TARGET, INPUT, project=PROJECT_ROOT, isolated=True)
+    assert failure is None, failure.report(SIGNATURE)

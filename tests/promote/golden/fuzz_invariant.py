@@ -2,19 +2,19 @@
 # target: golden_invariant
 # oracle: invariant
 # signature: invariant:round-trip
+# bug: 0936f8f649
 # master seed: 1234
-"""Regression test for target 'golden_invariant': replays the minimized fuzz input
-through the project's real target and oracle.
+"""[invariant] round-trip: decode/encode changed the input
+
+Replays the minimized fuzz input through target 'golden_invariant': its real code and
+oracles.
 
 It fails while the bug is present and passes once it is fixed.
 """
 
 from pathlib import Path
 
-from assay.config import load_project
-from assay.discovery import load_targets
-from assay.engine.execute import run_input
-from assay.promote.replay import failure_message
+import assay
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 TARGET = 'golden_invariant'
@@ -26,7 +26,6 @@ INPUT = (
 )
 
 
-def test_regression_golden_invariant_invariant_0936f8f649c1() -> None:
-    target = load_targets(load_project(PROJECT_ROOT)).get(TARGET)
-    verdict = run_input(target, INPUT, timeout=target.timeout)
-    assert verdict is None, failure_message(verdict, SIGNATURE)
+def test_golden_invariant_round_trip_0936f8f649() -> None:
+    failure = assay.replay(TARGET, INPUT, project=PROJECT_ROOT)
+    assert failure is None, failure.report(SIGNATURE)

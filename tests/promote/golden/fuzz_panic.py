@@ -2,19 +2,19 @@
 # target: golden_panic
 # oracle: panic
 # signature: panic:builtins.ZeroDivisionError@golden_targets:divide<golden_targets:golden_panic
+# bug: 0d937cf73c
 # master seed: 1234
-"""Regression test for target 'golden_panic': replays the minimized fuzz input
-through the project's real target and oracle.
+"""[panic] ZeroDivisionError: integer division or modulo by zero
+
+Replays the minimized fuzz input through target 'golden_panic': its real code and
+oracles.
 
 It fails while the bug is present and passes once it is fixed.
 """
 
 from pathlib import Path
 
-from assay.config import load_project
-from assay.discovery import load_targets
-from assay.engine.execute import run_input
-from assay.promote.replay import failure_message
+import assay
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 TARGET = 'golden_panic'
@@ -22,7 +22,6 @@ SIGNATURE = 'panic:builtins.ZeroDivisionError@golden_targets:divide<golden_targe
 INPUT = b"<a"
 
 
-def test_regression_golden_panic_panic_dd463fb6de3c() -> None:
-    target = load_targets(load_project(PROJECT_ROOT)).get(TARGET)
-    verdict = run_input(target, INPUT, timeout=target.timeout)
-    assert verdict is None, failure_message(verdict, SIGNATURE)
+def test_golden_panic_ZeroDivisionError_0d937cf73c() -> None:
+    failure = assay.replay(TARGET, INPUT, project=PROJECT_ROOT)
+    assert failure is None, failure.report(SIGNATURE)

@@ -2,9 +2,12 @@
 # target: golden_wedge
 # oracle: wedge
 # signature: wedge:timeout@golden_targets:golden_wedge
+# bug: c78143eaad
 # master seed: 1234
-"""Regression test for target 'golden_wedge': replays the minimized fuzz input
-through the project's real target and oracle,
+"""[wedge] input ran longer than 0.3s
+
+Replays the minimized fuzz input through target 'golden_wedge': its real code and
+oracles,
 in a child process since this failure kills or hangs its process.
 
 It fails while the bug is present and passes once it is fixed.
@@ -12,10 +15,7 @@ It fails while the bug is present and passes once it is fixed.
 
 from pathlib import Path
 
-from assay.config import load_project
-from assay.discovery import load_targets
-from assay.engine.isolate import run_isolated
-from assay.promote.replay import failure_message
+import assay
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 TARGET = 'golden_wedge'
@@ -23,7 +23,6 @@ SIGNATURE = 'wedge:timeout@golden_targets:golden_wedge'
 INPUT = b"\xff\xfe"
 
 
-def test_regression_golden_wedge_wedge_c78143eaad28() -> None:
-    target = load_targets(load_project(PROJECT_ROOT)).get(TARGET)
-    verdict = run_isolated(target, INPUT).verdict
-    assert verdict is None, failure_message(verdict, SIGNATURE)
+def test_golden_wedge_wedge_c78143eaad() -> None:
+    failure = assay.replay(TARGET, INPUT, project=PROJECT_ROOT, isolated=True)
+    assert failure is None, failure.report(SIGNATURE)

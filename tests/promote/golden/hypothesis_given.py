@@ -2,28 +2,29 @@
 # target: test_mean
 # oracle: panic
 # signature: panic:builtins.ZeroDivisionError@golden_props:mean<golden_props:test_mean
+# bug: f060648d88
 # master seed: none (found by Hypothesis, which shrank the example itself)
-"""Regression test for the Hypothesis test 'test_mean': calls its inner test
-function (``test.hypothesis.inner_test``) with the example Hypothesis shrank to.
+"""[panic] ZeroDivisionError: integer division or modulo by zero
+
+Runs the test 'test_mean' on the example Hypothesis shrank to, as one explicit
+@example: nothing is generated.
 
 It fails while the bug is present and passes once it is fixed.
 """
 
 from pathlib import Path
 
-from assay.promote.replay import failure_message, replay_hypothesis
+from hypothesis import example
+
+import assay
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
+TEST = 'golden_props.py::test_mean'
 MODULE = 'golden_props'
-FILE = 'golden_props.py'
-TEST = 'test_mean'
 SIGNATURE = 'panic:builtins.ZeroDivisionError@golden_props:mean<golden_props:test_mean'
-ARGUMENTS = {
-    'xs': [],
-    'label': '',
-}
+EXAMPLE = example(xs=[], label='')
 
 
-def test_regression_test_mean_panic_bd0e725280fd() -> None:
-    verdict = replay_hypothesis(PROJECT_ROOT, MODULE, FILE, TEST, ARGUMENTS)
-    assert verdict is None, failure_message(verdict, SIGNATURE)
+def test_mean_ZeroDivisionError_f060648d88() -> None:
+    failure = assay.replay_test(TEST, EXAMPLE, module=MODULE, project=PROJECT_ROOT)
+    assert failure is None, failure.report(SIGNATURE)

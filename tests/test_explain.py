@@ -1,0 +1,53 @@
+"""The per-finding explanation: one fact a line, a command that can be pasted."""
+
+import os
+import shlex
+from pathlib import Path
+
+from assay.explain import finding_lines, input_preview, one_line, reproduce_command, short_type
+from assay.verdict import classify
+
+
+def test_input_preview_is_truncated_and_says_the_length():
+    assert input_preview(b"<a") == "b'<a' (2 bytes)"
+    long = input_preview(bytes(range(200)))
+    assert long.endswith("... (200 bytes)") and len(long) < 300
+    assert input_preview(b"x") == "b'x' (1 byte)"
+
+
+def test_message_is_one_line_and_types_are_short():
+    assert one_line("\n  first line\nsecond") == "first line"
+    assert len(one_line("x" * 500)) == 120
+    assert short_type("builtins.KeyError") == "KeyError"
+    assert short_type("json.decoder.JSONDecodeError") == "json.decoder.JSONDecodeError"
+
+
+def test_reproduce_command_quotes_and_names_the_project_only_when_needed(tmp_path, monkeypatch):
+    art = tmp_path / "proj dir" / ".assay" / "artifacts" / "t" / "abc"
+    art.mkdir(parents=True)
+    monkeypatch.chdir(tmp_path / "proj dir")
+    assert reproduce_command(art, tmp_path / "proj dir") == "assay replay .assay/artifacts/t/abc"
+    monkeypatch.chdir(tmp_path)
+    words = shlex.split(reproduce_command(art, tmp_path / "proj dir"))
+    assert words == ["assay", "replay", "proj dir/.assay/artifacts/t/abc", "--project", "proj dir"]
+    (tmp_path / "elsewhere").mkdir()
+    monkeypatch.chdir(tmp_path / "elsewhere")
+    assert shlex.split(reproduce_command(art, tmp_path / "proj dir"))[2] == str(art)
+
+
+def test_finding_lines_of_a_stdlib_failure(tmp_path):
+    import json
+
+    try:
+        json.loads(b"{")
+    except ValueError as exc:
+        verdict = classify(exc, ())
+    meta = {"verdict": verdict.to_json(), "oracle": verdict.oracle, "signature": verdict.signature,
+            "exception": verdict.exception.to_json(), "sources": [os.path.dirname(json.__file__)],
+            "first_seen_case": 7, "first_seen_seconds": 0.5}
+    lines = finding_lines(meta, b"{", tmp_path / "a", occurrences=3, signatures=2)
+    assert lines[0] == "[panic] json.decoder.JSONDecodeError: Expecting property name enclosed in double quotes: line 1 column 2 (char 1)"
+    assert lines[1].startswith("raised at ") and "json/decoder.py:" in lines[1]
+    assert lines[2] == "input: b'{' (1 byte)"
+    assert lines[3] == "seen 3x under 2 signatures; first hit at case 7, 0.50s into the run"
+    assert lines[4].startswith("reproduce: assay replay ") and Path(shlex.split(lines[4])[3]).name == "a"
