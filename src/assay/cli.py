@@ -67,12 +67,17 @@ def build_parser() -> argparse.ArgumentParser:
     fuzz = sub.add_parser("fuzz", help="run a fuzz campaign over registered targets")
     add_project_arg(fuzz)
     add_fuzz_args(fuzz)
+    from assay.harness.cli_args import add_harness_args
+
+    add_harness_args(fuzz)
+    parser.fuzz_parser = fuzz  # type: ignore[attr-defined]  # main() rewrites libFuzzer flags with it
     fuzz.add_argument("--promote", action="store_true", help="after the run, promote new findings into regression tests")
     fuzz.set_defaults(func=cmd_fuzz)
 
     targets = sub.add_parser("targets", help="list registered targets and their settings")
     add_project_arg(targets)
     targets.add_argument("--json", action="store_true", help="machine-readable output")
+    targets.add_argument("paths", nargs="*", metavar="PATH", help="harness files to list instead of [tool.assay] targets")
     targets.set_defaults(func=cmd_targets)
 
     replay = sub.add_parser("replay", help="rerun one input (a file or an artifact folder) and print the verdict")
@@ -100,14 +105,25 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
     from assay.engine.campaign import CampaignOptions, run_campaign
     from assay.report import build_report, progress_line, summary, write_report
 
-    project = load_project(args.project)
+    from assay.harness.cli_args import harness_selection
+
+    specs, folders, start = harness_selection(args)
+    project = load_project(args.project, start=start)
     natives: list = []
     python_names: list[str] | None = args.fuzz_target
-    if args.fuzz_backend != "python":
+    if args.fuzz_backend != "python" and not specs:
         from assay.native.cli import split_selection
 
         natives, python_names = split_selection(project, args.fuzz_target, args.fuzz_backend)
-    chosen = select(load_targets(project), python_names) if python_names is not None else []
+    if specs:
+        from assay.harness.paths import load_path_targets
+
+        chosen = select(load_path_targets(project, specs), python_names or [])
+    else:
+        chosen = select(load_targets(project), python_names) if python_names is not None else []
+    from assay.harness.cli_args import apply_harness_args
+
+    chosen, extra_tokens = apply_harness_args(chosen, args, folders)
     skipped: dict[str, str] = {}
     if args.shard:
         from assay.shards import in_shard, resolve_shard
@@ -142,7 +158,7 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
         seed=args.fuzz_seed,
         replay_only=args.fuzz_replay_only,
         shrink_cases=args.shrink_cases,
-        dictionary=project.dictionary,
+        dictionary=project.dictionary + extra_tokens,
         project_root=str(project.root),
         jobs=args.jobs,
     )
@@ -185,6 +201,9 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
         result.targets.extend(native_outcomes)
         result.elapsed = time.monotonic() - result.started
     print(summary(result))
+    from assay.harness.cli_args import after_run
+
+    after_run(result, chosen, folders, options.corpus_root)
     if native_outcomes:
         from assay.native.cli import native_summary
 
@@ -232,8 +251,13 @@ def cmd_targets(args: argparse.Namespace) -> int:
     from assay.native.discovery import has_python_targets
 
     project = load_project(args.project)
-    natives = listing(project)  # native targets ([tool.assay.native.<name>] and assay.native_target)
-    registry = load_targets(project) if has_python_targets(project) or not natives else None
+    if args.paths:
+        from assay.harness.paths import load_path_targets, split_positionals
+
+        natives, registry = [], load_path_targets(project, split_positionals(args.paths)[0])
+    else:
+        natives = listing(project)  # native targets ([tool.assay.native.<name>] and assay.native_target)
+        registry = load_targets(project) if has_python_targets(project) or not natives else None
     settings = [t.settings() for t in registry.all()] if registry is not None else []
     if args.json:
         print(json.dumps([{**s, "backend": "python"} for s in settings] + natives, indent=2))
@@ -244,6 +268,8 @@ def cmd_targets(args: argparse.Namespace) -> int:
             value = s[key]
             if isinstance(value, list):
                 value = ", ".join(value) or "-"
+            if key == "sources" and s.get("sources_from") != "sources=":  # the default, said as such
+                value = f"its file + {value} (from imports)" if s["sources"] else "its file only (it imports no package)"
             print(f"    {key:<11} {value if value is not None else '-'}")
     for s in natives:
         print(f"{s['name']}  (native)")
@@ -334,6 +360,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     interrupts.install()  # SIGTERM stops as gracefully as Ctrl-C
     notices.set_sink(lambda message: print(f"assay: {message}", file=sys.stderr))
     parser = build_parser()
+    if command == "fuzz":
+        from assay.harness.cli_args import rewrite_libfuzzer_flags
+
+        try:
+            raw = rewrite_libfuzzer_flags(raw, parser.fuzz_parser)  # type: ignore[attr-defined]
+        except AssayError as exc:
+            print(f"assay: error: {exc}", file=sys.stderr)
+            return 2
     args = parser.parse_args(raw)
     try:
         return int(args.func(args) or 0)
