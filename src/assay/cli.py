@@ -347,7 +347,12 @@ def _replay_native(project, name: str, path: Path) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     from assay import interrupts, notices
+    from assay.platform_check import problem
 
+    unsupported = problem()
+    if unsupported:
+        print(f"assay: error: {unsupported}", file=sys.stderr)
+        return 2
     raw = list(sys.argv[1:] if argv is None else argv)
     command = next((a for a in raw if not a.startswith("-")), None)
     if command in REPRODUCIBLE_COMMANDS and "PYTHONHASHSEED" not in os.environ:

@@ -54,7 +54,8 @@ def load_targets(project: Project) -> Registry:
         where = ", ".join(project.targets)
         raise TargetError(
             f"no fuzz target found in {where} (under {project.root}); decorate a function taking bytes "
-            "with @assay.target, or point [tool.assay] targets at the files that do"
+            "with @assay.target (an atheris TestOneInput(data) works too), or point [tool.assay] targets at "
+            "the files that do"
         )
     return registry
 
@@ -102,6 +103,7 @@ def harness_targets(module: ModuleType) -> list[Target]:
 
 
 def _import_entry(root: Path, entry: str) -> list[ModuleType]:
+    make_importable(root)
     path = (root / entry) if not Path(entry).is_absolute() else Path(entry)
     if path.is_dir():
         files = sorted(p for p in path.glob("*.py") if not p.name.startswith("_"))
