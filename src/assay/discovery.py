@@ -162,6 +162,10 @@ def import_file(path: Path, project_root: Path | None = None) -> ModuleType:
             spec.loader.exec_module(module)
         except FuzzCalled:
             pass  # a harness calling atheris.Fuzz() at module level: everything before it has run
+        except SystemExit as exc:
+            del sys.modules[name]
+            raise TargetError(f"target file {path} exited (sys.exit({exc.code!r})) while it was imported; put its "
+                              "start-up code under `if __name__ == \"__main__\":`") from None
         except Exception as exc:  # noqa: BLE001
             del sys.modules[name]
             raise TargetError(_import_failure(f"target file {path}", exc)) from None

@@ -89,6 +89,37 @@ def test_imported_packages_rules(tmp_path):
     assert imported_packages(module, tmp_path) == ("h11",)  # stdlib, assay and the module itself left out
 
 
+def test_project_packages_win_and_frameworks_are_left_out(tmp_path):
+    import types
+
+    import dask
+    import h11
+
+    from assay import notices
+
+    local = tmp_path / "mylib"
+    local.mkdir()
+    (local / "__init__.py").write_text("")
+    mylib = types.ModuleType("mylib")
+    mylib.__file__ = str(local / "__init__.py")
+    module = types.ModuleType("fuzz_mine")
+    module.__file__ = str(tmp_path / "fuzz" / "fuzz_mine.py")
+    module.__dict__.update(h11=h11, dask=dask)
+    saved = sys.modules.get("mylib")
+    sys.modules["mylib"] = mylib
+    try:
+        before = len(notices.messages)
+        assert imported_packages(module, tmp_path) == ("h11",)  # dask: a framework, left out with a notice
+        assert any("dask (over 150 Python files)" in m for m in notices.messages[before:])
+        module.mylib = mylib
+        assert imported_packages(module, tmp_path) == ("mylib",)  # the project's own package: only it
+    finally:
+        if saved is None:
+            del sys.modules["mylib"]
+        else:
+            sys.modules["mylib"] = saved
+
+
 def test_platform_check():
     assert problem("linux", "cpython", (3, 12)) is None and problem("darwin", "cpython", (3, 13)) is None
     assert "WSL" in problem("win32", "cpython", (3, 12))

@@ -1,11 +1,11 @@
 """``assay fuzz PATH[::NAME]... [CORPUS_DIR]...``: targets named on the command line.
 
-A file given on the command line is imported as :mod:`assay.discovery` imports
+A file (or a folder of ``*.py`` files) given on the command line is imported as :mod:`assay.discovery` imports
 target files; its targets are its ``@assay.target`` functions, else its atheris
 entry point (``atheris.Setup`` callback or ``TestOneInput``), else its Hypothesis
 ``@given`` tests.  ``file.py::name`` picks one function: a target, a ``@given``
 test, or any function taking ``bytes``.  Names default to ``file:function``, so
-two harnesses' ``TestOneInput`` never clash.  Folders on the command line are
+two harnesses' ``TestOneInput`` never clash.  Other folders on the command line are
 libFuzzer corpus folders: their files are seeds, and the first one receives the
 run's corpus, named by SHA-1 as libFuzzer names them.
 """
@@ -28,7 +28,9 @@ def split_positionals(words: list[str]) -> tuple[list[str], list[Path]]:
     specs, folders = [], []
     for word in words:
         path = Path(word.partition("::")[0])
-        if path.is_dir() and "::" not in word:
+        if path.is_dir() and "::" not in word and any(path.glob("*.py")):
+            specs.append(word)  # a folder of harness files, never a corpus to write into
+        elif path.is_dir() and "::" not in word:
             folders.append(path.resolve())
         elif path.suffix == ".py":
             if not path.is_file():
@@ -47,9 +49,11 @@ def load_path_targets(project: Project, specs: list[str]) -> Registry:
     for spec in specs:
         text, _, name = spec.partition("::")
         path = Path(text).resolve()
-        module = import_file(path, project.root)
-        for tgt in _pick(module, name, path) if name else _all(module, path):
-            registry.add(tgt)
+        files = sorted(p for p in path.glob("*.py") if not p.name.startswith("_")) if path.is_dir() else [path]
+        for file in files:
+            module = import_file(file, project.root)
+            for tgt in _pick(module, name, file) if name else _all(module, file):
+                registry.add(tgt)
     return registry
 
 
