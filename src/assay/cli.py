@@ -105,10 +105,10 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
     from assay.engine.campaign import CampaignOptions, run_campaign
     from assay.report import build_report, progress_line, summary, write_report
 
-    from assay.harness.cli_args import harness_selection
+    from assay.harness.cli_args import after_run, apply_harness_args, harness_selection
 
-    specs, folders, start = harness_selection(args)
-    project = load_project(args.project, start=start)
+    specs, folders = harness_selection(args)  # harness files and corpus folders on the command line
+    project = load_project(args.project)
     natives: list = []
     python_names: list[str] | None = args.fuzz_target
     if args.fuzz_backend != "python" and not specs:
@@ -121,8 +121,6 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
         chosen = select(load_path_targets(project, specs), python_names or [])
     else:
         chosen = select(load_targets(project), python_names) if python_names is not None else []
-    from assay.harness.cli_args import apply_harness_args
-
     chosen, extra_tokens = apply_harness_args(chosen, args, folders)
     skipped: dict[str, str] = {}
     if args.shard:
@@ -201,8 +199,6 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
         result.targets.extend(native_outcomes)
         result.elapsed = time.monotonic() - result.started
     print(summary(result))
-    from assay.harness.cli_args import after_run
-
     after_run(result, chosen, folders, options.corpus_root)
     if native_outcomes:
         from assay.native.cli import native_summary

@@ -67,13 +67,12 @@ def find_root(start: str | os.PathLike[str]) -> Path:
     return nearest or start
 
 
-def load_project(root: str | os.PathLike[str] | None = None, *, start: str | os.PathLike[str] | None = None) -> Project:
+def load_project(root: str | os.PathLike[str] | None = None) -> Project:
     """Read ``[tool.assay]`` from ``root/pyproject.toml`` (all defaults if absent).
 
-    Without ``root``, the project is found from ``start`` (default: the current
-    folder) upwards, see :func:`find_root`.
+    Without ``root``, the project is found from the current folder upwards, see :func:`find_root`.
     """
-    base = Path(root).resolve() if root else find_root(start or os.getcwd())
+    base = Path(root).resolve() if root else find_root(os.getcwd())
     if not base.is_dir():
         raise ConfigError(f"project directory {base} does not exist; pass an existing folder to --project")
     pyproject = base / "pyproject.toml"

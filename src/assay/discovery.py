@@ -36,9 +36,10 @@ def load_targets(project: Project) -> Registry:
     # A project declaring only [tool.assay.http] targets does not need the default fuzz/ folder.
     only_http = bool(project.raw.get("http")) and "targets" not in project.raw
     if not only_http and "targets" not in project.raw and not (project.root / "fuzz").exists():
-        where = (f"no fuzz/ folder in {project.root} and no [tool.assay] targets in its pyproject.toml"
-                 if (project.root / "pyproject.toml").is_file() else
-                 f"no pyproject.toml in {project.root} or any folder above it, and no fuzz/ folder here")
+        where = (f"no fuzz/ folder in {project.root}, where targets are looked for by default "
+                 "([tool.assay] targets = ['fuzz'])" if (project.root / "pyproject.toml").is_file() else
+                 f"no pyproject.toml in {project.root} or any folder above it, and no fuzz/ folder here "
+                 "(the default of [tool.assay] targets = ['fuzz'])")
         raise TargetError(f"{where}: run `assay init` in your project to create fuzz/ with an example target "
                           "(or pass --project DIR), or name a harness file: `assay fuzz path/to/harness.py`")
     for entry in [] if only_http else project.targets:

@@ -54,12 +54,12 @@ def rewrite_libfuzzer_flags(raw: list[str], fuzz_parser: argparse.ArgumentParser
     return raw[:at + 1] + translate(raw[at + 1:], takes_value, notices.notify)
 
 
-def harness_selection(args: argparse.Namespace) -> tuple[list[str], list[Path], Path | None]:
-    """(harness specs, corpus folders, the folder to look for the project from).
+def harness_selection(args: argparse.Namespace) -> tuple[list[str], list[Path]]:
+    """(harness specs, corpus folders) from the command line's positional words.
 
-    The project is found from the current folder even for a harness file elsewhere
-    (a library's own harness in site-packages, say): its corpus and findings belong
-    to the project the user is working in.
+    The project is still found from the current folder, even for a harness file
+    elsewhere (a library's own harness in site-packages, say): its corpus and
+    findings belong to the project the user is working in.
     """
     from assay.harness.paths import split_positionals
 
@@ -67,7 +67,10 @@ def harness_selection(args: argparse.Namespace) -> tuple[list[str], list[Path], 
     if specs and args.fuzz_backend != "python":
         raise ConfigError("harness files run on the python backend; drop --fuzz-backend "
                           "(native targets come from [tool.assay.native])")
-    return specs, folders, None
+    if specs and args.executor == "dask":
+        raise ConfigError("--executor dask runs the targets of [tool.assay] targets, which its workers import by "
+                          "name; list the harness file there, or run it with --executor local")
+    return specs, folders
 
 
 def apply_harness_args(chosen: list[Target], args: argparse.Namespace, folders: list[Path]) -> tuple[list[Target], list[bytes]]:
