@@ -4,7 +4,7 @@ The venv is genuinely fresh (``python -m venv --without-pip``, no system site
 packages); assay goes in from the wheel built here (offline: ``--no-build-isolation``
 with the dev extra's setuptools, and ``--no-deps`` since the core has no
 dependencies).  The third-party libraries the walk's harnesses exercise (hypothesis,
-jsonschema, h11 and what they import) are linked in from the test runner's
+jsonschema, h11, and tomli-w for the README's example) are linked in from the test runner's
 environment, one folder per imported top-level package, instead of being downloaded:
 a test must not depend on a package registry.  atheris is *not* linked in: the walk
 proves harnesses written for it run without it.
@@ -25,7 +25,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 HARNESSES = Path(__file__).resolve().parent / "harnesses"
 #: Libraries the walk's harnesses and tests import (with their own dependencies).
-LIBRARIES = ("hypothesis", "jsonschema", "h11")
+LIBRARIES = ("hypothesis", "jsonschema", "h11", "tomli_w")
 
 PARSER = '''\
 """A small INI reader: [sections], key = value lines and \\\\n escapes."""
@@ -125,6 +125,12 @@ def test_new_user_walk(tmp_path):
     where = _run([str(python), "-c", "import assay; print(assay.__file__)"], tmp_path, env).stdout
     assert where.startswith(str(venv)), where
     assert _run([str(python), "-c", "import atheris"], tmp_path, env).returncode == 1
+
+    # The README's first command, with only the examples' own extras (h11, tomli-w) beside assay.
+    r = assay("fuzz", "--project", str(ROOT / "examples"), "--fuzz-target", "email_address_header", "--fuzz-cases",
+              "200", "--fuzz-seed", "2", "--fuzz-corpus", str(tmp_path / "ex-corpus"), "--fuzz-artifacts",
+              str(tmp_path / "ex-artifacts"), cwd=tmp_path)
+    assert r.returncode in (0, 1) and "email_address_header: " in r.stdout, r.stdout + r.stderr
 
     # A fresh package, not installed: nothing configured yet says what to do.
     project = tmp_path / "tinyini-project"
