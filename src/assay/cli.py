@@ -71,12 +71,17 @@ def build_parser() -> argparse.ArgumentParser:
     fuzz = sub.add_parser("fuzz", help="run a fuzz campaign over registered targets")
     add_project_arg(fuzz)
     add_fuzz_args(fuzz)
+    from assay.harness.cli_args import add_harness_args
+
+    add_harness_args(fuzz)
+    parser.fuzz_parser = fuzz  # type: ignore[attr-defined]  # main() rewrites libFuzzer flags with it
     fuzz.add_argument("--promote", action="store_true", help="after the run, promote new findings into regression tests")
     fuzz.set_defaults(func=cmd_fuzz)
 
     targets = sub.add_parser("targets", help="list registered targets and their settings")
     add_project_arg(targets)
     targets.add_argument("--json", action="store_true", help="machine-readable output")
+    targets.add_argument("paths", nargs="*", metavar="PATH", help="harness files to list instead of [tool.assay] targets")
     targets.set_defaults(func=cmd_targets)
 
     replay = sub.add_parser("replay", help="rerun one finding (an artifact folder) or input file and print the verdict",
@@ -106,14 +111,23 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
     from assay.engine.campaign import CampaignOptions, run_campaign
     from assay.report import build_report, summary, write_report
 
+    from assay.harness.cli_args import after_run, apply_harness_args, harness_selection
+
+    specs, folders = harness_selection(args)  # harness files and corpus folders on the command line
     project = load_project(args.project)
     natives: list = []
     python_names: list[str] | None = args.fuzz_target
-    if args.fuzz_backend != "python":
+    if args.fuzz_backend != "python" and not specs:
         from assay.native.cli import split_selection
 
         natives, python_names = split_selection(project, args.fuzz_target, args.fuzz_backend)
-    chosen = select(load_targets(project), python_names) if python_names is not None else []
+    if specs:
+        from assay.harness.paths import load_path_targets
+
+        chosen = select(load_path_targets(project, specs), python_names or [])
+    else:
+        chosen = select(load_targets(project), python_names) if python_names is not None else []
+    chosen, extra_tokens = apply_harness_args(chosen, args, folders)
     skipped: dict[str, str] = {}
     if args.shard:
         from assay.shards import in_shard, resolve_shard
@@ -145,7 +159,7 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
         seed=args.fuzz_seed,
         replay_only=args.fuzz_replay_only,
         shrink_cases=args.shrink_cases,
-        dictionary=project.dictionary,
+        dictionary=project.dictionary + extra_tokens,
         project_root=str(project.root),
         jobs=args.jobs,
     )
@@ -188,6 +202,7 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
         result.targets.extend(native_outcomes)
         result.elapsed = time.monotonic() - result.started
     print(summary(result, project_root=str(project.root)))
+    after_run(result, chosen, folders, options.corpus_root)
     if native_outcomes:
         from assay.native.cli import native_summary
 
@@ -268,8 +283,13 @@ def cmd_targets(args: argparse.Namespace) -> int:
     from assay.native.discovery import has_python_targets
 
     project = load_project(args.project)
-    natives = listing(project)  # native targets ([tool.assay.native.<name>] and assay.native_target)
-    registry = load_targets(project) if has_python_targets(project) or not natives else None
+    if args.paths:
+        from assay.harness.paths import load_path_targets, split_positionals
+
+        natives, registry = [], load_path_targets(project, split_positionals(args.paths)[0])
+    else:
+        natives = listing(project)  # native targets ([tool.assay.native.<name>] and assay.native_target)
+        registry = load_targets(project) if has_python_targets(project) or not natives else None
     settings = [t.settings() for t in registry.all()] if registry is not None else []
     if args.json:
         print(json.dumps([{**s, "backend": "python"} for s in settings] + natives, indent=2))
@@ -280,6 +300,8 @@ def cmd_targets(args: argparse.Namespace) -> int:
             value = s[key]
             if isinstance(value, list):
                 value = ", ".join(value) or "-"
+            if key == "sources" and s.get("sources_from") != "sources=":  # the default, said as such
+                value = f"its file + {value} (from imports)" if s["sources"] else "its file only (it imports no package)"
             print(f"    {key:<11} {value if value is not None else '-'}")
     for s in natives:
         print(f"{s['name']}  (native)")
@@ -374,7 +396,12 @@ def _replay_native(project, name: str, path: Path) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     from assay import interrupts, notices
+    from assay.platform_check import problem
 
+    unsupported = problem()
+    if unsupported:
+        print(f"assay: error: {unsupported}", file=sys.stderr)
+        return 2
     raw = list(sys.argv[1:] if argv is None else argv)
     command = next((a for a in raw if not a.startswith("-")), None)
     if command in REPRODUCIBLE_COMMANDS and "PYTHONHASHSEED" not in os.environ:
@@ -387,6 +414,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     interrupts.install()  # SIGTERM stops as gracefully as Ctrl-C
     notices.set_sink(lambda message: print(f"assay: {message}", file=sys.stderr))
     parser = build_parser()
+    if command == "fuzz":
+        from assay.harness.cli_args import rewrite_libfuzzer_flags
+
+        try:
+            raw = rewrite_libfuzzer_flags(raw, parser.fuzz_parser)  # type: ignore[attr-defined]
+        except AssayError as exc:
+            print(f"assay: error: {exc}", file=sys.stderr)
+            return 2
     args = parser.parse_args(raw)
     try:
         return int(args.func(args) or 0)

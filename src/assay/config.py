@@ -42,9 +42,37 @@ class Project:
     native: dict[str, Any] = field(default_factory=dict)
 
 
+def find_root(start: str | os.PathLike[str]) -> Path:
+    """The project folder for a command run in ``start`` without ``--project``.
+
+    Like pytest's rootdir: ``start`` itself when it holds a ``pyproject.toml`` or a
+    ``fuzz/`` folder; else the nearest folder above with a ``pyproject.toml`` that has
+    ``[tool.assay]``, else the nearest with any ``pyproject.toml``, else ``start``.
+    """
+    start = Path(start).resolve()
+    if (start / "pyproject.toml").is_file() or (start / "fuzz").is_dir():
+        return start
+    nearest = None
+    for folder in start.parents:
+        pyproject = folder / "pyproject.toml"
+        if not pyproject.is_file():
+            continue
+        try:
+            text = pyproject.read_text("utf-8", errors="replace")
+        except OSError:
+            continue
+        if "[tool.assay]" in text or "[tool.assay." in text:
+            return folder
+        nearest = nearest or folder
+    return nearest or start
+
+
 def load_project(root: str | os.PathLike[str] | None = None) -> Project:
-    """Read ``[tool.assay]`` from ``root/pyproject.toml`` (all defaults if absent)."""
-    base = Path(root or os.getcwd()).resolve()
+    """Read ``[tool.assay]`` from ``root/pyproject.toml`` (all defaults if absent).
+
+    Without ``root``, the project is found from the current folder upwards, see :func:`find_root`.
+    """
+    base = Path(root).resolve() if root else find_root(os.getcwd())
     if not base.is_dir():
         raise ConfigError(f"project directory {base} does not exist; pass an existing folder to --project")
     pyproject = base / "pyproject.toml"

@@ -28,7 +28,8 @@ class Target:
     ``expected`` are exception classes that are a correct rejection of bad input;
     any other exception is a ``panic``.  ``sources`` names the files, directories or
     modules whose code gives coverage feedback (default: the file defining the
-    target).  ``strategy`` names a structured generation strategy (``"http1@1"``).
+    target plus ``implied_sources``, the packages its module imports, which
+    discovery fills in).  ``strategy`` names a structured generation strategy (``"http1@1"``).
     """
 
     name: str
@@ -46,13 +47,14 @@ class Target:
     defined_in: str = ""
     extra: dict[str, Any] = field(default_factory=dict)
     allow: tuple[str, ...] = ()
+    implied_sources: tuple[str, ...] = ()
 
     def __call__(self, data: bytes) -> Any:
         return self.fn(data)
 
     def source_paths(self, project_root: str | os.PathLike[str] | None = None) -> list[str]:
         """Absolute paths (files or directories) whose code is in feedback scope."""
-        entries = self.sources or ((self.defined_in,) if self.defined_in else ())
+        entries = self.sources or ((self.defined_in,) if self.defined_in else ()) + self.implied_sources
         return [resolve_source(entry, self, project_root) for entry in entries]
 
     def settings(self) -> dict[str, Any]:
@@ -60,7 +62,8 @@ class Target:
         return {
             "name": self.name,
             "expected": [qualified_name(e) for e in self.expected],
-            "sources": list(self.sources),
+            "sources": list(self.sources or self.implied_sources),
+            "sources_from": "sources=" if self.sources else "imports" if self.implied_sources else "harness file",
             "max_len": self.max_len,
             "seeds": len(self.seeds),
             "timeout": self.timeout,
@@ -218,8 +221,8 @@ def make_target(
     tname = name or getattr(func, "__name__", None)
     if not tname or not isinstance(tname, str):
         raise TargetError(f"cannot name target {func!r}; pass name=...")
-    if not all(c.isalnum() or c in "-_." for c in tname) or tname.startswith("."):
-        raise TargetError(f"target name {tname!r} may hold only letters, digits, '-', '_' and '.'")
+    if not all(c.isalnum() or c in "-_.:" for c in tname) or tname.startswith((".", ":")):
+        raise TargetError(f"target name {tname!r} may hold only letters, digits, '-', '_', '.' and ':'")
     if not callable(func):
         raise TargetError(f"target {tname!r} is not callable")
     exp = tuple(expected)

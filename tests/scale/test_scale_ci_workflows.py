@@ -67,8 +67,13 @@ def test_workflows_parse_with_the_jobs_and_limits(tmp_path):
     shard = _step(fuzz, "shard")["run"]
     assert '--fuzz-cases "$ASSAY_CASES" --fuzz-budget "$ASSAY_BUDGET"' in shard and "--fuzz-seed" in shard
     uploads = {s["with"]["name"]: s for s in _uses(fuzz, "actions/upload-artifact")}
-    corpus = uploads["fuzz-corpus-${{ matrix.target }}-${{ matrix.shard }}-${{ github.run_id }}"]
-    results = uploads["fuzz-results-${{ matrix.target }}-${{ matrix.shard }}-${{ github.run_id }}"]
+    corpus = uploads["fuzz-corpus-${{ steps.names.outputs.slug }}-${{ matrix.shard }}-${{ github.run_id }}"]
+    results = uploads["fuzz-results-${{ steps.names.outputs.slug }}-${{ matrix.shard }}-${{ github.run_id }}"]
+    # Artifact names may not hold ':', which targets named file:function (atheris harnesses) have.
+    out = tmp_path / "names_output"
+    r = _bash(_expand(_step(fuzz, "names")["run"], {"matrix.target": "fuzz_x:TestOneInput"}), out.parent,
+              {**os.environ, "GITHUB_OUTPUT": str(out)})
+    assert r.returncode == 0 and out.read_text() == "slug=fuzz_x-TestOneInput\n"
     assert corpus["with"]["retention-days"] == 14 and results["with"]["retention-days"] == 90
     assert corpus["if"] == results["if"] == "always()"
     assert merge["if"] == "always()" and "fuzz" in merge["needs"]

@@ -8,7 +8,8 @@ never saves a cache.
 ``assay-nightly.yml`` (schedule + manual dispatch): a plan job lists the Python targets; a
 matrix runs 4 independently seeded shards per target, at most 2 at once, each with a
 case cap and a time budget, uploading ``fuzz-corpus-<target>-<shard>-<run id>`` (14
-days) and ``fuzz-results-<target>-<shard>-<run id>`` (90 days); a merge job (even when
+days) and ``fuzz-results-<target>-<shard>-<run id>`` (90 days; a ``:`` in a target's
+name becomes ``-``); a merge job (even when
 a shard failed) downloads the shard corpora, runs ``assay merge-corpus``, uploads
 ``fuzz-corpus-merged-<run id>`` (90 days) and saves it as the next run's cache.
 
@@ -179,6 +180,10 @@ jobs:
           key: %%{cache_key}-${{ github.run_id }}
           restore-keys: |
             %%{cache_key}-
+      - name: Name the artifacts
+        id: names
+        # Targets named file:function (atheris harnesses) hold a colon, which artifact names may not.
+        run: echo "slug=$(printf '%s' "${{ matrix.target }}" | tr ':' '-')" >> "$GITHUB_OUTPUT"
       - name: Fuzz one seeded shard
         id: shard
         run: |
@@ -193,7 +198,7 @@ jobs:
         if: always()
         uses: actions/upload-artifact@v4
         with:
-          name: fuzz-corpus-${{ matrix.target }}-${{ matrix.shard }}-${{ github.run_id }}
+          name: fuzz-corpus-${{ steps.names.outputs.slug }}-${{ matrix.shard }}-${{ github.run_id }}
           path: shard/corpus
           retention-days: %%{corpus_days}
           if-no-files-found: ignore
@@ -201,7 +206,7 @@ jobs:
         if: always()
         uses: actions/upload-artifact@v4
         with:
-          name: fuzz-results-${{ matrix.target }}-${{ matrix.shard }}-${{ github.run_id }}
+          name: fuzz-results-${{ steps.names.outputs.slug }}-${{ matrix.shard }}-${{ github.run_id }}
           path: shard/results
           retention-days: %%{results_days}
           if-no-files-found: ignore
