@@ -118,3 +118,16 @@ def test_named_oracle_failures_are_bugs_by_name(tmp_path):
     """)
     a, b = _verdict(ns["check"], -1), _verdict(ns["check"], 99)
     assert identify(a, [lib]).key != identify(b, [lib]).key
+
+
+def test_default_sources_harness_plus_imports_still_label_harness_mistakes(tmp_path):
+    lib, ns = _raise_in(tmp_path, "lib8", """
+        import json
+        def harness(data):
+            return json.loads(data)["key"]
+    """)
+    v = _verdict(ns["harness"], b"[]")
+    pkg = tmp_path / "pkg"
+    pkg.mkdir()
+    assert identify(v, [lib, str(pkg)], harness=lib).harness  # harness + an imported package
+    assert not identify(v, [lib], harness=lib).harness  # the harness is the code under test

@@ -12,9 +12,9 @@ without an exception (a wedge, a leak) are a bug of their own signature.
 
 A finding is a *harness* finding when it is a ``panic`` (an unexpected
 exception, not an assertion or oracle the harness raises on purpose), that frame
-lies in the harness file, and the harness file is not itself in ``sources``: the
-mistake is the fuzz target's (an uncaught rejection, a wrong assumption), not the
-library's.
+lies in the harness file, and ``sources`` watch other code that does not contain
+the harness (default sources are the harness plus what it imports): the mistake is
+the fuzz target's (an uncaught rejection, a wrong assumption), not the library's.
 """
 
 from __future__ import annotations
@@ -50,6 +50,18 @@ def _is_library(path: str) -> bool:
 def is_third_party(path: str) -> bool:
     """Whether ``path`` is installed code (the standard library, site-packages), not the project's."""
     return _is_library(path)
+
+
+def _harness_is_not_the_code_under_test(harness: str, sources: Sequence[str]) -> bool:
+    """True when ``sources`` watch code beyond the harness file (the harness itself may be among them).
+
+    Default sources are the harness plus the packages it imports; a harness that is
+    the only source holds the code under test itself (a planted bug, a self-contained
+    example), so a raise there is not the harness's mistake.
+    """
+    real = os.path.realpath(harness)
+    others = [s for s in sources if os.path.realpath(s) != real]
+    return bool(others) and not _inside(harness, others)
 
 
 def project_frame(frames: Sequence[Frame], sources: Sequence[str], harness: str | None) -> Frame | None:
@@ -96,7 +108,7 @@ def identify(verdict: Verdict, sources: Sequence[str] = (), harness: str | None 
         verdict.oracle == "panic"  # an assert or oracle in the harness is its check, not its mistake
         and frame is not None and harness
         and os.path.realpath(frame.file) == os.path.realpath(harness)
-        and not _inside(harness, sources)
+        and _harness_is_not_the_code_under_test(harness, sources)
     )
     where = frame.identity if frame else "?"
     if verdict.oracle == "invariant" and "#" in verdict.key:

@@ -316,7 +316,7 @@ def cmd_targets(args: argparse.Namespace) -> int:
 # -- replay ----------------------------------------------------------------------------------------
 def cmd_replay(args: argparse.Namespace) -> int:
     from assay.config import load_project
-    from assay.discovery import load_targets
+    from assay.harness.paths import registry_for
     from assay.engine.execute import run_input
     from assay.engine.isolate import run_isolated
     from assay.store.artifacts import load_artifact
@@ -334,7 +334,8 @@ def cmd_replay(args: argparse.Namespace) -> int:
 
     if is_native(project, name, path):
         return _replay_native(project, name, path)
-    target = load_targets(project).get(name)
+    harness = load_artifact(path).metadata.get("harness") if path.is_dir() else None
+    target = registry_for(project, {name: harness}).get(name)
     isolated = args.isolated
     if path.is_dir():
         artifact = load_artifact(path)

@@ -63,24 +63,40 @@ def _registry(root: str) -> Any:
     return load_targets(load_project(root))
 
 
-def _target(name: str, project: str | os.PathLike[str] | None) -> Any:
+@functools.lru_cache(maxsize=8)
+def _registry_with(root: str, name: str, harness: str) -> Any:
+    from assay.config import load_project
+    from assay.harness.paths import registry_for
+
+    return registry_for(load_project(root), {name: harness})
+
+
+def _target(name: str, project: str | os.PathLike[str] | None, harness: str | os.PathLike[str] | None = None) -> Any:
     root = str(Path(project or os.getcwd()).resolve())
+    if harness is not None:  # a target given on the command line (assay fuzz harness.py), not in [tool.assay]
+        return _registry_with(root, name, str(Path(harness).resolve())).get(name)
     return _registry(root).get(name)
 
 
 def replay(
-    target: str, data: bytes, *, project: str | os.PathLike[str] | None = None, isolated: bool = False
+    target: str,
+    data: bytes,
+    *,
+    project: str | os.PathLike[str] | None = None,
+    isolated: bool = False,
+    harness: str | os.PathLike[str] | None = None,
 ) -> Failure | None:
     """Run ``data`` through the project's target ``target`` and its oracles once.
 
     ``isolated`` runs it in a forked child (for failures that kill or hang their
     process).  ``project`` is the folder holding ``pyproject.toml`` (default: the
-    current folder).
+    current folder).  ``harness`` is the file defining a target that was given on
+    the command line (``assay fuzz harness.py``) rather than in ``[tool.assay]``.
     """
     from assay.engine.execute import run_input
     from assay.engine.isolate import run_isolated
 
-    t = _target(target, project)
+    t = _target(target, project, harness)
     if isolated:
         return _failure(run_isolated(t, data).verdict)
     return _failure(run_input(t, data, timeout=t.timeout))

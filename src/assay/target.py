@@ -117,6 +117,8 @@ class Registry:
 
     def __init__(self) -> None:
         self._targets: dict[str, Target] = {}
+        #: name -> harness file, for targets loaded from a path named on a command line (not [tool.assay]).
+        self.harness_files: dict[str, str] = {}
 
     def add(self, target: Target) -> Target:
         existing = self._targets.get(target.name)

@@ -156,3 +156,29 @@ def export_corpus(entries: list[bytes], folder: Path) -> int:
             write_bytes(path, data)
             written += 1
     return written
+
+
+def registry_for(project: Project, wanted: dict[str, str | None]) -> Registry:
+    """``[tool.assay]``'s targets, plus each wanted target missing there from its harness file.
+
+    ``wanted`` maps target names to the harness file an artifact recorded.  A finding
+    of a target given on the command line (``assay fuzz harness.py``) is found in that
+    file, with or without a ``fuzz/`` folder; a harness file is imported only when its
+    target is not configured, so a configured target always wins.
+    """
+    from assay.discovery import load_targets
+
+    try:
+        registry = load_targets(project)
+    except TargetError:
+        if not any(wanted.values()):
+            raise
+        registry = Registry()
+    for name, harness in wanted.items():
+        if name in registry or not harness or not Path(harness).is_file():
+            continue
+        for tgt in load_path_targets(project, [harness]).all():
+            if tgt.name not in registry:
+                registry.add(tgt)
+                registry.harness_files[tgt.name] = str(Path(harness).resolve())
+    return registry

@@ -20,7 +20,6 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from assay.config import Project
-from assay.discovery import load_targets
 from assay.engine.execute import run_input
 from assay.engine.isolate import run_isolated
 from assay.errors import ArtifactError, ConfigError
@@ -47,6 +46,8 @@ class ArtifactCandidate(Candidate):
         self.signature = artifact.signature
         self.origin = relative_posix(artifact.path.resolve(), project_root)
         self.problem = problem
+        #: The harness file of a target given on the command line (not in [tool.assay]), for the emitted test.
+        self.harness_file: str | None = None
         self.replays = target.replays if target is not None else None
         seed = meta.get("campaign_seed")
         self.seed = "none" if seed is None else str(seed)
@@ -84,7 +85,7 @@ class ArtifactCandidate(Candidate):
         return render_artifact_test(
             test_path, project_root, origin=self.origin, target=self.target, oracle=self.oracle,
             signature=self.signature, seed=self.seed, data=self.artifact.input, bug=self.bug,
-            summary=self.summary, xfail=self.xfail_reason,
+            summary=self.summary, xfail=self.xfail_reason, harness=self.harness_file,
         )
 
     def log_fields(self) -> dict[str, Any]:
@@ -161,7 +162,9 @@ def candidate_for(artifact: Artifact, registry: Registry, project_root: Path) ->
     example = ((meta.get("verdict") or {}).get("data") or {}).get("example")
     if isinstance(example, dict) and isinstance(example.get("arguments"), dict):
         return ExampleCandidate(artifact, target, project_root, example)
-    return ArtifactCandidate(artifact, target, project_root)
+    candidate = ArtifactCandidate(artifact, target, project_root)
+    candidate.harness_file = registry.harness_files.get(artifact.target)
+    return candidate
 
 
 def pending_artifacts(project: Project) -> list[Artifact]:
@@ -202,7 +205,12 @@ def promote_artifacts(
     if not chosen:
         return promoter.summary
     python = [a for a in chosen if a.metadata.get("backend") != "native"]
-    registry = load_targets(project) if python else Registry()
+    if python:
+        from assay.harness.paths import registry_for
+
+        registry = registry_for(project, {a.target: a.metadata.get("harness") for a in python})
+    else:
+        registry = Registry()
     for artifact in chosen:
         promoter.promote(candidate_for(artifact, registry, project.root))
     return promoter.summary
