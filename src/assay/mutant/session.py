@@ -18,7 +18,7 @@ import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 import pytest
 
@@ -53,6 +53,9 @@ class MutationOptions:
     run_mutants: bool = True  # False: baseline only (``assay test --mutant off``)
     progress: Callable[[dict[str, int], int], None] | None = None
     budget: float | None = None  # seconds for the mutant phase (the rest are left unrun)
+    #: Runs the plans elsewhere (``--executor dask``): ``remote(plans, texts)`` yields
+    #: their results as they arrive; None forks them here, ``jobs`` at a time.
+    remote: Callable[[list[Plan], dict[str, str]], Iterator[MutantResult]] | None = None
 
 
 @dataclass
@@ -238,8 +241,12 @@ class MutationPlugin:
             for cache in caches:
                 cache.cache_clear()
 
-        for result in run_mutants(plans, self.texts, self.index, self._run_test, opts.jobs,
-                                  before_apply=in_child, order=killers.order):
+        if opts.remote is not None:
+            stream = opts.remote(plans, self.texts)
+        else:
+            stream = run_mutants(plans, self.texts, self.index, self._run_test, opts.jobs,
+                                 before_apply=in_child, order=killers.order)
+        for result in stream:
             killers.learn(result)
             results[result.mutant.id] = result
             counts[result.verdict] = counts.get(result.verdict, 0) + 1
