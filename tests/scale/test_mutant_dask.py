@@ -114,3 +114,12 @@ def test_scheduler_without_dask_executor_is_exit_2(shop):
     proc = subprocess.run([sys.executable, "-m", "assay", "mutant", "--scheduler", "tcp://127.0.0.1:1"], cwd=shop,
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 2 and "--scheduler needs --executor dask" in proc.stderr
+
+
+def test_mutant_executor_dask_without_dask_is_exit_2_before_pytest_runs(shop):
+    code = ("import sys; sys.modules['dask.distributed'] = None\n"
+            "from assay.cli import main; sys.exit(main(['mutant', '--executor', 'dask']))")
+    proc = subprocess.run([sys.executable, "-c", code], cwd=shop, capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "PYTHONHASHSEED": "0"})
+    assert proc.returncode == 2 and "pip install 'assay[dask]'" in proc.stderr, proc.stderr
+    assert "baseline" not in proc.stdout + proc.stderr and "Traceback" not in proc.stderr
