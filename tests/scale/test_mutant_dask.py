@@ -90,6 +90,14 @@ def test_an_existing_scheduler_runs_the_batches(shop, tmp_path, local):
                                   start_new_session=True, cwd=tmp_path)
         proc, remote = mutant(shop, "--no-history", "--executor", "dask", "--scheduler", address, report="remote.json")
         assert verdicts(remote) == verdicts(local), proc.stderr
+        # The worker lives on; the tests change (they now kill spin's survivors), and the
+        # next run on it must judge with the tests on disk, not the ones it imported.
+        with (shop / "tests" / "test_shop.py").open("a") as fh:
+            fh.write("\n\ndef test_spin_more():\n    assert spin(0) == 0 and spin(3) == 3\n")
+        _, local2 = mutant(shop, "--no-history", report="local2.json")
+        proc, remote2 = mutant(shop, "--no-history", "--executor", "dask", "--scheduler", address, report="remote2.json")
+        assert verdicts(remote2) == verdicts(local2), proc.stderr
+        assert local2["counts"]["survived"] < local["counts"]["survived"]
     finally:
         for p in (worker, scheduler):
             if p is not None:
@@ -108,6 +116,26 @@ def test_a_worker_whose_copy_differs_refuses_its_batch(shop, tmp_path):
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 1 and "BatchError" in proc.stderr
     assert f"this worker's copy of {shop / 'shop.py'} differs" in proc.stderr
+
+
+def test_a_failing_batch_is_one_message_and_exit_2(shop):
+    # The worker's copy of the project is broken: the planning run's baseline passes (it
+    # runs first), then every batch fails on the worker.  Simulated by a run_batch that
+    # raises as the real one does; the planning run and the cluster are real.
+    code = ("import sys\n"
+            "import assay.mutant.batch as batch\n"
+            "def broken(b):\n"
+            "    raise batch.BatchError('3 selected test(s) fail on this worker without any mutant, e.g. t')\n"
+            "batch.run_batch = broken\n"
+            "import assay.scale.dask_mutants as dm\n"
+            "dm.run_batch = broken\n"
+            "from assay.cli import main\n"
+            "sys.exit(main(['mutant', '--executor', 'dask', '--jobs', '1', '--no-history']))")
+    proc = subprocess.run([sys.executable, "-c", code], cwd=shop, capture_output=True, text=True, timeout=300,
+                          env={**os.environ, "PYTHONHASHSEED": "0"})
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert "fail on this worker without any mutant" in proc.stderr
+    assert "INTERNALERROR" not in proc.stderr and "Traceback" not in proc.stderr
 
 
 def test_scheduler_without_dask_executor_is_exit_2(shop):

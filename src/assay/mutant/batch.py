@@ -32,6 +32,9 @@ from assay.mutant.session import MutationOptions, MutationPlugin, _lru_caches, _
 #: One pytest session at a time per process: pytest, the working directory and the
 #: garbage collector's freeze are process-wide (a Dask worker may run several threads).
 _SESSION_LOCK = threading.Lock()
+#: Files of the project's modules that earlier batches in this process imported, with
+#: their (mtime, size) then: a worker outlives runs, and its sys.modules must not.
+_IMPORTED: dict[str, tuple[int, int]] = {}
 
 
 class BatchError(AssayError):
@@ -83,9 +86,11 @@ def run_batch(batch: MutantBatch) -> list[dict[str, Any]]:
         sys.path.insert(0, batch.root)  # as the planning run: the project's own modules import
         os.chdir(batch.root)
         try:
+            _forget_changed_modules(batch.root)
             code = pytest.main([*batch.pytest_args, "-p", "no:terminal", "-p", "no:cacheprovider",
                                 "--rootdir", batch.root, "-W", "ignore::pytest.PytestAssertRewriteWarning"],
                                plugins=[plugin])
+            _IMPORTED.update((f, _stamp(f)) for f in _project_modules(batch.root).values())
         finally:
             os.chdir(old_cwd)
             sys.path[:] = old_path
@@ -150,6 +155,38 @@ class BatchPlugin(MutationPlugin):
             killers.learn(result)
             self.results.append(result)
         return True
+
+
+def _project_modules(root: str) -> dict[str, str]:
+    """Module name -> file, for the modules imported from the project (not from an environment in it)."""
+    base = Path(root).resolve()
+    envs = {Path(p).resolve() for p in (sys.prefix, sys.base_prefix)}
+    out = {}
+    for name, module in list(sys.modules.items()):
+        f = getattr(module, "__file__", None)
+        if not isinstance(f, str) or name == "assay" or name.startswith("assay."):
+            continue
+        path = Path(f).resolve()
+        if path.is_relative_to(base) and "site-packages" not in path.parts and not any(path.is_relative_to(e) for e in envs):
+            out[name] = str(path)
+    return out
+
+
+def _forget_changed_modules(root: str) -> None:
+    """Drop every project module when any file an earlier batch imported has changed since
+    (a new run on a long-lived worker): the tests and the mutants must see the code on disk."""
+    modules = _project_modules(root)
+    if any(_stamp(f) != _IMPORTED.get(f) for f in modules.values()):
+        for name in modules:
+            del sys.modules[name]
+
+
+def _stamp(path: str) -> tuple[int, int]:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return (-1, -1)
+    return (st.st_mtime_ns, st.st_size)
 
 
 def _sha(text: str) -> str:

@@ -162,6 +162,8 @@ def _run(args: argparse.Namespace, *, sample: int | None, changed: str | None, m
     finally:
         os.chdir(old_cwd)
     progress.finish()
+    if plugin.error is not None:
+        raise plugin.error
     code = int(code)
     base = plugin.baseline
     if base.collect_errors and mode == "mutant":

@@ -22,6 +22,7 @@ from typing import Any, Callable, Iterator
 
 import pytest
 
+from assay.errors import AssayError
 from assay.mutant.apply import FunctionIndex
 from assay.mutant.discover import mutants_in_file
 from assay.mutant.execute import (
@@ -88,6 +89,7 @@ class MutationPlugin:
         self._history: History | None = None
         self._selections: dict[str, str] = {}
         self.import_lines: set[tuple[str, int]] = set()
+        self.error: AssayError | None = None  # raised again by the CLI once pytest has finished
 
     # -- pytest hooks -----------------------------------------------------------------
     @pytest.hookimpl(hookwrapper=True)
@@ -140,7 +142,10 @@ class MutationPlugin:
         self._run_baseline(session)
         if self.baseline.failed or not self.options.run_mutants or session.shouldfail or session.shouldstop:
             return True
-        self._run_mutants()
+        try:
+            self._run_mutants()
+        except AssayError as exc:  # pytest would print it as its own internal error
+            self.error = exc
         return True
 
     # -- phases ----------------------------------------------------------------------------

@@ -5,7 +5,7 @@ baseline with test selection, the history); only the forks move.  Each task is a
 :class:`~assay.mutant.batch.MutantBatch` that a worker judges with pytest
 in-process (:func:`~assay.mutant.batch.run_batch`); its verdicts come back as data
 and enter the planning run's report and history as local ones do.  A task is
-pure (the same plans give the same verdicts), so a retry after a lost worker
+pure (the same plans give the same verdicts), so rerunning it after a lost worker
 changes nothing.
 
 Without ``--scheduler`` a LocalCluster runs one single-threaded worker process
@@ -16,6 +16,7 @@ started with ``--nthreads 1`` for the same reason.
 
 from __future__ import annotations
 
+import logging
 import math
 import os
 from pathlib import Path
@@ -24,7 +25,7 @@ from typing import Any, Callable, Iterator
 from assay.mutant.batch import make_batches, result_from_json, run_batch
 from assay.mutant.execute import MutantResult, Plan
 from assay.mutant.model import Mutant
-from assay.scale.dask_executor import TASK_RETRIES, dask_client, import_distributed
+from assay.scale.dask_executor import dask_client, import_distributed
 
 #: Most mutants per task: enough to pay for the worker's pytest collection and its
 #: baseline of the batch's tests...
@@ -32,8 +33,10 @@ BATCH_SIZE = 32
 #: ...and at least this many tasks per worker thread, so that a slow batch does not
 #: leave the other workers idle at the end.
 TASKS_PER_THREAD = 2
-#: The LocalCluster of a mutation run: one single-threaded worker process per core.
-MUTANT_CLUSTER = {"processes": True, "threads_per_worker": 1}
+#: The LocalCluster of a mutation run: one single-threaded worker process per core.  A
+#: batch that fails comes back as its exception (one message from the CLI); Dask's
+#: workers would also log it, with a traceback, below CRITICAL.
+MUTANT_CLUSTER = {"processes": True, "threads_per_worker": 1, "silence_logs": logging.CRITICAL}
 
 
 def dask_mutant_runner(root: Path, pytest_args: list[str], scheduler: str | None = None,
@@ -61,7 +64,9 @@ def dask_mutant_runner(root: Path, pytest_args: list[str], scheduler: str | None
 
 def _results(client: Any, batches: list, mutants: dict[str, Mutant]) -> Iterator[MutantResult]:
     distributed = import_distributed()
-    futures = [client.submit(run_batch, b, key=b.key, retries=TASK_RETRIES, pure=True) for b in batches]
+    # No retries of a batch that raised: its errors (a differing file, a failing test)
+    # would only repeat.  A batch whose worker was lost is rescheduled by Dask anyway.
+    futures = [client.submit(run_batch, b, key=b.key, pure=True) for b in batches]
     try:
         for future in distributed.as_completed(futures):
             for data in future.result():
