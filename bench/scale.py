@@ -8,6 +8,9 @@ Run from the repository root with the project's venv (needs the dask extra)::
 
 ``one-by-one``  the 16 shards (:func:`assay.scale.shard.run_shard`) run one after
                 another in this process (each forks its own campaign worker);
+``ideal``       the same 16 shards split between one plain process per core (shard
+                i in process i mod cores), each running its share one by one: what
+                the cores give at all, with no coordination, right now;
 ``jobs``        ``run_campaign`` with ``--jobs 4`` and the same total case cap per
                 target: 4 forked jobs at once per target, sharing its corpus folder;
 ``dask``        ``run_campaign_dask`` with 4 shards per target on the default
@@ -31,14 +34,18 @@ from __future__ import annotations
 
 import argparse
 import os
+import pickle
 import shutil
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+if sys.path and Path(sys.path[0]).resolve() == ROOT / "bench":
+    sys.path.pop(0)  # bench/http.py would shadow the stdlib's http (Dask imports http.client)
 PROJECT = ROOT / "examples"
 #: The four targets (real stdlib parsers from examples/fuzz).
 TARGETS = ("json_roundtrip", "toml_roundtrip", "url_split_roundtrip", "html_parser_rechunk")
@@ -83,6 +90,41 @@ def one_by_one(work: Path, cases: int) -> dict:
     return {"wall": time.monotonic() - started, "cases": total, "overhead": statistics.median(overheads)}
 
 
+def ideal(work: Path, cases: int) -> dict:
+    from assay.engine.campaign import prepare
+    from assay.scale.shard import apply_result, plan_shards
+
+    targets = _targets()
+    options = _options(work, cases * SHARDS)
+    prepare(targets, options)
+    specs = plan_shards(str(PROJECT), targets, options, SEED, SHARDS)
+    lanes = os.cpu_count() or 1
+    started = time.monotonic()
+    procs = []
+    for k in range(lanes):
+        given, taken = work / f"lane-{k}.in", work / f"lane-{k}.out"
+        given.write_bytes(pickle.dumps(specs[k::lanes]))
+        procs.append((subprocess.Popen([sys.executable, __file__, "--lane", str(given), str(taken)]), taken))
+    results = []
+    for proc, taken in procs:
+        if proc.wait() != 0:
+            raise SystemExit(f"lane failed (exit {proc.returncode})")
+        results += pickle.loads(taken.read_bytes())
+    wall = time.monotonic() - started
+    max_lens = {t.name: t.max_len for t in targets}
+    for result in results:
+        apply_result(result, options.corpus_root, options.artifact_root, max_lens[result.target])
+    return {"wall": wall, "cases": sum(r.outcome["cases"] for r in results)}
+
+
+def lane(given: str, taken: str) -> int:
+    """One ``ideal`` process: run the pickled specs one after another."""
+    from assay.scale.shard import run_shard
+
+    Path(taken).write_bytes(pickle.dumps([run_shard(spec) for spec in pickle.loads(Path(given).read_bytes())]))
+    return 0
+
+
 def jobs(work: Path, cases: int) -> dict:
     from assay.engine.campaign import run_campaign
 
@@ -119,7 +161,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--cases", type=int, default=8000, help="case cap per shard")
     parser.add_argument("--quick", action="store_true", help="1 round of 2000 cases per shard")
+    parser.add_argument("--modes", help="comma-separated subset of the modes (one-by-one always runs)")
+    parser.add_argument("--lane", nargs=2, metavar=("SPECS", "RESULTS"), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.lane:
+        return lane(*args.lane)
     if args.quick:
         args.rounds, args.cases = 1, 2000
     if os.environ.get("PYTHONHASHSEED") != "0":
@@ -128,8 +174,11 @@ def main(argv: list[str] | None = None) -> int:
         os.environ["PYTHONHASHSEED"] = "0"
         os.execv(sys.executable, [sys.executable, *sys.argv])
     procs = {"processes": True, "n_workers": os.cpu_count() or 1, "threads_per_worker": 1}
-    modes = {"one-by-one": one_by_one, "jobs": jobs, "dask": dask,
+    modes = {"one-by-one": one_by_one, "ideal": ideal, "jobs": jobs, "dask": dask,
              "dask-procs": lambda work, cases: dask(work, cases, **procs)}
+    if args.modes:
+        chosen = {"one-by-one", *args.modes.split(",")}
+        modes = {m: fn for m, fn in modes.items() if m in chosen}
     rows: dict[str, list[dict]] = {m: [] for m in modes}
     load_before = os.getloadavg()
     print(f"{len(TARGETS)} targets x {SHARDS} shards, {args.cases} cases per shard, {args.rounds} round(s), "
@@ -148,15 +197,22 @@ def main(argv: list[str] | None = None) -> int:
                   f"corpus {row['in']} -> merged {row['out']} ({row['merge']:.1f}s)  load {row['load']:.2f}", flush=True)
     med = {m: {k: statistics.median(x[k] for x in rs) for k in ("wall", "cases", "in", "out", "merge")}
            for m, rs in rows.items()}
-    base = med["one-by-one"]["cases"] / med["one-by-one"]["wall"]
-    print(f"\n{'mode':<12}{'wall s':>9}{'exec/s':>10}{'x (a)':>8}{'corpus':>8}{'merged':>8}")
+    # Ratios per round (each mode against the one-by-one run of the same round, minutes
+    # apart at most), then their median: the load on a shared machine moves between rounds.
+    ratio = {m: statistics.median(x["cases"] / x["wall"] / (b["cases"] / b["wall"]) for x, b in zip(rs, rows["one-by-one"]))
+             for m, rs in rows.items()}
+    of_ideal = "ideal" in rows
+    print(f"\n{'mode':<12}{'wall s':>9}{'exec/s':>10}{'x (a)':>8}{'of ideal':>10}{'corpus':>8}{'merged':>8}")
     for m, v in med.items():
         rate = v["cases"] / v["wall"]
-        print(f"{m:<12}{v['wall']:9.1f}{rate:10.0f}{rate / base:8.2f}{v['in']:8.0f}{v['out']:8.0f}")
-    d = rows["dask"] + rows["dask-procs"]
+        share = f"{ratio[m] / ratio['ideal']:10.0%}" if of_ideal else f"{'':10}"
+        print(f"{m:<12}{v['wall']:9.1f}{rate:10.0f}{ratio[m]:8.2f}{share}{v['in']:8.0f}{v['out']:8.0f}")
+    d = rows.get("dask", []) + rows.get("dask-procs", [])
     print(f"\nfixed costs: per shard besides its campaign {statistics.median(x['overhead'] for x in rows['one-by-one']):.3f}s "
-          f"(project load, corpus snapshot, temp folders, fork); LocalCluster start "
-          f"{statistics.median(x['startup'] for x in d):.2f}s, close {statistics.median(x['close'] for x in d):.2f}s")
+          "(project load, corpus snapshot, temp folders, fork)")
+    if d:
+        print(f"LocalCluster start {statistics.median(x['startup'] for x in d):.2f}s, "
+              f"close {statistics.median(x['close'] for x in d):.2f}s")
     load_after = os.getloadavg()
     print(f"load average after {load_after[0]:.2f} {load_after[1]:.2f} {load_after[2]:.2f}")
     return 0

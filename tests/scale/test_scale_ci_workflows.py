@@ -21,6 +21,7 @@ yaml = pytest.importorskip("yaml", reason="PyYAML is in the dev extra")
 RUN_ID = "4242"
 TARGETS = ("planted_feature_only", "planted_nested_compares")
 BIN = str(Path(sys.executable).parent)
+NATIVE_PLANTED = Path(__file__).resolve().parents[1] / "native" / "planted"
 
 
 def _init(root: Path, *extra: str) -> dict[str, dict]:
@@ -66,12 +67,19 @@ def test_workflows_parse_with_the_jobs_and_limits(tmp_path):
     assert fuzz["strategy"]["fail-fast"] is False and "needs.plan.outputs.targets" in fuzz["strategy"]["matrix"]["target"]
     shard = _step(fuzz, "shard")["run"]
     assert '--fuzz-cases "$ASSAY_CASES" --fuzz-budget "$ASSAY_BUDGET"' in shard and "--fuzz-seed" in shard
+    assert '--fuzz-backend "${{ matrix.target.backend }}"' in shard
+    # Native targets need clang with libFuzzer: in their shards, and in the merge (-merge=1).
+    assert _step(fuzz, "clang")["if"] == "matrix.target.backend == 'native'"
+    assert _step(merge, "clang")["if"] == "needs.plan.outputs.native == 'true'"
+    assert nightly["jobs"]["plan"]["outputs"]["native"] == "${{ steps.plan.outputs.native }}"
+    steps = [s.get("id") for s in merge["steps"]]
+    assert steps.index("clang") < steps.index("merge")
     uploads = {s["with"]["name"]: s for s in _uses(fuzz, "actions/upload-artifact")}
     corpus = uploads["fuzz-corpus-${{ steps.names.outputs.slug }}-${{ matrix.shard }}-${{ github.run_id }}"]
     results = uploads["fuzz-results-${{ steps.names.outputs.slug }}-${{ matrix.shard }}-${{ github.run_id }}"]
     # Artifact names may not hold ':', which targets named file:function (atheris harnesses) have.
     out = tmp_path / "names_output"
-    r = _bash(_expand(_step(fuzz, "names")["run"], {"matrix.target": "fuzz_x:TestOneInput"}), out.parent,
+    r = _bash(_expand(_step(fuzz, "names")["run"], {"matrix.target.name": "fuzz_x:TestOneInput"}), out.parent,
               {**os.environ, "GITHUB_OUTPUT": str(out)})
     assert r.returncode == 0 and out.read_text() == "slug=fuzz_x-TestOneInput\n"
     assert corpus["with"]["retention-days"] == 14 and results["with"]["retention-days"] == 90
@@ -120,8 +128,9 @@ def test_the_workflow_commands_run_locally_shards_merge_replay(tmp_path):
     out = tmp_path / "github_output"
     r = _bash(_expand(_step(nightly["jobs"]["plan"], "plan")["run"], {}), project, {**env, "GITHUB_OUTPUT": str(out)})
     assert r.returncode == 0, r.stderr
-    listed = json.loads(out.read_text().strip().split("=", 1)[1])
-    assert set(TARGETS) <= set(listed)
+    outputs = dict(line.split("=", 1) for line in out.read_text().splitlines())
+    listed = {t["name"]: t["backend"] for t in json.loads(outputs["targets"])}
+    assert set(TARGETS) <= set(listed) and set(listed.values()) == {"python"} and outputs["native"] == "false"
 
     # fuzz: 4 seeded shards per target, each on a fresh checkout; "upload" = copy the corpus folder.
     merge_dir = tmp_path / "merge-runner"
@@ -132,7 +141,8 @@ def test_the_workflow_commands_run_locally_shards_merge_replay(tmp_path):
         for shard in nightly["jobs"]["fuzz"]["strategy"]["matrix"]["shard"]:
             runner = tmp_path / f"runner-{target}-{shard}"
             shutil.copytree(project, runner)
-            values = {"matrix.target": target, "matrix.shard": str(shard), "github.run_id": RUN_ID}
+            values = {"matrix.target.name": target, "matrix.target.backend": "python", "matrix.shard": str(shard),
+                      "github.run_id": RUN_ID}
             r = _bash(_expand(shard_script, values), runner, env)
             assert r.returncode in (0, 1), r.stdout + r.stderr  # 1: the shard found bugs
             report = json.loads((runner / "shard" / "results" / "report.json").read_text())
@@ -166,3 +176,52 @@ def test_the_workflow_commands_run_locally_shards_merge_replay(tmp_path):
     for target in TARGETS:
         assert replay["targets"][target]["initial_corpus"] == sorted(report["targets"][target]["kept"])
         assert replay["targets"][target]["corpus_additions"] == []
+
+
+def test_native_targets_shard_with_clang_and_merge_with_libfuzzer(tmp_path):
+    pytest.importorskip("assay.native", reason="the native backend is not part of this build")
+    from assay.native.toolchain import available
+
+    why = available()
+    if why:
+        pytest.skip(f"native backend unavailable here: {why}")
+    project = tmp_path / "project"
+    shutil.copytree(NATIVE_PLANTED, project)
+    shutil.copy(PLANTED / "planted.py", project / "planted.py")
+    text = (project / "pyproject.toml").read_text().replace("targets = []", 'targets = ["planted.py"]')
+    (project / "pyproject.toml").write_text(text)
+    nightly = _init(project)["assay-nightly.yml"]
+    env = {**os.environ, "PATH": BIN + os.pathsep + os.environ["PATH"], "ASSAY_CASES": "200", "ASSAY_BUDGET": "60"}
+
+    out = tmp_path / "github_output"
+    r = _bash(_expand(_step(nightly["jobs"]["plan"], "plan")["run"], {}), project, {**env, "GITHUB_OUTPUT": str(out)})
+    assert r.returncode == 0, r.stderr
+    outputs = dict(line.split("=", 1) for line in out.read_text().splitlines())
+    listed = {t["name"]: t["backend"] for t in json.loads(outputs["targets"])}
+    assert listed["deep"] == "native" and listed["planted_feature_only"] == "python" and outputs["native"] == "true"
+
+    # clang is on this machine (available() said so): the step finds it and installs nothing.
+    r = _bash(_step(nightly["jobs"]["fuzz"], "clang")["run"], project, env)
+    assert r.returncode == 0 and "clang with libFuzzer:" in r.stdout, r.stdout + r.stderr
+
+    merge_dir = tmp_path / "merge-runner"
+    shutil.copytree(project, merge_dir)
+    shard_script = _step(nightly["jobs"]["fuzz"], "shard")["run"]
+    for shard in nightly["jobs"]["fuzz"]["strategy"]["matrix"]["shard"]:
+        runner = tmp_path / f"runner-deep-{shard}"
+        shutil.copytree(project, runner)
+        values = {"matrix.target.name": "deep", "matrix.target.backend": "native", "matrix.shard": str(shard),
+                  "github.run_id": RUN_ID}
+        r = _bash(_expand(shard_script, values), runner, env)
+        assert r.returncode in (0, 1), r.stdout + r.stderr
+        report = json.loads((runner / "shard" / "results" / "report.json").read_text())
+        assert report["master_seed"] == int(f"{RUN_ID}{shard}") and list(report["targets"]) == ["deep"]
+        shutil.copytree(runner / "shard" / "corpus", merge_dir / "shards" / f"fuzz-corpus-deep-{shard}-{RUN_ID}")
+
+    merge = nightly["jobs"]["merge"]
+    r = _bash(_expand(_step(merge, "merge")["run"], {"github.run_id": RUN_ID}), merge_dir, env)
+    assert r.returncode == 0, r.stdout + r.stderr
+    t = json.loads((merge_dir / "merge-results" / "merge.json").read_text())["targets"]["deep"]
+    assert t["note"] == "native target: minimized by libFuzzer -merge=1"
+    assert 1 <= t["entries_out"] <= t["entries_in"]
+    assert sorted(p.name[:-6] for p in (merge_dir / ".assay" / "corpus" / "deep").iterdir()) == sorted(t["kept"])

@@ -143,8 +143,9 @@ def test_a_worker_with_another_hash_seed_runs_the_shard_under_the_clients(tmp_pa
     targets = _targets(("planted_nested_compares",))
     monkeypatch.setattr(shard, "HASH_SEED", "0")  # as `assay fuzz` runs
     [spec] = plan_shards(str(PLANTED), targets, _options(tmp_path), SEED, 1)
-    assert spec.hash_seed == "0"
-    monkeypatch.setattr(shard, "HASH_SEED", "6640")  # what Dask's nanny gives its worker processes
+    assert spec.hash_seed == "0" and spec.hash_probe == hash(shard.HASH_PROBE)
+    # A worker whose strings hash otherwise (Dask's nanny starts its workers under 6640):
+    monkeypatch.setattr(shard, "HASH_PROBE", shard.HASH_PROBE + " elsewhere")
 
     def not_here(spec):  # pragma: no cover - the shard must run in a fresh interpreter
         raise AssertionError("ran under the worker's hash seed")
@@ -153,3 +154,18 @@ def test_a_worker_with_another_hash_seed_runs_the_shard_under_the_clients(tmp_pa
     result = shard.run_shard(spec)
     local = run_campaign(targets, _options(tmp_path / "local"))
     assert result.outcome["schedule_digest"] == local.targets[0].schedule_digest
+
+
+def test_process_workers_of_our_local_cluster_hash_as_the_client():
+    import functools
+
+    import assay.scale.shard as shard
+
+    assert shard.HASH_SEED == os.environ["PYTHONHASHSEED"] == "0"  # set by test_scale_dask_isolated.py
+    with dask_client(None, processes=True, n_workers=1, threads_per_worker=1) as c:
+        seed = c.submit(functools.partial(os.getenv, "PYTHONHASHSEED"), pure=False).result()
+        probe = c.submit(functools.partial(hash, shard.HASH_PROBE), pure=False).result()
+    # Dask's nanny would have started the worker under 6640 (and written that into this
+    # process's environment): every shard would then have needed a fresh interpreter.
+    assert (seed, probe) == ("0", hash(shard.HASH_PROBE))
+    assert os.environ["PYTHONHASHSEED"] == "0"

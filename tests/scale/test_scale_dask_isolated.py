@@ -17,7 +17,8 @@ HERE = Path(__file__).resolve().parent
 
 
 def test_dask_executor_tests_pass_in_their_own_process():
-    env = {**os.environ, "ASSAY_DASK_TESTS": "1"}
+    # PYTHONHASHSEED as `assay fuzz` sets it: the process-worker test checks it reaches the workers.
+    env = {**os.environ, "ASSAY_DASK_TESTS": "1", "PYTHONHASHSEED": "0"}
     proc = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(HERE / "test_scale_dask.py")],
         cwd=HERE.parent.parent, env=env, capture_output=True, text=True, timeout=900,

@@ -5,13 +5,16 @@ replay every target on it (``--fuzz-replay-only``, Python backend only, so no sa
 harness is ever built) and sample the mutants on lines changed since the PR base.  It
 never saves a cache.
 
-``assay-nightly.yml`` (schedule + manual dispatch): a plan job lists the Python targets; a
-matrix runs 4 independently seeded shards per target, at most 2 at once, each with a
-case cap and a time budget, uploading ``fuzz-corpus-<target>-<shard>-<run id>`` (14
+``assay-nightly.yml`` (schedule + manual dispatch): a plan job lists the targets of both
+backends; a matrix runs 4 independently seeded shards per target, at most 2 at once,
+each with a case cap and a time budget (a native target's shard first installs clang
+with libFuzzer when the runner lacks it, as ``.ci/run`` does), uploading ``fuzz-corpus-<target>-<shard>-<run id>`` (14
 days) and ``fuzz-results-<target>-<shard>-<run id>`` (90 days; a ``:`` in a target's
 name becomes ``-``); a merge job (even when
 a shard failed) downloads the shard corpora, runs ``assay merge-corpus``, uploads
-``fuzz-corpus-merged-<run id>`` (90 days) and saves it as the next run's cache.
+``fuzz-corpus-merged-<run id>`` (90 days) and saves it as the next run's cache (it
+needs clang too when there are native targets: their inputs are kept by libFuzzer's
+``-merge=1``).
 
 Every ``run:`` step uses only environment variables and ``${{ }}`` expressions, so the
 tests can run the very same scripts locally.
@@ -52,6 +55,26 @@ class _Template(string.Template):
 
 _CACHE_PATH = ".assay/corpus"
 _CACHE_KEY = "assay-corpus-merged"
+#: The step that makes clang with libFuzzer, ASan and UBSan available (native targets):
+#: nothing when it can already link ``-fsanitize=fuzzer``; else the distribution's clang
+#: and its compiler runtime (``libclang-rt-<major>-dev`` on Debian and Ubuntu).
+_CLANG_SCRIPT = """\
+native_ok() {
+  command -v clang >/dev/null 2>&1 || return 1
+  probe=$(mktemp -d)
+  printf '#include <stdint.h>\\n#include <stddef.h>\\nint LLVMFuzzerTestOneInput(const uint8_t *d, size_t n) { return 0; }\\n' > "$probe/p.c"
+  clang -fsanitize=fuzzer,address,undefined "$probe/p.c" -o "$probe/p" >/dev/null 2>&1
+  ok=$?
+  rm -rf "$probe"
+  return $ok
+}
+if native_ok; then echo "clang with libFuzzer: $(command -v clang)"; exit 0; fi
+SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+$SUDO apt-get update -q
+$SUDO apt-get install -y -q --no-install-recommends clang
+$SUDO apt-get install -y -q --no-install-recommends "libclang-rt-$(clang -dumpversion | cut -d. -f1)-dev"
+native_ok || { echo "clang cannot link -fsanitize=fuzzer after installing it" >&2; exit 1; }
+"""
 
 PR_TEMPLATE = """\
 # Written by `assay init --ci github`. Pull requests: replay the main branch's corpus,
@@ -141,6 +164,7 @@ jobs:
     timeout-minutes: 15
     outputs:
       targets: ${{ steps.plan.outputs.targets }}
+      native: ${{ steps.plan.outputs.native }}
     steps:
       - uses: actions/checkout@v4
       - uses: actions/setup-python@v5
@@ -153,7 +177,7 @@ jobs:
         id: plan
         run: |
           assay targets --json > targets.json
-          echo "targets=$(python -c 'import json; print(json.dumps([t["name"] for t in json.load(open("targets.json")) if t.get("backend", "python") == "python"]))')" >> "$GITHUB_OUTPUT"
+          python -c 'import json; t = [{"name": x["name"], "backend": x.get("backend", "python")} for x in json.load(open("targets.json"))]; print("targets=" + json.dumps(t)); print("native=" + str(any(x["backend"] == "native" for x in t)).lower())' >> "$GITHUB_OUTPUT"
 
   fuzz:
     needs: plan
@@ -183,13 +207,18 @@ jobs:
       - name: Name the artifacts
         id: names
         # Targets named file:function (atheris harnesses) hold a colon, which artifact names may not.
-        run: echo "slug=$(printf '%s' "${{ matrix.target }}" | tr ':' '-')" >> "$GITHUB_OUTPUT"
+        run: echo "slug=$(printf '%s' "${{ matrix.target.name }}" | tr ':' '-')" >> "$GITHUB_OUTPUT"
+      - name: Install clang with libFuzzer (native targets)
+        id: clang
+        if: matrix.target.backend == 'native'
+        run: |
+%%{clang_script}
       - name: Fuzz one seeded shard
         id: shard
         run: |
           mkdir -p shard/corpus shard/results
-          if [ -d "%%{cache_path}/${{ matrix.target }}" ]; then cp -R "%%{cache_path}/${{ matrix.target }}" shard/corpus/; fi
-          assay fuzz --fuzz-backend python --fuzz-target "${{ matrix.target }}" \\
+          if [ -d "%%{cache_path}/${{ matrix.target.name }}" ]; then cp -R "%%{cache_path}/${{ matrix.target.name }}" shard/corpus/; fi
+          assay fuzz --fuzz-backend "${{ matrix.target.backend }}" --fuzz-target "${{ matrix.target.name }}" \\
             --fuzz-seed "${{ github.run_id }}${{ matrix.shard }}" \\
             --fuzz-cases "$ASSAY_CASES" --fuzz-budget "$ASSAY_BUDGET" \\
             --fuzz-corpus shard/corpus --fuzz-artifacts shard/results/artifacts \\
@@ -236,6 +265,11 @@ jobs:
         with:
           pattern: fuzz-corpus-*-${{ github.run_id }}
           path: shards
+      - name: Install clang with libFuzzer (native targets)
+        id: clang
+        if: needs.plan.outputs.native == 'true'
+        run: |
+%%{clang_script}
       - name: Merge and minimize
         id: merge
         run: |
@@ -270,7 +304,8 @@ jobs:
 def render(settings: Settings | None = None) -> dict[str, str]:
     """File name -> workflow text, for ``settings`` (the defaults when None)."""
     s = settings or Settings()
-    values = {**asdict(s), "cache_path": _CACHE_PATH, "cache_key": _CACHE_KEY,
+    clang = "".join(f"          {line}\n" if line else "\n" for line in _CLANG_SCRIPT.splitlines()).rstrip("\n")
+    values = {**asdict(s), "cache_path": _CACHE_PATH, "cache_key": _CACHE_KEY, "clang_script": clang,
               "shard_list": "[" + ", ".join(str(k) for k in range(1, s.shards + 1)) + "]"}
     return {PR_FILE: _Template(PR_TEMPLATE).substitute(values),
             NIGHTLY_FILE: _Template(NIGHTLY_TEMPLATE).substitute(values)}

@@ -65,6 +65,11 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--report", metavar="FILE", help="write the JSON report here")
     p.add_argument("--no-history", action="store_true", help="ignore and do not update the mutation history")
     p.add_argument("--mutant-fail-under", type=float, metavar="PCT", help="exit 1 when the killed share is below PCT percent")
+    p.add_argument("--executor", choices=("local", "dask"), default="local",
+                   help="local: fork the mutants here (default); dask: batches of mutants as Dask tasks, "
+                        "judged by pytest on the workers (needs assay[dask])")
+    p.add_argument("--scheduler", metavar="ADDR",
+                   help="with --executor dask: an existing Dask scheduler (default: a LocalCluster of --jobs processes)")
     g = p.add_argument_group("fuzzing of survivors")
     g.add_argument("--fuzz", choices=("on", "off"), default="off")
     g.add_argument("--fuzz-target", action="append", default=[], metavar="NAME", help="targets to fuzz with (default: by sources)")
@@ -105,6 +110,8 @@ def _run(args: argparse.Namespace, *, sample: int | None, changed: str | None, m
     from assay.mutant.session import MutationOptions, MutationPlugin
     from assay.report import write_report
 
+    if args.scheduler and args.executor != "dask":
+        raise ConfigError("--scheduler needs --executor dask")
     project = load_project(args.project)
     root = project.root
     entries = args.paths if args.paths else project.raw.get("mutate", [])
@@ -127,8 +134,12 @@ def _run(args: argparse.Namespace, *, sample: int | None, changed: str | None, m
         from assay.mutant.survivors import load_fuzz_targets
 
         targets = load_fuzz_targets(project, args.fuzz_target)  # before the tests: a bad target fails fast
-    plugin = MutationPlugin(options)
     pytest_args = [a for a in args.pytest_args if a != "--"]
+    if args.executor == "dask" and mutate:
+        from assay.scale.dask_mutants import dask_mutant_runner
+
+        options.remote = dask_mutant_runner(root, pytest_args, args.scheduler, cluster={"n_workers": args.jobs})
+    plugin = MutationPlugin(options)
     tree = ""
     if options.history is not None and mutate:
         from assay.mutant.history import History, tree_digest
@@ -151,6 +162,8 @@ def _run(args: argparse.Namespace, *, sample: int | None, changed: str | None, m
     finally:
         os.chdir(old_cwd)
     progress.finish()
+    if plugin.error is not None:
+        raise plugin.error
     code = int(code)
     base = plugin.baseline
     if base.collect_errors and mode == "mutant":

@@ -18,10 +18,11 @@ import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 import pytest
 
+from assay.errors import AssayError
 from assay.mutant.apply import FunctionIndex
 from assay.mutant.discover import mutants_in_file
 from assay.mutant.execute import (
@@ -53,6 +54,9 @@ class MutationOptions:
     run_mutants: bool = True  # False: baseline only (``assay test --mutant off``)
     progress: Callable[[dict[str, int], int], None] | None = None
     budget: float | None = None  # seconds for the mutant phase (the rest are left unrun)
+    #: Runs the plans elsewhere (``--executor dask``): ``remote(plans, texts)`` yields
+    #: their results as they arrive; None forks them here, ``jobs`` at a time.
+    remote: Callable[[list[Plan], dict[str, str]], Iterator[MutantResult]] | None = None
 
 
 @dataclass
@@ -85,6 +89,7 @@ class MutationPlugin:
         self._history: History | None = None
         self._selections: dict[str, str] = {}
         self.import_lines: set[tuple[str, int]] = set()
+        self.error: AssayError | None = None  # raised again by the CLI once pytest has finished
 
     # -- pytest hooks -----------------------------------------------------------------
     @pytest.hookimpl(hookwrapper=True)
@@ -137,7 +142,10 @@ class MutationPlugin:
         self._run_baseline(session)
         if self.baseline.failed or not self.options.run_mutants or session.shouldfail or session.shouldstop:
             return True
-        self._run_mutants()
+        try:
+            self._run_mutants()
+        except AssayError as exc:  # pytest would print it as its own internal error
+            self.error = exc
         return True
 
     # -- phases ----------------------------------------------------------------------------
@@ -238,8 +246,12 @@ class MutationPlugin:
             for cache in caches:
                 cache.cache_clear()
 
-        for result in run_mutants(plans, self.texts, self.index, self._run_test, opts.jobs,
-                                  before_apply=in_child, order=killers.order):
+        if opts.remote is not None:
+            stream = opts.remote(plans, self.texts)
+        else:
+            stream = run_mutants(plans, self.texts, self.index, self._run_test, opts.jobs,
+                                 before_apply=in_child, order=killers.order)
+        for result in stream:
             killers.learn(result)
             results[result.mutant.id] = result
             counts[result.verdict] = counts.get(result.verdict, 0) + 1

@@ -25,18 +25,21 @@ from assay.engine.seeds import new_master_seed, target_seed
 from assay.engine.supervisor import TargetOutcome
 from assay.errors import ConfigError
 from assay.feedback.sysmon import monitoring
-from assay.scale.shard import Applied, ShardResult, ShardSpec, apply_result, plan_shards, run_shard
+from assay.scale.shard import HASH_SEED, Applied, ShardResult, ShardSpec, apply_result, plan_shards, run_shard
 from assay.store.corpus import Corpus, check_all
 from assay.target import Target
 
 #: Times Dask retries a task that raised (a lost worker is rescheduled regardless).
 TASK_RETRIES = 2
 #: The default LocalCluster: one in-process worker with a thread per core.  Each task
-#: forks its own campaign worker, so every core fuzzes; worker processes would add a
-#: spawn per worker and, as Dask's nanny gives them another hash seed, a fresh
-#: interpreter per task (measured in bench/scale.py).  Pass ``processes=True`` to
-#: :func:`dask_client` for process workers.
+#: forks its own campaign worker, so every core fuzzes; worker processes add a spawn
+#: and an import of assay and the targets per worker (measured in bench/scale.py).
+#: Pass ``processes=True`` to :func:`dask_client` for process workers.
 LOCAL_CLUSTER = {"n_workers": 1, "processes": False, "dashboard_address": None}
+#: Dask settings of our own LocalCluster.  The statistical profiler samples every
+#: thread's stack every 10 ms for a dashboard we do not start; in the process that
+#: also runs the shards' supervisors it competes for the GIL (bench/scale.py).
+LOCAL_CLUSTER_CONFIG = {"distributed.worker.profile.enabled": False}
 
 
 def import_distributed() -> Any:
@@ -56,7 +59,8 @@ def dask_client(scheduler: str | None = None, **cluster: Any) -> Iterator[Any]:
     """A connected Dask client; a LocalCluster (closed on exit) when ``scheduler`` is None.
 
     ``cluster`` overrides the LocalCluster's settings (default :data:`LOCAL_CLUSTER`,
-    with a thread per core).
+    with a thread per core).  Process workers (``processes=True``) start under this
+    interpreter's ``PYTHONHASHSEED``, so they run shards in-process.
     """
     distributed = import_distributed()
     with contextlib.ExitStack() as stack:
@@ -66,10 +70,33 @@ def dask_client(scheduler: str | None = None, **cluster: Any) -> Iterator[Any]:
             except OSError as exc:
                 raise ConfigError(f"--scheduler {scheduler}: cannot reach a Dask scheduler there ({exc})") from None
         else:
+            import dask
+
             settings = {**LOCAL_CLUSTER, "threads_per_worker": os.cpu_count() or 1, **cluster}
+            if settings["processes"] and HASH_SEED and "worker_class" not in settings:
+                settings["worker_class"] = _same_hash_seed_nanny()
+            stack.enter_context(dask.config.set(LOCAL_CLUSTER_CONFIG))
             local = stack.enter_context(distributed.LocalCluster(**settings))
             client = stack.enter_context(distributed.Client(local))
         yield client
+
+
+def _same_hash_seed_nanny() -> type:
+    """A Nanny that starts its worker process under this interpreter's ``PYTHONHASHSEED``.
+
+    Dask's nanny replaces an unset or ``0`` seed by 6640 (one seed for all its
+    workers, which ours also is); a worker under another seed than the client's
+    would run each shard in a fresh interpreter (:func:`assay.scale.shard.run_shard`).
+    """
+    from distributed import Nanny
+
+    class SameHashSeedNanny(Nanny):
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            self.pre_spawn_env["PYTHONHASHSEED"] = HASH_SEED  # the worker interpreter's seed
+            self.env["PYTHONHASHSEED"] = HASH_SEED  # its os.environ, set again after it started
+
+    return SameHashSeedNanny
 
 
 def run_specs(client: Any, specs: list[ShardSpec], on_result: Callable[[ShardResult], None]) -> None:

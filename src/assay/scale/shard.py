@@ -38,6 +38,9 @@ from assay.store.corpus import SUFFIX, Corpus, digest
 #: This interpreter's PYTHONHASHSEED, read once at import: Dask's nanny later rewrites
 #: ``os.environ`` of the process that hosts it (a LocalCluster's client) to 6640.
 HASH_SEED = os.environ.get("PYTHONHASHSEED", "")
+#: A string whose hash tells whether two interpreters hash alike: a worker's
+#: ``os.environ`` need not say which seed its interpreter started with.
+HASH_PROBE = "assay.scale.shard hash probe"
 
 
 class ShardError(AssayError):
@@ -60,6 +63,7 @@ class ShardSpec:
     shrink_cases: int = 1024
     dictionary: tuple[bytes, ...] = ()
     hash_seed: str = ""  # the client's PYTHONHASHSEED ("" when random: nothing to match)
+    hash_probe: int = 0  # the client's hash(HASH_PROBE)
 
     @property
     def seed(self) -> int:
@@ -115,7 +119,7 @@ def plan_shards(project: str, targets: list[Any], options: CampaignOptions, mast
                 project=project, target=t.name, index=k, count=count, master_seed=master,
                 max_cases=shard_cases(options.max_cases, k, count), budget=budget, corpus=snapshot,
                 replay_only=options.replay_only, shrink_cases=options.shrink_cases,
-                dictionary=tuple(options.dictionary), hash_seed=HASH_SEED,
+                dictionary=tuple(options.dictionary), hash_seed=HASH_SEED, hash_probe=hash(HASH_PROBE),
             ))
     return specs
 
@@ -125,10 +129,11 @@ def run_shard(spec: ShardSpec) -> ShardResult:
 
     Targets that iterate sets or dicts of strings behave differently under another
     hash seed, so a shard runs under the client's ``PYTHONHASHSEED``.  A worker started
-    with another one (Dask's nanny sets 6640 for its workers) runs the shard in a fresh
-    interpreter that has it.
+    with another one (Dask's nanny sets 6640 for the workers it starts, unless
+    :func:`assay.scale.dask_executor.dask_client` started them) runs the shard in a
+    fresh interpreter that has it.
     """
-    if spec.hash_seed and HASH_SEED != spec.hash_seed:
+    if spec.hash_seed and hash(HASH_PROBE) != spec.hash_probe:
         return _run_in_interpreter(spec)
     return run_shard_here(spec)
 
