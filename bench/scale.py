@@ -44,8 +44,6 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-if sys.path and Path(sys.path[0]).resolve() == ROOT / "bench":
-    sys.path.pop(0)  # bench/http.py would shadow the stdlib's http (Dask imports http.client)
 PROJECT = ROOT / "examples"
 #: The four targets (real stdlib parsers from examples/fuzz).
 TARGETS = ("json_roundtrip", "toml_roundtrip", "url_split_roundtrip", "html_parser_rechunk")

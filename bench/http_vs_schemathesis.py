@@ -20,16 +20,13 @@ A planted bug counts as found when its class appears: the malformed-header
 value.  The table shows medians over the seeds (a bug not found in a run
 counts as not found; its median time is shown only when found in most runs).
 
-    .venv/bin/python bench/http.py [--requests 2000] [--reps 3]
+    .venv/bin/python bench/http_vs_schemathesis.py [--requests 2000] [--reps 3]
 """
 
 from __future__ import annotations
 
 import sys
 from pathlib import Path
-
-# This file is named http.py: drop its folder from the path so "import http" finds the standard library.
-sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
 
 import argparse  # noqa: E402
 import json  # noqa: E402
