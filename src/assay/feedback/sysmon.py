@@ -113,6 +113,8 @@ class SysmonFeedback:
     #: through ``INSTRUCTION`` events (see the module docstring).  A subclass that
     #: re-arms everything per input sets this off to spare the per-instruction burst.
     split_by_instruction = True
+    #: Re-arm a code object's retired branch sites when it records something new.
+    rearm_on_news = True
 
     def __init__(self, scope: Scope) -> None:
         self.scope = scope
@@ -299,7 +301,8 @@ class SysmonFeedback:
         self._site_hits[site] = hits
         if hits < (JOIN_CAP if self._by_instruction else ONE_WAY_CAP):
             return None
-        self._retired.setdefault(ck, (code, []))[1].append(site)
+        if self.rearm_on_news:
+            self._retired.setdefault(ck, (code, []))[1].append(site)
         return sys.monitoring.DISABLE
 
     def _new_edge(self, key: tuple[int, int, int]) -> None:
