@@ -84,6 +84,14 @@ MAZES = [
     "maze_int_field",
     "maze_computed_magic",
     "maze_checksum",
+    # search round two (examples/planted/search_mazes.py)
+    "maze_branch_ternary",
+    "maze_branch_mixed",
+    "maze_protocol_state",
+    "maze_decoded_fields",
+    "maze_decoded_json",
+    "maze_regex_compound",
+    "maze_transform_xor",
 ]
 MAZE_TOOLS = ["assay-cmp", "assay-nocmp", "atheris", "hypothesis", "hypofuzz"]
 HIST_TOOLS = ["assay-cmp", "atheris"]

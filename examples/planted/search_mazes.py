@@ -16,14 +16,20 @@ import assay
 
 @assay.target(seeds=[b"hello world"], max_len=64)
 def maze_branch_ternary(data: bytes) -> None:
-    """Four conditional expressions: each direction differs only by its branch edge."""
+    """Four conditional expressions: each direction differs only by its branch edge.
+
+    Each condition needs the one before, so the four directions are found one
+    after another (independent ones would also need a lucky combination), and a
+    hot loop runs every site 40 times per input, as a parser's loop would.
+    """
     if len(data) < 4:
         return
-    a = 1 if data[0] == 0x4D else 0
-    b = 1 if data[1] == 0x41 else 0
-    c = 1 if data[2] == 0x5A else 0
-    d = 1 if data[3] == 0x45 else 0
-    if a + b + c + d == 4:
+    for _ in range(40):
+        a = 1 if data[0] == 0x4D else 0
+        b = 1 if a and data[1] == 0x41 else 0
+        c = 1 if b and data[2] == 0x5A else 0
+        d = 1 if c and data[3] == 0x45 else 0
+    if d:
         raise RuntimeError("maze: four conditional expressions")
 
 
