@@ -1,10 +1,8 @@
 """Search round two: branch directions, comparison progress, decoded comparisons.
 
 Each maze in examples/planted/search_mazes.py must be solved within a case cap on
-fixed seeds.  Non-vacuity: with the value profile or the decoded forms turned off,
-their mazes are *not* solved within the same cap; the instruction split's own
-check is in test_feedback.py (a campaign finds the chained ternary maze's steps
-through each next, fresh, site even without it).
+fixed seeds, and each mechanism has a non-vacuity check: with it turned off, its
+maze is *not* solved within the same cap.
 """
 
 from __future__ import annotations
@@ -41,6 +39,20 @@ def _solved_at(result) -> int | None:
 def test_maze_solved_within_cap(planted, campaign, name, seed):
     at = _solved_at(campaign([planted.get(name)], cases=CAP, seed=seed, shrink_cases=32))
     assert at is not None, f"{name} not solved within {CAP} cases (seed {seed})"
+
+
+@pytest.mark.campaign
+@pytest.mark.parametrize("split", [True, False])
+def test_instruction_split_is_what_solves_the_ternary_maze(planted, campaign, monkeypatch, split):
+    # Without the value profile (which sees the expected byte change too), only the
+    # branch directions show progress.  The design before the split retired each
+    # one-way site after ONE_WAY_CAP hits (the maze's hot loop gets there in the
+    # first input) and re-armed it only at case 8192.
+    monkeypatch.setattr(CmpLog, "value_profile", False)
+    monkeypatch.setattr(sysmon.SysmonFeedback, "split_by_instruction", split)
+    monkeypatch.setattr(sysmon.SysmonFeedback, "rearm_on_news", split)
+    solved = _solved_at(campaign([planted.get("maze_branch_ternary")], cases=CAP, seed=1)) is not None
+    assert solved == split
 
 
 @pytest.mark.campaign

@@ -18,17 +18,18 @@ import assay
 def maze_branch_ternary(data: bytes) -> None:
     """Four conditional expressions: each direction differs only by its branch edge.
 
-    Each condition needs the one before, so the four directions are found one
-    after another (independent ones would also need a lucky combination), and a
-    hot loop runs every site 40 times per input, as a parser's loop would.
+    Every site runs 40 times per input from the first input on (a hot loop, as in a
+    parser), and each condition's constant depends on the one before (256 matches
+    no byte), so the four directions must be found one after another at sites that
+    have long gone one way.
     """
     if len(data) < 4:
         return
     for _ in range(40):
         a = 1 if data[0] == 0x4D else 0
-        b = 1 if a and data[1] == 0x41 else 0
-        c = 1 if b and data[2] == 0x5A else 0
-        d = 1 if c and data[3] == 0x45 else 0
+        b = 1 if data[1] == (0x41 if a else 256) else 0
+        c = 1 if data[2] == (0x5A if b else 256) else 0
+        d = 1 if data[3] == (0x45 if c else 256) else 0
     if d:
         raise RuntimeError("maze: four conditional expressions")
 

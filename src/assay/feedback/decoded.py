@@ -30,13 +30,15 @@ from typing import Any, Callable
 MAX_FORM_OPERAND = 256
 #: Shortest operand a transform (xor/shift) is searched for: shorter ones match by chance.
 MIN_TRANSFORM = 3
-#: Largest constant a decimal field may be off by (``int(f) + k == n``).
-MAX_OFFSET = 16
+#: Largest constant a decimal field may be off by (``int(f) + k == n``): wider
+#: offsets mostly pair unrelated numbers.
+MAX_OFFSET = 1
 #: Most runs of one value considered per comparison.
 MAX_RUNS = 2
 
 _DEC = re.compile(rb"\d{1,20}")
 _HEX = re.compile(rb"(?:0[xX])?[0-9a-fA-F]{1,16}")
+_PCT = re.compile(rb"%[0-9A-Fa-f]{2}")
 _FLOAT = re.compile(rb"[-+]?(?:\d+\.?\d*(?:[eE][-+]?\d+)?|\.\d+(?:[eE][-+]?\d+)?|inf|nan)", re.I)
 
 
@@ -138,6 +140,12 @@ class DecodedForms:
             self._float = self._runs(_FLOAT, float)
         return self._float
 
+    def _escapes(self, kind: str) -> bool:
+        """Does the input look like it uses ``kind``'s escaping (so escaping ``b`` is worth a try)?"""
+        if kind.startswith("json"):
+            return b'"' in self.data
+        return _PCT.search(self.data) is not None or (b"=" in self.data and b"&" in self.data)
+
     # -- pairs ------------------------------------------------------------------------
     def pairs(self, a: Any, b: Any) -> list[tuple[bytes, bytes]]:
         """Pairs (form of ``a`` found in the input, ``b`` in the same form)."""
@@ -159,6 +167,8 @@ class DecodedForms:
         for run in self.hex.get(a, ()) if b >= 0 else ():
             prefix = run[:2] if run[:2] in (b"0x", b"0X") else b""
             digits = run[len(prefix):]
+            if not prefix and digits.isdigit():
+                continue  # a decimal-looking run: the decimal pair above covers it
             text = format(b, "X" if any(c in b"ABCDEF" for c in digits) else "x")
             out.append((run, prefix + text.zfill(len(digits)).encode()))
         if a not in self.dec and abs(a) < 1 << 64:
@@ -186,7 +196,7 @@ class DecodedForms:
                 continue
             if x != ra:
                 out.append((x, y))
-            elif kind in _ESCAPES and y != rb:
+            elif kind in _ESCAPES and y != rb and self._escapes(kind):
                 out.append((x, y))  # ``a`` needed no escaping, ``b`` does: keep the field valid
         if ra is None or rb is None or not 0 < len(ra) <= MAX_FORM_OPERAND:
             return

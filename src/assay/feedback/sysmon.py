@@ -24,8 +24,14 @@ never fires again in this process.
     time the instruction runs (which is the first time the edge is taken) and
     then disables itself;
   - a direction into a *join* (the end of an ``if`` without ``else``, the exit of
-    an ``and``/``or`` or a loop) is recorded by ``BRANCH``, and the site stays
-    armed until every such direction has been seen.
+    an ``and``/``or`` or a loop; also a one-instruction destination such as a
+    ``return x``, see :mod:`assay.feedback.branches`) is recorded by ``BRANCH``,
+    and the site stays armed until every such direction has been seen.
+
+  Lines then come from the same ``INSTRUCTION`` events (each instruction records
+  its line the first time it runs) instead of ``LINE``: on 3.12 an instruction
+  skips its ``INSTRUCTION`` event whenever a ``LINE`` event fires there.  Every
+  in-scope instruction costs one callback, once, in the whole campaign.
 
   A site whose unseen directions are all observable by instruction is disabled
   at its first hit: its other direction is recorded the first time it is taken,
@@ -36,7 +42,14 @@ never fires again in this process.
   sign that inputs now reach new states of that function.  (An earlier design
   retired *every* one-way site after 32 hits and re-armed everything only at case
   8192, 16384, ...; a conditional expression's direction, which shows no new
-  line, then stayed unseen for thousands of cases.)
+  line, then stayed unseen for thousands of cases.  ``split_by_instruction =
+  False`` still runs that design.)
+
+  3.13 has the same single ``BRANCH`` event, so the same split applies; two
+  details are unverified there: where an exhausted ``FOR_ITER`` reports its
+  destination (a mismatch only duplicates that edge under a second key), and
+  whether ``LINE`` still hides ``INSTRUCTION`` events (the split avoids ``LINE``
+  either way).
 
 Items are keyed by a stable per-code key (a hash of file, qualified name and first
 line), so keys mean the same thing in a restarted worker.
@@ -56,8 +69,8 @@ from assay.feedback.scope import Scope
 #: ``BRANCH`` could report it) before the site is retired; it is re-armed as soon
 #: as its code object shows anything new.
 JOIN_CAP = 1024
-#: Kept for bench/throughput.py, which sizes its timed windows in these units; the
-#: feedback itself no longer retires or re-arms anything on a schedule.
+#: Without the instruction split: the first case index at which retired events are
+#: re-armed (``restart_events()``), and then every doubling of it.
 RESTART_EVERY = 8192
 #: With ``split_by_instruction`` off (the design before the instruction split),
 #: one-way hits of any branch site before it is retired.
@@ -203,7 +216,17 @@ class SysmonFeedback:
                     self._site_dirs[site] = self._site_dirs.get(site, 0) + 1
 
     def maybe_restart(self, case_index: int) -> None:
-        """Nothing to do: no item is retired before it has been seen (kept for the protocol)."""
+        """Re-arm retired events on a schedule (only without the instruction split).
+
+        With the split nothing waits for a schedule: retired join sites are re-armed
+        by news in their own code object.
+        """
+        if self.tool_id is None or self._by_instruction or has_split_branches():
+            return
+        q, r = divmod(case_index, RESTART_EVERY)
+        if case_index and r == 0 and q & (q - 1) == 0:
+            self._site_hits.clear()
+            monitoring().restart_events()
 
     def counts(self) -> dict[str, int]:
         return {"edges": self.edges, "lines": self.lines}
