@@ -6,7 +6,9 @@ value the program compares against next.  So a new ``(comparison site, operand
 value)`` is a feature, for (in)equalities in the target's ``sources`` only, and
 only for operands that do *not* occur in the input (in any plain encoding): a
 value taken from the input is the fuzzer's own noise, a value that is not is
-program state (the next expected verb, the new state's name).
+program state (the next expected verb, the new state's name).  Only strings,
+bytes and integers below :data:`MAX_INT` count: a checksum or hash takes a new
+value with every input and would fill the corpus with noise.
 
 Comparisons are not traced on the fast path: the instrumented twins of
 :mod:`assay.feedback.cmplog` observe them, on the analysis run of each new corpus
@@ -31,6 +33,9 @@ MAX_FEATURES = 512
 BUDGET = 0.1
 #: Operands longer than this (in bytes) are not values of a state.
 MAX_VALUE = 64
+#: Integers this large or larger are hashes, checksums or offsets, not states: a
+#: checksum compared with the input's copy of it takes a new value every input.
+MAX_INT = 1 << 16
 
 _KIND = "vp"
 
@@ -40,10 +45,12 @@ def _plain_forms(v: Any) -> list[bytes]:
         return [bytes(v)]
     if isinstance(v, str):
         return [v.encode("utf-8", "surrogatepass")]
-    if isinstance(v, int) and not isinstance(v, bool):
+    if isinstance(v, int) and not isinstance(v, bool) and -MAX_INT < v < MAX_INT:
         out = [str(v).encode()]
         if 0 <= v <= 0xFF:
             out.append(bytes([v]))
+        elif v > 0:
+            out += [v.to_bytes(2, "little"), v.to_bytes(2, "big")]
         return out
     return []
 
