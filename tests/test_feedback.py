@@ -159,3 +159,33 @@ def test_coexists_with_coverage_py(tmp_path):
     lines = data.lines(SUBJECT) or []
     start = branchy.__code__.co_firstlineno
     assert {start + 2, start + 3} <= set(lines), "coverage.py still measured both returns of branchy"
+
+
+def test_split_records_exactly_the_edges_branch_events_report(monkeypatch):
+    # The bytecode layout must agree with CPython: on a real parser, the instruction
+    # split (no cap) records the same edges and lines as BRANCH/LINE events that stay
+    # armed until both directions are seen.
+    import tomllib
+
+    from assay.engine.features import FullFeedback
+
+    monkeypatch.setattr(sysmon, "JOIN_CAP", 1 << 40)
+    docs = ['a = 1\n[t]\nb = "x\\ty"\n', "x = [1, 2.5, true]\n", "[[a.b]]\nc = 1979-05-27T07:32:00Z\n",
+            'k = """m\nl"""\n', "bad = \n", "a.b.c = {d = 1, e = 'f'}\n", "# c\n\n", "x = 0x1F\n"]
+
+    def run(cls):
+        fb = cls(Scope([tomllib.__file__.rsplit("/", 1)[0]]))
+        fb.start()
+        try:
+            for doc in docs * 3:
+                try:
+                    tomllib.loads(doc)
+                except tomllib.TOMLDecodeError:
+                    pass
+            return set(fb.seen)
+        finally:
+            fb.stop()
+
+    exact, split = run(FullFeedback), run(SysmonFeedback)
+    assert len(_edges(exact)) > 50
+    assert split == exact
