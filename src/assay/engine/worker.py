@@ -161,7 +161,7 @@ class Worker:
             self.seen_features.add(result.outcome)
             new.append(result.outcome)
         if not new and result.verdict is None and self.values is not None and self.source.last_pair is not None \
-                and self.values.wants_run(self.executed):  # a comparison replacement: did it advance a comparison?
+                and self.values.wants_run(self.executed, self.source.last_pair):  # a comparison replacement: did it advance a comparison?
             new = self._values_of(phase, pos, data)
         if result.verdict is not None:
             self.source.failed()

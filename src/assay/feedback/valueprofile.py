@@ -14,7 +14,8 @@ Comparisons are not traced on the fast path: the instrumented twins of
 :mod:`assay.feedback.cmplog` observe them, on the analysis run of each new corpus
 entry (which only marks its values as seen) and on a budgeted share of the cases
 made by an input-to-state replacement (the mutation most likely to advance a
-comparison), which are run once more with the twins when they showed nothing new.
+comparison), which are run once more with the twins when they showed nothing new
+(the first child of each replacement only).
 
 Bounds: at most :data:`PER_SITE` values per site and :data:`MAX_FEATURES` in all
 ever become features, and the extra runs stay under :data:`BUDGET` of the cases.
@@ -30,7 +31,7 @@ PER_SITE = 8
 #: Value-profile features per campaign, at most.
 MAX_FEATURES = 512
 #: Share of all cases that may get an extra instrumented run for the value profile.
-BUDGET = 0.1
+BUDGET = 0.03
 #: Operands longer than this (in bytes) are not values of a state.
 MAX_VALUE = 64
 #: Integers this large or larger are hashes, checksums or offsets, not states: a
@@ -70,6 +71,7 @@ class ValueProfile:
         self.sites: dict[int, set[int]] = {}
         self.features = 0
         self.runs = 0
+        self.tried: set[Hashable] = set()
         for key in seen:
             if isinstance(key, tuple) and len(key) == 3 and key[0] == _KIND:
                 self._add(key[1], key[2])
@@ -82,12 +84,17 @@ class ValueProfile:
         self.features += 1
         return True
 
-    def wants_run(self, cases: int) -> bool:
-        """May one more case get an instrumented run (within :data:`BUDGET`)?"""
-        if self.runs < BUDGET * cases + 1 and self.features < MAX_FEATURES:
-            self.runs += 1
-            return True
-        return False
+    def wants_run(self, cases: int, replacement: Hashable) -> bool:
+        """May a case made by ``replacement`` (parent index, pair) get an instrumented run?
+
+        Only the first case of each replacement does (later ones differ only in the
+        occurrence replaced), and only within :data:`BUDGET` of all cases.
+        """
+        if replacement in self.tried or self.runs >= BUDGET * cases + 1 or self.features >= MAX_FEATURES:
+            return False
+        self.tried.add(replacement)
+        self.runs += 1
+        return True
 
     def observe(self, data: bytes, records: list[tuple[int, Any, Any]]) -> list[Hashable]:
         """New features among ``records`` (``(vsite, a, b)`` of a run on ``data``)."""
