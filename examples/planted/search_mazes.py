@@ -36,14 +36,18 @@ def maze_branch_ternary(data: bytes) -> None:
 
 @assay.target(seeds=[b"hello world"], max_len=64)
 def maze_branch_mixed(data: bytes) -> None:
-    """An ``and`` chain, a comprehension filter and a ``while`` condition, one line each."""
+    """An ``and`` chain, a comprehension filter and a ``while`` condition, one line each.
+
+    Each part needs the one before (independent parts would also need a lucky
+    combination of inputs that each solved one).
+    """
     if len(data) < 6:
         return
     chain = data[0] == 0x4D and data[1] == 0x41 and data[2] == 0x5A
-    kept = [x for x in data[3:4] if x == 0x45]
+    kept = [x for x in data[3:4] if chain and x == 0x45]
     n = 0
-    while n < 2 and data[4 + n] == 0x21: n += 1  # noqa: E701 - the body on the condition's line
-    if chain and kept and n == 2:
+    while kept and n < 2 and data[4 + n] == 0x21: n += 1  # noqa: E701 - the body on the condition's line
+    if n == 2:
         raise RuntimeError("maze: and chain, comprehension filter, while condition")
 
 

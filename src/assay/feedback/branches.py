@@ -37,11 +37,16 @@ class BranchLayout:
 
     ``watch`` maps an instruction offset to the edge ``(src, dst)`` whose first
     traversal its first execution proves; ``joins`` maps every site's ``src`` to
-    the destinations that only a ``BRANCH`` event can report (often none).
+    the destinations that only a ``BRANCH`` event can report (often none).  A join
+    still tells which edge reached it the *first* time it runs if only one of its
+    predecessors has run by then (the first entry into a loop body, say, before
+    the loop's back edge ever ran): ``join_preds`` gives what that check needs.
     """
 
     watch: dict[int, tuple[int, int]]
     joins: dict[int, tuple[int, ...]]
+    #: join destination -> (all its predecessors, the sites that branch into it)
+    join_preds: dict[int, tuple[tuple[int, ...], frozenset[int]]]
 
 
 def _target(instr: dis.Instruction) -> int | None:
@@ -57,7 +62,7 @@ def branch_layout(code: CodeType) -> BranchLayout:
         instrs = list(dis.get_instructions(code))
         handlers = {entry.target for entry in dis.Bytecode(code).exception_entries}
     except Exception:  # noqa: BLE001 - an odd code object: watch every site through BRANCH
-        return BranchLayout({}, {})
+        return BranchLayout({}, {}, {})
     at = {ins.offset: i for i, ins in enumerate(instrs)}
     succs: dict[int, list[int]] = {}
     sites: dict[int, tuple[int, int]] = {}
@@ -80,6 +85,7 @@ def branch_layout(code: CodeType) -> BranchLayout:
         succs[ins.offset] = out
     # Predecessors among reachable instructions only (dead code does not make a join).
     preds: dict[int, int] = {h: 1 for h in handlers}
+    pred_lists: dict[int, list[int]] = {}
     reached: set[int] = set()
     stack = [instrs[0].offset, *handlers] if instrs else []
     while stack:
@@ -89,6 +95,7 @@ def branch_layout(code: CodeType) -> BranchLayout:
         reached.add(off)
         for s in succs[off]:
             preds[s] = preds.get(s, 0) + 1
+            pred_lists.setdefault(s, []).append(off)
             stack.append(s)
     lines: dict[int, int | None] = {}
     for start, end, line in code.co_lines():
@@ -113,7 +120,13 @@ def branch_layout(code: CodeType) -> BranchLayout:
             else:
                 need.append(dst)
         joins[src] = tuple(need)
-    return BranchLayout(watch, joins)
+    join_srcs: dict[int, set[int]] = {}
+    for src, dsts in joins.items():
+        for dst in dsts:
+            if dst not in handlers:
+                join_srcs.setdefault(dst, set()).add(src)
+    join_preds = {dst: (tuple(pred_lists.get(dst, ())), frozenset(srcs)) for dst, srcs in join_srcs.items()}
+    return BranchLayout(watch, joins, join_preds)
 
 
 def _chain(dst: int, succs: dict[int, list[int]], preds: dict[int, int], handlers: set[int]) -> list[int]:

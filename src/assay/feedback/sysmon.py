@@ -143,6 +143,10 @@ class SysmonFeedback:
         self._site_hits: dict[tuple[int, int], int] = {}
         #: id(code) -> {instruction offset: the line and edge keys its first run records}
         self._ins_keys: dict[int, dict[int, tuple[tuple[int, ...], ...]]] = {}
+        #: id(code) -> {join offset: (its predecessors, the sites branching into it)}
+        self._join_at: dict[int, dict[int, tuple[tuple[int, ...], frozenset[int]]]] = {}
+        #: id(code) -> offsets that have run (unpaused)
+        self._ran: dict[int, set[int]] = {}
         #: id(code) -> {src: edge keys only BRANCH can report}
         self._joins: dict[int, dict[int, tuple[tuple[int, int, int], ...]]] = {}
         #: code key -> (code, its retired sites); re-armed when that code shows news
@@ -260,6 +264,8 @@ class SysmonFeedback:
         for off, (src, dst) in layout.watch.items():
             keys[off] = (*keys.get(off, ()), (ck, src, dst))
         self._ins_keys[id(code)] = keys
+        self._join_at[id(code)] = layout.join_preds
+        self._ran[id(code)] = set()
         self._joins[id(code)] = {src: tuple((ck, src, dst) for dst in dsts) for src, dsts in layout.joins.items()}
 
     def _on_line(self, code: Any, line: int) -> Any:
@@ -290,7 +296,8 @@ class SysmonFeedback:
     def _on_instruction(self, code: Any, offset: int) -> Any:
         if self.paused:
             return None
-        keys = self._ins_keys[id(code)].get(offset)
+        cid = id(code)
+        keys = self._ins_keys[cid].get(offset)
         if keys is not None:
             seen = self.seen
             for key in keys:
@@ -299,6 +306,16 @@ class SysmonFeedback:
                         self._new_edge(key)
                     else:
                         self._new_line(key)
+        ran = self._ran[cid]
+        ran.add(offset)
+        join = self._join_at[cid].get(offset)
+        if join is not None:
+            # A join's first run: if only one predecessor has ever run, that edge it was.
+            came = [p for p in join[0] if p in ran]
+            if len(came) == 1 and came[0] in join[1]:
+                key = (self._code_keys[cid], came[0], offset)
+                if key not in self.seen:
+                    self._new_edge(key)
         return sys.monitoring.DISABLE
 
     def _on_branch(self, code: Any, src: int, dst: int) -> Any:
