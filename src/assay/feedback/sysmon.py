@@ -68,7 +68,7 @@ from assay.feedback.scope import Scope
 #: One-way hits of a branch site whose unseen direction runs into a join (so only
 #: ``BRANCH`` could report it) before the site is retired; it is re-armed as soon
 #: as its code object shows anything new.
-JOIN_CAP = 1024
+JOIN_CAP = 64
 #: Without the instruction split: the first case index at which retired events are
 #: re-armed (``restart_events()``), and then every doubling of it.
 RESTART_EVERY = 8192
@@ -238,6 +238,13 @@ class SysmonFeedback:
     # -- callbacks (hot path: record and return) ---------------------------------------
     def _on_start(self, code: Any, offset: int) -> Any:
         mon = sys.monitoring
+        if self.paused:
+            # Decide at an unpaused call.  Code that only ever runs paused (the
+            # comparison twins of assay.feedback.cmplog) then never gets local events,
+            # which while paused would fire on every line or instruction it runs; a
+            # twin that calls the recorders is recognised and never asks again.
+            names = code.co_names
+            return mon.DISABLE if "__assay_cmp__" in names or "__assay_call__" in names else None
         if id(code) not in self._code_keys and self.scope.contains(code.co_filename):
             ident = f"{code.co_filename}\0{code.co_qualname}\0{code.co_firstlineno}".encode()
             ck = int.from_bytes(hashlib.blake2b(ident, digest_size=8).digest(), "big")

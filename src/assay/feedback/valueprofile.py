@@ -31,7 +31,7 @@ PER_SITE = 8
 #: Value-profile features per campaign, at most.
 MAX_FEATURES = 512
 #: Share of all cases that may get an extra instrumented run for the value profile.
-BUDGET = 0.03
+BUDGET = 0.01
 #: Operands longer than this (in bytes) are not values of a state.
 MAX_VALUE = 64
 #: Integers this large or larger are hashes, checksums or offsets, not states: a
