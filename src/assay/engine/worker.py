@@ -160,8 +160,9 @@ class Worker:
         if result.outcome not in self.seen_features:
             self.seen_features.add(result.outcome)
             new.append(result.outcome)
+        # A comparison replacement that showed nothing new: did it advance a comparison?
         if not new and result.verdict is None and self.values is not None and self.source.last_pair is not None \
-                and self.values.wants_run(self.executed, self.source.last_pair):  # a comparison replacement: did it advance a comparison?
+                and self.values.wants_run(self.executed, self.source.last_pair):
             new = self._values_of(phase, pos, data)
         if result.verdict is not None:
             self.source.failed()
