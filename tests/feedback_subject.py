@@ -30,3 +30,19 @@ def framed(data: bytes) -> str:
     if stored == zlib.crc32(data[4:]):
         return "ok"
     return "bad"
+
+
+def ternary(x: int) -> int:
+    """Both directions of the conditional expression run on the same line."""
+    a = 1 if x == 7 else 0
+    return a
+
+
+def guarded(x: int) -> int:
+    """The false direction of ``x != 7`` runs into a join: no instruction of its own."""
+    total = 1
+    if x != 7:
+        total = 2
+    if x == 99:
+        return 0
+    return total

@@ -11,7 +11,7 @@ from assay.feedback import sysmon
 from assay.feedback.sysmon import SysmonFeedback
 
 import feedback_subject as subject
-from feedback_subject import branchy, gate, looped
+from feedback_subject import branchy, guarded, looped, ternary
 
 SUBJECT = subject.__file__
 
@@ -49,9 +49,7 @@ def test_seen_items_do_not_fire_again(feedback):
 
 def test_one_way_site_other_direction_found_after_many_hits(feedback):
     # The i == 7 site goes one way 5 times per call; its other direction must still
-    # be learned on a later call although the site was hot before (as long as it
-    # stayed under ONE_WAY_CAP; past the cap it is retired until the next restart,
-    # see test_retired_one_way_site_rearmed_by_restart).
+    # be learned on a later call although the site was hot before.
     calls = (sysmon.ONE_WAY_CAP - 8) // 5  # looped(10) itself adds 7 one-way hits before i == 7
     assert calls >= 3, "the cap leaves room for several hot calls"
     for _ in range(calls):
@@ -65,19 +63,46 @@ def test_one_way_site_other_direction_found_after_many_hits(feedback):
     assert branch, "the i == 7 branch itself (not only its body line) must be new"
 
 
-def test_retired_one_way_site_rearmed_by_restart(feedback, monkeypatch):
-    monkeypatch.setattr(sysmon, "ONE_WAY_CAP", 3)
-
-    for _ in range(10):
-        gate(0)  # retire the one-way site
-    assert not sysmon.has_split_branches()
+def test_direction_without_a_new_line_is_learned_after_many_one_way_hits(feedback):
+    # The conditional expression's two directions share one line: only the edge
+    # tells them apart.  Hundreds of one-way hits must not retire it.
+    for _ in range(20 * sysmon.ONE_WAY_CAP):
+        ternary(1)
     feedback.take_new()
-    feedback.maybe_restart(sysmon.RESTART_EVERY - 64)  # not a restart point
-    gate(1)
-    assert not _edges(feedback.take_new()), "retired: the other direction is not seen yet"
-    feedback.maybe_restart(sysmon.RESTART_EVERY)
-    gate(1)
-    assert _edges(feedback.take_new()), "after restart the other direction is recorded"
+    ternary(7)
+    new = feedback.take_new()
+    assert not [k for k in new if len(k) == 2], "no new line: both directions are on one line"
+    assert len(_edges(new)) == 1, "the other direction is recorded the first time it is taken"
+
+
+def test_without_the_instruction_split_that_direction_is_lost():
+    # Non-vacuity: the design before (one-way sites retired after ONE_WAY_CAP hits).
+    class Legacy(SysmonFeedback):
+        split_by_instruction = False
+
+    fb = Legacy(Scope([SUBJECT]))
+    fb.start()
+    try:
+        for _ in range(20 * sysmon.ONE_WAY_CAP):
+            ternary(1)
+        fb.take_new()
+        ternary(7)
+        assert not _edges(fb.take_new())
+    finally:
+        fb.stop()
+
+
+def test_join_direction_rearmed_when_its_code_shows_news(feedback, monkeypatch):
+    monkeypatch.setattr(sysmon, "JOIN_CAP", 3)
+    for _ in range(10):
+        guarded(1)  # ``x != 7`` one way; its other direction has no instruction of its own
+    feedback.take_new()
+    guarded(7)
+    assert not _edges(feedback.take_new()), "retired after JOIN_CAP one-way hits"
+    guarded(99)  # a new line in the same code object re-arms its branch sites
+    assert feedback.take_new()
+    guarded(7)
+    assert _edges(feedback.take_new()), "re-armed: the join direction is recorded"
 
 
 def test_out_of_scope_code_records_nothing():
@@ -134,3 +159,33 @@ def test_coexists_with_coverage_py(tmp_path):
     lines = data.lines(SUBJECT) or []
     start = branchy.__code__.co_firstlineno
     assert {start + 2, start + 3} <= set(lines), "coverage.py still measured both returns of branchy"
+
+
+def test_split_records_exactly_the_edges_branch_events_report(monkeypatch):
+    # The bytecode layout must agree with CPython: on a real parser, the instruction
+    # split (no cap) records the same edges and lines as BRANCH/LINE events that stay
+    # armed until both directions are seen.
+    import tomllib
+
+    from assay.engine.features import FullFeedback
+
+    monkeypatch.setattr(sysmon, "JOIN_CAP", 1 << 40)
+    docs = ['a = 1\n[t]\nb = "x\\ty"\n', "x = [1, 2.5, true]\n", "[[a.b]]\nc = 1979-05-27T07:32:00Z\n",
+            'k = """m\nl"""\n', "bad = \n", "a.b.c = {d = 1, e = 'f'}\n", "# c\n\n", "x = 0x1F\n"]
+
+    def run(cls):
+        fb = cls(Scope([tomllib.__file__.rsplit("/", 1)[0]]))
+        fb.start()
+        try:
+            for doc in docs * 3:
+                try:
+                    tomllib.loads(doc)
+                except tomllib.TOMLDecodeError:
+                    pass
+            return set(fb.seen)
+        finally:
+            fb.stop()
+
+    exact, split = run(FullFeedback), run(SysmonFeedback)
+    assert len(_edges(exact)) > 50
+    assert split == exact

@@ -51,9 +51,13 @@ class FullFeedback(SysmonFeedback):
     """PEP 669 lines and edges, never retiring a one-way branch site early.
 
     Within one input every direction of every branch site must be seen, so the
-    3.12/3.13 one-way cap of :class:`SysmonFeedback` (a campaign-wide optimisation)
-    does not apply: a site is disabled only once both directions were seen.
+    3.12/3.13 one-way caps of :class:`SysmonFeedback` (campaign-wide optimisations)
+    do not apply: a site is disabled only once both directions were seen, and
+    no ``INSTRUCTION`` events are used (re-armed per input they would fire for
+    every instruction of every input).
     """
+
+    split_by_instruction = False
 
     def forget(self) -> None:
         """Start a new input: nothing is seen, every disabled event fires again."""

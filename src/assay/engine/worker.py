@@ -26,6 +26,7 @@ from assay.engine.seeds import case_rng
 from assay.engine.shrink import shrink
 from assay.feedback.cmplog import guards_of, input_to_state, repair
 from assay.feedback.protocol import Feedback
+from assay.feedback.valueprofile import ValueProfile
 from assay.target import Target
 
 #: Cases between checks of the clock (budget, progress messages).
@@ -86,7 +87,8 @@ class Worker:
             self.source.add(entry, pairs, tokens, guards)
         for fatal in plan.fatal_inputs:
             self.source.forget(fatal)
-        self.seen_features: set[Hashable] = {k for k in plan.seen if isinstance(k, tuple) and k and k[0] in ("f", "outcome")}
+        self.seen_features: set[Hashable] = {k for k in plan.seen if isinstance(k, tuple) and k and k[0] in ("f", "outcome", "vp")}
+        self.values = ValueProfile(plan.seen) if plan.cmplog is not None and plan.cmplog.value_profile else None
         self.known = set(plan.known_signatures)
         self.journal.chain = plan.chain
         self._last_progress = time.monotonic()
@@ -158,6 +160,10 @@ class Worker:
         if result.outcome not in self.seen_features:
             self.seen_features.add(result.outcome)
             new.append(result.outcome)
+        # A comparison replacement that showed nothing new: did it advance a comparison?
+        if not new and result.verdict is None and self.values is not None and self.source.last_pair is not None \
+                and self.values.wants_run(self.executed, self.source.last_pair):
+            new = self._values_of(phase, pos, data)
         if result.verdict is not None:
             self.source.failed()
             self.finding(phase, pos, data, ops, result.verdict)
@@ -166,6 +172,8 @@ class Worker:
             if phase == jr.GENERATED:
                 self.source.reward(ops)
             pairs, tokens, guards = self._analyse(phase, pos, data)
+            if self.values is not None:
+                new += self.values.observe(data, self.plan.cmplog.last_values)
             self.source.add(data, pairs, tokens, guards)
             self.send(("corpus", data, new, phase == jr.INITIAL, pairs, tokens, guards, self.executed))
 
@@ -248,6 +256,12 @@ class Worker:
             return [], [], []
         records, guard_records = logged
         return (*input_to_state(data, records), guards_of(data, guard_records))
+
+    def _values_of(self, phase: int, pos: int, data: bytes) -> list:
+        """Value-profile features of one instrumented run (see :mod:`assay.feedback.valueprofile`)."""
+        if self._cmplog_run(phase, pos, data) is None:
+            return []
+        return self.values.observe(data, self.plan.cmplog.last_values)
 
     def _repair(self, pos: int, data: bytes, ops: list[str], guards: list) -> tuple[bytes, list[str]]:
         """Re-establish the parent's guards (checksums, lengths) that ``data`` broke."""

@@ -16,7 +16,11 @@ The recorded operand pairs become *input-to-state* replacements: when one operan
 encoding (bytes, UTF-8, a byte, ASCII decimal, little/big-endian integers) occurs
 in the input, replacing it with the other operand's encoding is a mutation that
 solves that comparison in one step.  Operands that do not occur in the input go
-to the dictionary instead.
+to the dictionary instead.  Parsers compare *decoded* values, so
+:mod:`assay.feedback.decoded` adds the forms a value takes before decoding
+(hex, floats, zero-padded fields, base64/base32, percent and JSON escapes, other
+letter case) and AFL++-style transforms (a byte run xor'ed or shifted by a
+constant), each giving at most one pair per form and comparison.
 
 Checksums and length fields defeat a replacement made once: the value one side of
 ``crc32(payload) == stored`` must take changes with every later mutation of the
@@ -35,6 +39,8 @@ import os
 import sys
 from types import CodeType, FunctionType, ModuleType
 from typing import Any, Callable, Iterable
+
+from assay.feedback.decoded import DecodedForms
 
 #: Most operand pairs recorded while analysing one input.
 MAX_RECORDS = 1024
@@ -71,6 +77,9 @@ _CMP, _CALL = "__assay_cmp__", "__assay_call__"
 
 _records: list[tuple[Any, Any]] | None = None
 _guard_records: list[tuple[int, Any, Any]] | None = None
+_value_records: list[tuple[int, Any, Any]] | None = None
+#: Most (in)equality observations kept for the value profile per analysed input.
+MAX_VALUE_RECORDS = 512
 
 
 def _record(a: Any, b: Any) -> None:
@@ -83,12 +92,15 @@ def _is_operand(v: Any) -> bool:
     return isinstance(v, (bytes, bytearray, str, int)) and not isinstance(v, bool)
 
 
-def assay_cmp(op: int, site: int, a: Any, b: Any) -> Any:
+def assay_cmp(op: int, site: int, vsite: int, a: Any, b: Any) -> Any:
     """Replacement for one comparison: evaluate it and record its operands.
 
-    ``site`` numbers an (in)equality between two computed values, -1 elsewhere.
+    ``site`` numbers an (in)equality between two computed values, -1 elsewhere;
+    ``vsite`` numbers every (in)equality (the value profile's sites).
     """
     result = _BY_ID[op](a, b)
+    if op <= 1 and _value_records is not None and len(_value_records) < MAX_VALUE_RECORDS:
+        _value_records.append((vsite, a, b))
     if site >= 0 and _guard_records is not None and len(_guard_records) < MAX_GUARD_RECORDS:
         if type(a) is type(b) and _is_operand(a):
             _guard_records.append((site, a, b))
@@ -102,8 +114,8 @@ def assay_cmp(op: int, site: int, a: Any, b: Any) -> Any:
                         _record(a, elem)
             elif isinstance(a, (str, bytes)) and isinstance(b, (str, bytes)):
                 _record(None, a)  # wants ``a`` somewhere in the input: a dictionary token
-        elif _is_operand(a) and _is_operand(b) and a != b:
-            _record(a, b)
+        elif (_is_operand(a) or type(a) is float) and (_is_operand(b) or type(b) is float) and a != b:
+            _record(a, b)  # floats: only their decoded forms (assay.feedback.decoded) can match
     return result
 
 
@@ -131,6 +143,7 @@ def assay_call(name: str, obj: Any, *args: Any, **kwargs: Any) -> Any:
 class _Rewriter(ast.NodeTransformer):
     def __init__(self, first_site: int) -> None:
         self.next_site = first_site
+        self.next_vsite = 0
 
     def visit_Compare(self, node: ast.Compare) -> ast.AST:
         self.generic_visit(node)
@@ -141,7 +154,12 @@ class _Rewriter(ast.NodeTransformer):
         site = -1
         if op_id <= 1 and not isinstance(left, ast.Constant) and not isinstance(right, ast.Constant):
             site, self.next_site = self.next_site, self.next_site + 1
-        call = ast.Call(ast.Name(_CMP, ast.Load()), [ast.Constant(op_id), ast.Constant(site), left, right], [])
+        vsite = -1
+        if op_id <= 1:
+            vsite, self.next_vsite = self.next_vsite, self.next_vsite + 1
+        call = ast.Call(
+            ast.Name(_CMP, ast.Load()), [ast.Constant(op_id), ast.Constant(site), ast.Constant(vsite), left, right], []
+        )
         return ast.copy_location(call, node)
 
     def visit_Call(self, node: ast.Call) -> ast.AST:
@@ -203,10 +221,15 @@ def _functions_of(module: ModuleType) -> Iterable[FunctionType]:
 class CmpLog:
     """Instrumented twins of the in-scope code, swapped in to analyse one input."""
 
+    #: Also feed comparison progress back as features (:mod:`assay.feedback.valueprofile`).
+    value_profile = True
+
     def __init__(self, scope_contains: Callable[[str], bool]) -> None:
         self.contains = scope_contains
         self.swaps: list[tuple[FunctionType, CodeType, CodeType]] = []
         self.files = 0
+        #: The (in)equality observations ``(vsite, a, b)`` of the last :meth:`record`.
+        self.last_values: list[tuple[int, Any, Any]] = []
 
     def attach(self) -> None:
         """Compile twins for every imported in-scope module and pair them with live functions."""
@@ -233,10 +256,11 @@ class CmpLog:
     def record(self, run: Callable[[], Any]) -> tuple[list[tuple[Any, Any]], list[tuple[int, Any, Any]]]:
         """Run ``run`` with the twins swapped in: the operand pairs it compared, and
         the guard-site observations ``(site, a, b)``."""
-        global _records, _guard_records
+        global _records, _guard_records, _value_records
         records: list[tuple[Any, Any]] = []
         guard_records: list[tuple[int, Any, Any]] = []
-        _records, _guard_records = records, guard_records
+        self.last_values = []
+        _records, _guard_records, _value_records = records, guard_records, self.last_values
         for fn, _orig, twin in self.swaps:
             fn.__code__ = twin
         try:
@@ -244,7 +268,7 @@ class CmpLog:
         finally:
             for fn, orig, _twin in self.swaps:
                 fn.__code__ = orig
-            _records = _guard_records = None
+            _records = _guard_records = _value_records = None
         return records, guard_records
 
 
@@ -291,18 +315,24 @@ def input_to_state(data: bytes, records: list[tuple[Any, Any]]) -> tuple[list[tu
     """Replacement pairs whose pattern occurs in ``data``, and dictionary tokens."""
     pairs: dict[tuple[bytes, bytes], None] = {}
     tokens: dict[bytes, None] = {}
+    forms = DecodedForms(data)
     for a, b in _distinct(records):
         if a is None:
             for tok in _encodings(b).values():
                 if tok not in data:
                     tokens.setdefault(tok, None)
             continue
-        for x, y in _matching(a, b) + _matching(b, a):
+        direct = _matching(a, b) + _matching(b, a)
+        for x, y in direct:
             if x != y and x in data:
                 if len(pairs) < MAX_PAIRS:
                     pairs.setdefault((x, y), None)
             elif y not in data and len(tokens) < MAX_TOKENS:
                 tokens.setdefault(y, None)
+        if len(pairs) < MAX_PAIRS:
+            for x, y in forms.pairs(a, b) + forms.pairs(b, a):
+                if x != y and len(pairs) < MAX_PAIRS:
+                    pairs.setdefault((x, y), None)
     return list(pairs), list(tokens)[:MAX_TOKENS]
 
 

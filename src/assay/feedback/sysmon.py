@@ -10,19 +10,46 @@ never fires again in this process.
   from the target's ``sources`` gets local ``LINE`` and branch events; every code
   object gets ``DISABLE`` for ``PY_START``, so out-of-scope code costs one callback
   in the whole campaign.
-* ``LINE`` records ``(code, line)`` and disables itself.
+* ``LINE`` records ``(code, line)`` and disables itself (on 3.12/3.13 the first
+  ``INSTRUCTION`` event of a line does this instead, see below).
 * Branches on 3.14+: ``BRANCH_LEFT`` and ``BRANCH_RIGHT`` are separate events, so
   each direction records its edge and disables only itself.
 * Branches on 3.12/3.13: there is one ``BRANCH`` event per site, and a ``DISABLE``
-  returned for it silences *both* directions.  Disabling on the first direction
-  would lose the other edge forever, so a site is retired only once both
-  destinations have been seen.  A site that keeps going one way would then cost a
-  callback on every execution, so after :data:`ONE_WAY_CAP` hits with nothing new
-  it is retired anyway, and at case :data:`RESTART_EVERY` and every doubling of it
-  the campaign calls ``restart_events()`` so retired one-way sites get another
-  chance to show their other direction.  Restarts happen at fixed case indices,
-  keeping the schedule deterministic.  (The line of a branch's other direction
-  usually fires its own ``LINE`` event, so a retired site rarely hides anything.)
+  returned for it silences *both* directions.  So the edges are split by how they
+  can be observed (:mod:`assay.feedback.branches`, worked out once per code
+  object from its bytecode):
+
+  - a direction whose destination instruction has no other predecessor is
+    recorded by that instruction's ``INSTRUCTION`` event, which fires the first
+    time the instruction runs (which is the first time the edge is taken) and
+    then disables itself;
+  - a direction into a *join* (the end of an ``if`` without ``else``, the exit of
+    an ``and``/``or`` or a loop; also a one-instruction destination such as a
+    ``return x``, see :mod:`assay.feedback.branches`) is recorded by ``BRANCH``,
+    and the site stays armed until every such direction has been seen.
+
+  Lines then come from the same ``INSTRUCTION`` events (each instruction records
+  its line the first time it runs) instead of ``LINE``: on 3.12 an instruction
+  skips its ``INSTRUCTION`` event whenever a ``LINE`` event fires there.  Every
+  in-scope instruction costs one callback, once, in the whole campaign.
+
+  A site whose unseen directions are all observable by instruction is disabled
+  at its first hit: its other direction is recorded the first time it is taken,
+  at any case index, at no saturated cost.  A site still waiting for a join
+  direction costs a callback per execution, so after :data:`JOIN_CAP` one-way
+  hits it is retired, and re-armed (``BRANCH`` only, that code object only) as
+  soon as its code object records anything new: a new line or edge there is the
+  sign that inputs now reach new states of that function.  (An earlier design
+  retired *every* one-way site after 32 hits and re-armed everything only at case
+  8192, 16384, ...; a conditional expression's direction, which shows no new
+  line, then stayed unseen for thousands of cases.  ``split_by_instruction =
+  False`` still runs that design.)
+
+  3.13 has the same single ``BRANCH`` event, so the same split applies; two
+  details are unverified there: where an exhausted ``FOR_ITER`` reports its
+  destination (a mismatch only duplicates that edge under a second key), and
+  whether ``LINE`` still hides ``INSTRUCTION`` events (the split avoids ``LINE``
+  either way).
 
 Items are keyed by a stable per-code key (a hash of file, qualified name and first
 line), so keys mean the same thing in a restarted worker.
@@ -35,20 +62,25 @@ import sys
 from typing import Any, Hashable, Iterable
 
 from assay.errors import MonitoringUnavailable
+from assay.feedback.branches import branch_layout
 from assay.feedback.scope import Scope
 
-#: Hits of a branch site that keep going the one direction already seen before the
-#: site is retired (re-armed at the next restart).
-ONE_WAY_CAP = 32
-#: First case index at which ``restart_events()`` re-arms retired events; later
-#: restarts come at every doubling of it (8192, 16384, 32768, ...), so their cost
-#: fades as coverage saturates.
+#: One-way hits of a branch site whose unseen direction runs into a join (so only
+#: ``BRANCH`` could report it) before the site is retired; it is re-armed as soon
+#: as its code object shows anything new.
+JOIN_CAP = 64
+#: Without the instruction split: the first case index at which retired events are
+#: re-armed (``restart_events()``), and then every doubling of it.
 RESTART_EVERY = 8192
+#: With ``split_by_instruction`` off (the design before the instruction split),
+#: one-way hits of any branch site before it is retired.
+ONE_WAY_CAP = 32
 #: Tool ids tried in order; 0, 1, 2 and 5 are the debugger, coverage, profiler and
 #: optimizer ids PEP 669 reserves by convention, so they are last resorts.
 TOOL_ID_PREFERENCE = (3, 4, 2, 5, 0, 1)
 
 _TOOL_NAME = "assay"
+_NO_JOINS: dict = {}
 
 
 def monitoring() -> Any:
@@ -90,6 +122,13 @@ def has_split_branches() -> bool:
 class SysmonFeedback:
     """Line and branch-edge feedback for code in a :class:`Scope`."""
 
+    #: 3.12/3.13: record branch directions into a single-predecessor instruction
+    #: through ``INSTRUCTION`` events (see the module docstring).  A subclass that
+    #: re-arms everything per input sets this off to spare the per-instruction burst.
+    split_by_instruction = True
+    #: Re-arm a code object's retired branch sites when it records something new.
+    rearm_on_news = True
+
     def __init__(self, scope: Scope) -> None:
         self.scope = scope
         self.seen: set[Hashable] = set()
@@ -102,10 +141,23 @@ class SysmonFeedback:
         self._code_refs: list[Any] = []  # keeps ids in _code_keys from being reused
         self._site_dirs: dict[tuple[int, int], int] = {}
         self._site_hits: dict[tuple[int, int], int] = {}
+        #: id(code) -> {instruction offset: the line and edge keys its first run records}
+        self._ins_keys: dict[int, dict[int, tuple[tuple[int, ...], ...]]] = {}
+        #: id(code) -> {join offset: (its predecessors, the sites branching into it)}
+        self._join_at: dict[int, dict[int, tuple[tuple[int, ...], frozenset[int]]]] = {}
+        #: id(code) -> offsets that have run (unpaused)
+        self._ran: dict[int, set[int]] = {}
+        #: id(code) -> {src: edge keys only BRANCH can report}
+        self._joins: dict[int, dict[int, tuple[tuple[int, int, int], ...]]] = {}
+        #: code key -> (code, its retired sites); re-armed when that code shows news
+        self._retired: dict[int, tuple[Any, list[tuple[int, int]]]] = {}
+        self._rearm: set[int] = set()
+        self._by_instruction = False
 
     # -- lifecycle -------------------------------------------------------------
     def start(self) -> None:
         mon = monitoring()
+        self._by_instruction = self.split_by_instruction and not has_split_branches()
         self.tool_id = claim_tool_id(_TOOL_NAME)
         ev = mon.events
         mon.register_callback(self.tool_id, ev.PY_START, self._on_start)
@@ -114,6 +166,10 @@ class SysmonFeedback:
             mon.register_callback(self.tool_id, ev.BRANCH_LEFT, self._on_branch_split)
             mon.register_callback(self.tool_id, ev.BRANCH_RIGHT, self._on_branch_split)
             self._local = ev.LINE | ev.BRANCH_LEFT | ev.BRANCH_RIGHT
+        elif self._by_instruction:
+            mon.register_callback(self.tool_id, ev.BRANCH, self._on_branch)
+            mon.register_callback(self.tool_id, ev.INSTRUCTION, self._on_instruction)
+            self._local = ev.INSTRUCTION | ev.BRANCH
         else:
             mon.register_callback(self.tool_id, ev.BRANCH, self._on_branch)
             self._local = ev.LINE | ev.BRANCH
@@ -124,7 +180,7 @@ class SysmonFeedback:
             return
         mon = monitoring()
         tool, self.tool_id = self.tool_id, None
-        events = [mon.events.PY_START, mon.events.LINE, mon.events.BRANCH]
+        events = [mon.events.PY_START, mon.events.LINE, mon.events.BRANCH, mon.events.INSTRUCTION]
         if has_split_branches():
             events += [mon.events.BRANCH_LEFT, mon.events.BRANCH_RIGHT]
         release_tool_id(tool, self._code_refs, events)
@@ -132,7 +188,22 @@ class SysmonFeedback:
     # -- engine interface ----------------------------------------------------------
     def take_new(self) -> list[Hashable]:
         new, self.new = self.new, []
+        if self._rearm:
+            self._rearm_branches()
         return new
+
+    def _rearm_branches(self) -> None:
+        """Re-arm ``BRANCH`` in each code object with news that has retired sites."""
+        mon = sys.monitoring
+        branch = mon.events.BRANCH
+        for ck in self._rearm:
+            code, sites = self._retired.pop(ck)
+            for site in sites:
+                self._site_hits.pop(site, None)
+            if self.tool_id is not None:
+                mon.set_local_events(self.tool_id, code, self._local & ~branch)
+                mon.set_local_events(self.tool_id, code, self._local)
+        self._rearm.clear()
 
     def pause(self, paused: bool) -> None:
         self.paused = paused
@@ -149,8 +220,13 @@ class SysmonFeedback:
                     self._site_dirs[site] = self._site_dirs.get(site, 0) + 1
 
     def maybe_restart(self, case_index: int) -> None:
-        if self.tool_id is None or has_split_branches():
-            return  # with BRANCH_LEFT/RIGHT nothing is retired early, so nothing to re-arm
+        """Re-arm retired events on a schedule (only without the instruction split).
+
+        With the split nothing waits for a schedule: retired join sites are re-armed
+        by news in their own code object.
+        """
+        if self.tool_id is None or self._by_instruction or has_split_branches():
+            return
         q, r = divmod(case_index, RESTART_EVERY)
         if case_index and r == 0 and q & (q - 1) == 0:
             self._site_hits.clear()
@@ -162,22 +238,57 @@ class SysmonFeedback:
     # -- callbacks (hot path: record and return) ---------------------------------------
     def _on_start(self, code: Any, offset: int) -> Any:
         mon = sys.monitoring
+        if self.paused:
+            # Decide at an unpaused call.  Code that only ever runs paused (the
+            # comparison twins of assay.feedback.cmplog) then never gets local events,
+            # which while paused would fire on every line or instruction it runs; a
+            # twin that calls the recorders is recognised and never asks again.
+            names = code.co_names
+            return mon.DISABLE if "__assay_cmp__" in names or "__assay_call__" in names else None
         if id(code) not in self._code_keys and self.scope.contains(code.co_filename):
             ident = f"{code.co_filename}\0{code.co_qualname}\0{code.co_firstlineno}".encode()
-            self._code_keys[id(code)] = int.from_bytes(hashlib.blake2b(ident, digest_size=8).digest(), "big")
+            ck = int.from_bytes(hashlib.blake2b(ident, digest_size=8).digest(), "big")
+            self._code_keys[id(code)] = ck
             self._code_refs.append(code)
+            if self._by_instruction:
+                self._layout(code, ck)
             mon.set_local_events(self.tool_id, code, self._local)
         return mon.DISABLE
+
+    def _layout(self, code: Any, ck: int) -> None:
+        """What each instruction's first execution records: its line, and maybe an edge.
+
+        Lines come from ``INSTRUCTION`` events too, not ``LINE``: on 3.12 an
+        instruction that starts a line skips its ``INSTRUCTION`` event while the
+        ``LINE`` event there is armed, which would hide edges into line starts.
+        """
+        layout = branch_layout(code)
+        keys: dict[int, tuple[tuple[int, ...], ...]] = {}
+        for start, end, line in code.co_lines():
+            if line is not None:
+                for off in range(start, end, 2):
+                    keys[off] = ((ck, line),)
+        for off, (src, dst) in layout.watch.items():
+            keys[off] = (*keys.get(off, ()), (ck, src, dst))
+        self._ins_keys[id(code)] = keys
+        self._join_at[id(code)] = layout.join_preds
+        self._ran[id(code)] = set()
+        self._joins[id(code)] = {src: tuple((ck, src, dst) for dst in dsts) for src, dsts in layout.joins.items()}
 
     def _on_line(self, code: Any, line: int) -> Any:
         if self.paused:
             return None
         key = (self._code_keys[id(code)], line)
         if key not in self.seen:
-            self.seen.add(key)
-            self.new.append(key)
-            self.lines += 1
+            self._new_line(key)
         return sys.monitoring.DISABLE
+
+    def _new_line(self, key: tuple[int, int]) -> None:
+        self.seen.add(key)
+        self.new.append(key)
+        self.lines += 1
+        if key[0] in self._retired:
+            self._rearm.add(key[0])
 
     def _on_branch_split(self, code: Any, src: int, dst: int) -> Any:
         if self.paused:
@@ -189,25 +300,66 @@ class SysmonFeedback:
             self.edges += 1
         return sys.monitoring.DISABLE
 
+    def _on_instruction(self, code: Any, offset: int) -> Any:
+        if self.paused:
+            return None
+        cid = id(code)
+        keys = self._ins_keys[cid].get(offset)
+        if keys is not None:
+            seen = self.seen
+            for key in keys:
+                if key not in seen:
+                    if len(key) == 3:
+                        self._new_edge(key)
+                    else:
+                        self._new_line(key)
+        ran = self._ran[cid]
+        ran.add(offset)
+        join = self._join_at[cid].get(offset)
+        if join is not None:
+            # A join's first run: if only one predecessor has ever run, that edge it was.
+            came = [p for p in join[0] if p in ran]
+            if len(came) == 1 and came[0] in join[1]:
+                key = (self._code_keys[cid], came[0], offset)
+                if key not in self.seen:
+                    self._new_edge(key)
+        return sys.monitoring.DISABLE
+
     def _on_branch(self, code: Any, src: int, dst: int) -> Any:
         if self.paused:
             return None
         ck = self._code_keys[id(code)]
         key = (ck, src, dst)
-        site = (ck, src)
         if key not in self.seen:
-            self.seen.add(key)
-            self.new.append(key)
-            self.edges += 1
-            dirs = self._site_dirs.get(site, 0) + 1
-            self._site_dirs[site] = dirs
-            self._site_hits[site] = 0
-            return sys.monitoring.DISABLE if dirs >= 2 else None
-        if self._site_dirs.get(site, 0) >= 2:
-            return sys.monitoring.DISABLE
+            self._new_edge(key)
+        joins = self._joins.get(id(code), _NO_JOINS).get(src)
+        site = (ck, src)
+        if joins is None:  # a site the layout does not know: wait for both directions
+            if self._site_dirs.get(site, 0) >= 2:
+                return sys.monitoring.DISABLE
+        else:
+            seen = self.seen
+            for join in joins:
+                if join not in seen:
+                    break
+            else:
+                return sys.monitoring.DISABLE
         hits = self._site_hits.get(site, 0) + 1
         self._site_hits[site] = hits
-        return sys.monitoring.DISABLE if hits >= ONE_WAY_CAP else None
+        if hits < (JOIN_CAP if self._by_instruction else ONE_WAY_CAP):
+            return None
+        if self.rearm_on_news:
+            self._retired.setdefault(ck, (code, []))[1].append(site)
+        return sys.monitoring.DISABLE
+
+    def _new_edge(self, key: tuple[int, int, int]) -> None:
+        self.seen.add(key)
+        self.new.append(key)
+        self.edges += 1
+        site = (key[0], key[1])
+        self._site_dirs[site] = self._site_dirs.get(site, 0) + 1
+        if key[0] in self._retired:
+            self._rearm.add(key[0])
 
     def _count(self, key: Hashable) -> None:
         if len(key) == 3:  # type: ignore[arg-type]

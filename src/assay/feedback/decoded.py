@@ -1,0 +1,218 @@
+"""Input-to-state replacements for comparisons made *after decoding* the input.
+
+A parser compares ``int(field, 16)``, ``float(v)``, ``b64decode(d)``,
+``s.casefold()`` or ``json.loads(d)["k"]`` to a constant, so the operand it logs
+appears in the input in another form.  :class:`DecodedForms` finds that form in
+the input and writes the other operand in the same form:
+
+* numbers: a decimal run (zero-padded to the field's width), a hex run (its case,
+  its ``0x`` prefix, its width), a float run (``repr`` and ``%g``), and a decimal
+  run off by a small constant (``int(f) - 1 == n``);
+* text and bytes: base64 (standard, urlsafe, unpadded), base32, hex, percent
+  encoding, JSON string escaping, and other letter case;
+* transforms (AFL++ CmpLog): a byte run equal to the operand xor'ed with, or
+  shifted by, one constant.
+
+Each form gives at most one pair per comparison; the patterns always occur in
+the input.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import math
+import re
+import urllib.parse
+from typing import Any, Callable
+
+#: Longest operand (in bytes) whose encoded forms are searched.
+MAX_FORM_OPERAND = 256
+#: Shortest operand a transform (xor/shift) is searched for: shorter ones match by chance.
+MIN_TRANSFORM = 3
+#: Largest constant a decimal field may be off by (``int(f) + k == n``): wider
+#: offsets mostly pair unrelated numbers.
+MAX_OFFSET = 1
+#: Most runs of one value considered per comparison.
+MAX_RUNS = 2
+
+_DEC = re.compile(rb"\d{1,20}")
+_HEX = re.compile(rb"(?:0[xX])?[0-9a-fA-F]{1,16}")
+_PCT = re.compile(rb"%[0-9A-Fa-f]{2}")
+_FLOAT = re.compile(rb"[-+]?(?:\d+\.?\d*(?:[eE][-+]?\d+)?|\.\d+(?:[eE][-+]?\d+)?|inf|nan)", re.I)
+
+
+#: Forms that leave most text as it is (so ``a`` may look raw while ``b`` must be escaped).
+_ESCAPES = ("pct", "pct+", "json", "jsonu")
+
+
+def _is_int(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _as_bytes(v: Any) -> bytes | None:
+    if isinstance(v, (bytes, bytearray)):
+        return bytes(v)
+    if isinstance(v, str):
+        return v.encode("utf-8", "surrogatepass")
+    return None
+
+
+def _text_forms(v: Any) -> dict[str, bytes]:
+    """The encoded forms of a str/bytes operand, by kind (the raw form excluded)."""
+    raw = _as_bytes(v)
+    if raw is None or not 0 < len(raw) <= MAX_FORM_OPERAND:
+        return {}
+    b64 = base64.b64encode(raw)
+    b64u = base64.urlsafe_b64encode(raw)
+    forms = {
+        "b64": b64, "b64u": b64u, "b64n": b64.rstrip(b"="), "b64un": b64u.rstrip(b"="),
+        "b32": base64.b32encode(raw), "hex": raw.hex().encode(), "HEX": raw.hex().upper().encode(),
+        "pct": urllib.parse.quote(raw, safe="").encode(), "pct+": urllib.parse.quote_plus(raw, safe="").encode(),
+    }
+    if isinstance(v, str):
+        forms["json"] = json.dumps(v)[1:-1].encode()
+        forms["jsonu"] = json.dumps(v, ensure_ascii=False)[1:-1].encode("utf-8", "surrogatepass")
+    return forms
+
+
+def _like_case(template: bytes, word: bytes) -> bytes:
+    if template.isupper():
+        return word.upper()
+    if template.islower():
+        return word.lower()
+    if template[:1].isupper() and template[1:].islower():
+        return word[:1].upper() + word[1:].lower()
+    return word
+
+
+def _diff(s: bytes, op: Callable[[int, int], int]) -> bytes:
+    return bytes(op(s[i + 1], s[i]) for i in range(len(s) - 1))
+
+
+def _xor(x: int, y: int) -> int:
+    return x ^ y
+
+
+def _sub(x: int, y: int) -> int:
+    return (x - y) & 0xFF
+
+
+class DecodedForms:
+    """The decoded views of one input, built once and asked per comparison."""
+
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+        self.lower = data.lower()
+        self._dec: dict[int, list[bytes]] | None = None
+        self._hex: dict[int, list[bytes]] | None = None
+        self._float: dict[float, list[bytes]] | None = None
+        self._diffs: dict[str, bytes] = {}
+
+    # -- runs of the input, by value (lazily) ---------------------------------------
+    def _runs(self, pattern: re.Pattern, value: Callable[[bytes], Any]) -> dict:
+        out: dict[Any, list[bytes]] = {}
+        for m in pattern.finditer(self.data):
+            try:
+                v = value(m.group())
+            except (ValueError, OverflowError):
+                continue
+            runs = out.setdefault(v, [])
+            if len(runs) < MAX_RUNS and m.group() not in runs:
+                runs.append(m.group())
+        return out
+
+    @property
+    def dec(self) -> dict[int, list[bytes]]:
+        if self._dec is None:
+            self._dec = self._runs(_DEC, int)
+        return self._dec
+
+    @property
+    def hex(self) -> dict[int, list[bytes]]:
+        if self._hex is None:
+            self._hex = self._runs(_HEX, lambda r: int(r, 16))
+        return self._hex
+
+    @property
+    def floats(self) -> dict[float, list[bytes]]:
+        if self._float is None:
+            self._float = self._runs(_FLOAT, float)
+        return self._float
+
+    def _escapes(self, kind: str) -> bool:
+        """Does the input look like it uses ``kind``'s escaping (so escaping ``b`` is worth a try)?"""
+        if kind.startswith("json"):
+            return b'"' in self.data
+        return _PCT.search(self.data) is not None or (b"=" in self.data and b"&" in self.data)
+
+    # -- pairs ------------------------------------------------------------------------
+    def pairs(self, a: Any, b: Any) -> list[tuple[bytes, bytes]]:
+        """Pairs (form of ``a`` found in the input, ``b`` in the same form)."""
+        out: list[tuple[bytes, bytes]] = []
+        if _is_int(a) and _is_int(b):
+            self._int_pairs(a, b, out)
+        if isinstance(a, (int, float)) and isinstance(b, float) and not isinstance(a, bool):
+            self._float_pairs(float(a), b, out)
+        elif isinstance(a, float) and _is_int(b):
+            self._float_pairs(a, float(b), out)
+        if isinstance(a, (str, bytes, bytearray)) and isinstance(b, (str, bytes, bytearray)):
+            self._text_pairs(a, b, out)
+        return out
+
+    def _int_pairs(self, a: int, b: int, out: list) -> None:
+        if b >= 0:
+            for run in self.dec.get(a, ()):
+                out.append((run, str(b).zfill(len(run)).encode()))
+        for run in self.hex.get(a, ()) if b >= 0 else ():
+            prefix = run[:2] if run[:2] in (b"0x", b"0X") else b""
+            digits = run[len(prefix):]
+            if not prefix and digits.isdigit():
+                continue  # a decimal-looking run: the decimal pair above covers it
+            text = format(b, "X" if any(c in b"ABCDEF" for c in digits) else "x")
+            out.append((run, prefix + text.zfill(len(digits)).encode()))
+        if a not in self.dec and abs(a) < 1 << 64:
+            for v, runs in self.dec.items():
+                k = a - v
+                if k and abs(k) <= MAX_OFFSET and b - k >= 0:
+                    out.append((runs[0], str(b - k).encode()))
+                    break
+
+    def _float_pairs(self, a: float, b: float, out: list) -> None:
+        if math.isnan(a):
+            return
+        for run in self.floats.get(a, ()):
+            out.append((run, repr(b).encode()))
+            out.append((run, (b"%g" % b)))
+            if b.is_integer() and abs(b) < 1e18:
+                out.append((run, str(int(b)).encode()))
+
+    def _text_pairs(self, a: Any, b: Any, out: list) -> None:
+        fa, fb = _text_forms(a), _text_forms(b)
+        ra, rb = _as_bytes(a), _as_bytes(b)
+        for kind, x in fa.items():
+            y = fb.get(kind)
+            if y is None or x not in self.data:
+                continue
+            if x != ra:
+                out.append((x, y))
+            elif kind in _ESCAPES and y != rb and self._escapes(kind):
+                out.append((x, y))  # ``a`` needed no escaping, ``b`` does: keep the field valid
+        if ra is None or rb is None or not 0 < len(ra) <= MAX_FORM_OPERAND:
+            return
+        if ra.lower() != ra.upper():  # has letters: look for it in another case
+            at = self.lower.find(ra.lower())
+            if at != -1 and self.data[at : at + len(ra)] != ra:
+                run = self.data[at : at + len(ra)]
+                out.append((run, _like_case(run, rb)))
+        if len(ra) >= MIN_TRANSFORM and ra not in self.data:
+            for name, op, inverse in (("xor", _xor, _xor), ("sub", _sub, lambda x, k: (x + k) & 0xFF)):
+                diffs = self._diffs.get(name)
+                if diffs is None:
+                    diffs = self._diffs[name] = _diff(self.data, op)
+                at = diffs.find(_diff(ra, op))
+                if at != -1:
+                    run = self.data[at : at + len(ra)]
+                    k = op(run[0], ra[0])  # run = a (op) k, so the replacement is b (op) k
+                    if k:
+                        out.append((run, bytes(inverse(c, k) if name == "sub" else c ^ k for c in rb)))
