@@ -29,7 +29,8 @@ _INTERESTING_8 = (0, 1, 0x7F, 0x80, 0xFF, 0x10, 0x20, 0x40, 0x64)
 _INTERESTING_16 = (0, 0x80, 0xFF, 0x100, 0x200, 0x3E8, 0x400, 0x7FFF, 0x8000, 0xFFFF)
 _INTERESTING_32 = (0, 0x8000, 0xFFFF, 0x10000, 0x7FFFFFFF, 0x80000000, 0xFFFFFFFF, 0xFA0000FA)
 
-Mutation = Callable[["ByteMutator", bytearray, random.Random, bytes | None], bytearray | None]
+#: ``other``: a partner for crossover, or a list of candidates to draw it from, or None.
+Mutation = Callable[["ByteMutator", bytearray, random.Random, "bytes | list[bytes] | None"], bytearray | None]
 
 
 def _erase(m: "ByteMutator", b: bytearray, rng: random.Random, other: bytes | None) -> bytearray | None:
@@ -140,9 +141,56 @@ def _repeat_chunk(m, b, rng, other):
         return None
     n = rng.randint(1, min(len(b), 8))
     at = rng.randrange(len(b) - n + 1)
-    times = rng.randint(2, max(2, min(256, m.max_len // n)))
+    times = rng.randint(2, max(2, min(256, m.cap // n)))
     end = len(b) if rng.random() < CUT_AFTER_PUMP else at + n
     b[at:end] = bytes(b[at : at + n]) * times
+    return b
+
+
+#: Bracket pairs the nesting mutation looks for (its chunk starts at an opener).
+_OPENERS = {0x28: 0x29, 0x5B: 0x5D, 0x7B: 0x7D, 0x3C: 0x3E}
+#: How far the nesting mutation scans for an opener and for its matching closer.
+NEST_SCAN = 512
+#: Share of nesting mutations that take a bracketed group; the rest take any chunk.
+NEST_STRUCTURAL = 0.75
+_OPENER = re.compile(rb"[(\[{<]")
+
+
+def _nest(m, b, rng, other):
+    """Nest a chunk inside itself N times, N log-uniform up to what the length cap allows.
+
+    The chunk is split into left, core and right (``[`` ``1`` ``]``, or
+    ``{"a":`` ``1`` ``}``) and becomes left*N + core + right*N: how recursion
+    limits are reached (brackets, parentheses, nested tables).  Mostly the chunk
+    is a bracketed group whose closer is found by counting depth.
+    """
+    n = len(b)
+    if n < 2:
+        return None
+    a = c = -1
+    if rng.random() < NEST_STRUCTURAL:
+        found = _OPENER.search(b, rng.randrange(n), rng.randrange(n) + NEST_SCAN)
+        if found is not None:
+            i = found.start()
+            opener, closer = b[i : i + 1], bytes((_OPENERS[b[i]],))
+            k = b.find(closer, i + 1, i + NEST_SCAN)
+            while k != -1 and b.count(opener, i, k) != b.count(closer, i, k + 1):
+                k = b.find(closer, k + 1, i + NEST_SCAN)
+            if k != -1:
+                a, c = i, k + 1
+    if a < 0:
+        a = rng.randrange(n - 1)
+        c = rng.randint(a + 2, min(n, a + 16))
+    p = rng.randint(a + 1, c - 1)
+    q = rng.randint(p, c - 1)
+    left, core, right = bytes(b[a:p]), bytes(b[p:q]), bytes(b[q:c])
+    room = (m.cap - n + (c - a) - len(core)) // (len(left) + len(right))
+    if room < 2:
+        return None
+    # N log-uniform: depths of every order of magnitude up to what the length allows.
+    most = 1 << rng.randint(1, room.bit_length() - 1)
+    times = rng.randint(max(2, most // 2), min(room, most))
+    b[a:c] = left * times + core + right * times
     return b
 
 
@@ -161,6 +209,8 @@ def _copy_part(m, b, rng, other):
 
 
 def _crossover(m, b, rng, other):
+    if type(other) is list:  # the whole corpus: pick the partner only when crossing over
+        other = other[rng.randrange(len(other))] if other else None
     if not other:
         return None
     n = rng.randint(1, min(len(other), MAX_CHUNK * 4))
@@ -196,6 +246,10 @@ def _dict_overwrite(m, b, rng, other):
     return b
 
 
+#: Share of children allowed past the campaign's current length limit (up to
+#: ``max_len``): the long inputs super-linear bugs and deep nesting need.
+LONG_SHARE = 1 / 16
+
 #: Every mutation by name; the names go into artifacts' ``mutation_operators``.
 MUTATIONS: dict[str, Mutation] = {
     "erase": _erase,
@@ -209,6 +263,7 @@ MUTATIONS: dict[str, Mutation] = {
     "ascii-int": _ascii_int,
     "copy-part": _copy_part,
     "repeat-chunk": _repeat_chunk,
+    "nest": _nest,
     "crossover": _crossover,
     "dict-insert": _dict_insert,
     "dict-overwrite": _dict_overwrite,
@@ -225,6 +280,7 @@ class ByteMutator:
         self.funcs = [MUTATIONS[n] for n in self.names]
         self.index = {n: i for i, n in enumerate(self.names)}
         self.wins: list[int] = []  # indices of mutations that recently paid off
+        self.cap = max_len  # the length this case's child is cut to (growth mutations aim below it)
 
     def reward(self, ops: Iterable[str]) -> None:
         """Remember that ``ops`` produced new coverage (picked more often for a while)."""
@@ -235,25 +291,41 @@ class ByteMutator:
         if len(self.wins) > WIN_MEMORY:
             del self.wins[: len(self.wins) - WIN_MEMORY]
 
-    def mutate(self, data: bytes, rng: random.Random, other: bytes | None = None) -> tuple[bytes, list[str]]:
-        """A mutated copy of ``data`` and the names of the mutations applied."""
+    def mutate(self, data: bytes, rng: random.Random, other: bytes | None = None,
+               limit: int | None = None) -> tuple[bytes, list[str]]:
+        """A mutated copy of ``data`` and the names of the mutations applied.
+
+        ``limit`` is the campaign's current length limit: a child longer than both
+        it and ``data`` is cut to it, unless a growth mutation (:data:`GROWTH`) made it.
+        """
         buf = bytearray(data)
         applied: list[str] = []
         # Mostly one or two mutations: each extra one risks undoing the useful one.
-        depth = min(MAX_STACK, 1 + int(rng.expovariate(1.0)))
+        # (1 + int(expovariate(1)), capped at MAX_STACK, from a single draw.)
+        r = rng.random()
+        depth = min(MAX_STACK, 1 + (r < 0.36788) + (r < 0.13534) + (r < 0.04979) + (r < 0.01832))
+        # Growth mutations size their output by self.cap.
+        if limit is None or (r * 1024) % 1 < LONG_SHARE:  # low bits of the same draw: independent of depth
+            self.cap = self.max_len
+        else:
+            self.cap = max(limit, len(data))
         attempts = 0
-        while len(applied) < depth and attempts < depth * 4:
+        funcs, names, wins = self.funcs, self.names, self.wins
+        n_funcs = len(funcs)
+        win_cut = int(n_funcs * 10 * WIN_SHARE)
+        while len(applied) < depth and attempts < depth * 8:
             attempts += 1
-            if self.wins and rng.random() < WIN_SHARE:
-                i = self.wins[rng.randrange(len(self.wins))]
+            k = rng.randrange(n_funcs * 10)
+            if wins and k < win_cut:
+                i = wins[k % len(wins)]
             else:
-                i = rng.randrange(len(self.funcs))
-            out = self.funcs[i](self, buf, rng, other)
+                i = k % n_funcs
+            out = funcs[i](self, buf, rng, other)
             if out is not None:
                 buf = out
-                applied.append(self.names[i])
-        if len(buf) > self.max_len:
-            del buf[self.max_len :]
+                applied.append(names[i])
+        if len(buf) > self.cap:
+            del buf[self.cap :]
         return bytes(buf), applied
 
 
