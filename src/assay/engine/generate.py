@@ -126,8 +126,10 @@ class InputSource:
             if out is not None:
                 self.last_pair = (index, pair)
                 return self._maybe_repair(rng, index, out[: self.max_len], ["cmp-replace"])
-        limit = None if grow else self.len_limit
-        return self._maybe_repair(rng, index, *self.mutator.mutate(parent, rng, self.corpus, limit))
+        data, ops = self.mutator.mutate(parent, rng, self.corpus, None if grow else self.len_limit)
+        if self.guards[index]:
+            return self._maybe_repair(rng, index, data, ops)
+        return data, ops
 
     def _maybe_repair(self, rng: random.Random, index: int, data: bytes, ops: list[str]) -> tuple[bytes, list[str]]:
         """Mark a child of an entry with guards for repair (within the budget)."""
@@ -190,19 +192,24 @@ class InputSource:
         A parent whose children keep re-finding known failures (or wedge) is
         passed over, in proportion to their share, for a uniformly drawn one.
         """
-        roll = rng.random()
+        # One draw: its low 16 bits choose among the three ways, the other 32 the entry
+        # (a bias of n / 2**32 at most: nothing next to a corpus' size).
+        x = rng.randrange(1 << 48)
+        roll = (x & 0xFFFF) * (1 / 65536)
+        x >>= 16
         if n > RECENT_WINDOW and roll < RECENT_SHARE:
-            index = n - 1 - rng.randrange(RECENT_WINDOW)
+            index = n - 1 - x % RECENT_WINDOW
         elif self.productive and roll < RECENT_SHARE + PRODUCTIVE_SHARE:
-            index = self.productive[rng.randrange(len(self.productive))]
+            index = self.productive[x % len(self.productive)]
         else:
-            index = rng.randrange(n)
+            index = x % n
         if weigh:  # byte mode: ``index`` is a corpus index (strategy mode picks among parsed entries)
             trouble = self.trouble
-            for _ in range(REPICKS):
-                if not trouble[index] or rng.random() >= min(MAX_SKIP, trouble[index] / (self.children[index] + 1)):
-                    break
-                index = rng.randrange(n)
+            if trouble[index]:
+                for _ in range(REPICKS):
+                    if not trouble[index] or rng.random() >= min(MAX_SKIP, trouble[index] / (self.children[index] + 1)):
+                        break
+                    index = rng.randrange(n)
             self.children[index] += 1
         self.last_parent = index
         return index
@@ -245,8 +252,8 @@ LEN_START = 32
 #: Cases without new coverage, per bit of the current limit, before it is raised
 #: (libFuzzer's ``-len_control`` waits 100 * ln(limit) executions).
 LEN_STALL_PER_BIT = 64
-#: Each raise multiplies the limit by this (at least +1).
-LEN_GROWTH = 1.25
+#: Each raise adds this many bytes per bit of the current limit (libFuzzer adds log2(limit)).
+LEN_GROWTH_PER_BIT = 1
 
 
 class LengthControl:
@@ -274,6 +281,6 @@ class LengthControl:
         """At a clock boundary: raise the limit if coverage stalled; True if it rose."""
         if self.limit >= self.max_len or index - self.mark < self.stall():
             return False
-        self.limit = min(self.max_len, max(self.limit + 1, int(self.limit * LEN_GROWTH)))
+        self.limit = min(self.max_len, self.limit + max(1, LEN_GROWTH_PER_BIT * self.limit.bit_length()))
         self.mark = index
         return True

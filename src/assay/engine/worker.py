@@ -52,6 +52,11 @@ DETERMINISM_REPLAYS = 2
 #: (0: never).  A new highest log2 count is a feature: the search climbs towards
 #: costly inputs (quadratic loops) deterministically, without a ``slow=`` setting.
 COST_EVERY = 32
+#: Counted cases that found no new highest count widen the interval by COST_EVERY
+#: every this many (turning tracing on costs microseconds); new coverage resets it.
+COST_BACKOFF = 8
+#: Widest interval between counted cases.
+COST_MAX_EVERY = 1024
 #: Line events counted at most (the count then saturates, tracing stops, and so
 #: does counting for the rest of the worker's life: the climb has arrived).
 LINE_CAP = 1 << 20
@@ -121,6 +126,8 @@ class Worker:
         #: Without ``slow=``: the wall time past which a case is checked for super-linear cost.
         self.outlier = None if self.slow is not None else IMPLICIT_SLOW_SHARE * plan.target.timeout
         self.lines_traced = 0  # a restarted worker starts its budget afresh
+        self.count_misses = 0  # counted cases since the last new count or new coverage
+        self.next_count = sys.maxsize if not COST_EVERY else -(-plan.generated_pos // COST_EVERY) * COST_EVERY
         self.lines_max = max(
             (int(k[2]) for k in self.seen_features if k[0] == "f" and len(k) == 3 and k[1] == "cost-lines"), default=-1
         )
@@ -176,7 +183,8 @@ class Worker:
         It does only what every case needs (mutate, chain, journal, call) and leaves
         for the general path (:meth:`_after`) when something happened: new
         coverage, a feature, an exception, a refusal, a new outcome, a time outlier.
-        Every :data:`COST_EVERY`-th case, and any case to be repaired, runs on the
+        The cases whose cost is counted (every :data:`COST_EVERY`-th, backing off
+        while counting finds nothing), and any case to be repaired, run on the
         general path.  It computes exactly what :meth:`case` computes.
         """
         source, journal, target = self.source, self.journal, self.target
@@ -187,14 +195,15 @@ class Worker:
         arm, disarm = sandbox.arm, sandbox.disarm
         getpid, owner, monotonic, sha256 = os.getpid, os.getpid(), time.monotonic, hashlib.sha256
         outlier = self.outlier
-        cost_every = COST_EVERY
         generated, case_sub, idle = jr.GENERATED, jr.CASE, jr.IDLE
         previous = observe.activate(sink)
         ran = 0
         try:
             while i < end:
-                if cost_every and i % cost_every == 0:
+                if i >= self.next_count:
                     self._one(i, rng_of(i), count=True)
+                    misses = self.count_misses
+                    self.next_count = i + min(COST_MAX_EVERY, COST_EVERY * (1 + misses // COST_BACKOFF))
                     i += 1
                     continue
                 data, ops = nxt(rng_of(i))
@@ -280,6 +289,7 @@ class Worker:
         new = feedback.take_new() if feedback.new else []
         if count:
             self.lines_traced += counter.count
+            self.count_misses += 1
         if count and result.verdict is None:
             bucket = counter.count.bit_length()
             if bucket > self.lines_max:
@@ -312,6 +322,7 @@ class Worker:
             self.source.failed(known=verdict.signature in self.known, wedge=verdict.oracle == "wedge")
             self.finding(phase, pos, data, ops, verdict)
         elif new:
+            self.count_misses = 0
             self._in_corpus.add(data)
             if phase == jr.GENERATED:
                 self.source.reward(ops)

@@ -43,7 +43,8 @@ def _erase(m: "ByteMutator", b: bytearray, rng: random.Random, other: bytes | No
 
 
 def _insert_byte(m, b, rng, other):
-    b.insert(rng.randrange(len(b) + 1), rng.randrange(256))
+    at, byte = divmod(rng.randrange((len(b) + 1) << 8), 256)  # one draw for both
+    b.insert(at, byte)
     return b
 
 
@@ -58,14 +59,16 @@ def _insert_repeated(m, b, rng, other):
 def _change_byte(m, b, rng, other):
     if not b:
         return None
-    b[rng.randrange(len(b))] = rng.randrange(256)
+    at, byte = divmod(rng.randrange(len(b) << 8), 256)
+    b[at] = byte
     return b
 
 
 def _flip_bit(m, b, rng, other):
     if not b:
         return None
-    b[rng.randrange(len(b))] ^= 1 << rng.randrange(8)
+    at, bit = divmod(rng.randrange(len(b) << 3), 8)
+    b[at] ^= 1 << bit
     return b
 
 
@@ -250,6 +253,9 @@ def _dict_overwrite(m, b, rng, other):
 #: ``max_len``): the long inputs super-linear bugs and deep nesting need.
 LONG_SHARE = 1 / 16
 
+#: Mutations that can apply to an empty input.
+_INSERTING = ("insert-byte", "insert-repeated", "crossover", "dict-insert")
+
 #: Every mutation by name; the names go into artifacts' ``mutation_operators``.
 MUTATIONS: dict[str, Mutation] = {
     "erase": _erase,
@@ -279,6 +285,7 @@ class ByteMutator:
         self.names = list(MUTATIONS)
         self.funcs = [MUTATIONS[n] for n in self.names]
         self.index = {n: i for i, n in enumerate(self.names)}
+        self.inserting = [self.index[n] for n in _INSERTING if n in self.index] or list(range(len(self.names)))
         self.wins: list[int] = []  # indices of mutations that recently paid off
         self.cap = max_len  # the length this case's child is cut to (growth mutations aim below it)
 
@@ -309,21 +316,23 @@ class ByteMutator:
             self.cap = self.max_len
         else:
             self.cap = max(limit, len(data))
-        attempts = 0
         funcs, names, wins = self.funcs, self.names, self.wins
         n_funcs = len(funcs)
         win_cut = int(n_funcs * 10 * WIN_SHARE)
-        while len(applied) < depth and attempts < depth * 8:
-            attempts += 1
-            k = rng.randrange(n_funcs * 10)
-            if wins and k < win_cut:
-                i = wins[k % len(wins)]
+        attempts = depth * 8
+        while attempts:
+            attempts -= 1
+            if not buf:  # most mutations need a byte to work on: only the inserting ones can apply
+                i = self.inserting[rng.randrange(len(self.inserting))]
             else:
-                i = k % n_funcs
+                k = rng.randrange(n_funcs * 10)
+                i = wins[k % len(wins)] if wins and k < win_cut else k % n_funcs
             out = funcs[i](self, buf, rng, other)
             if out is not None:
                 buf = out
                 applied.append(names[i])
+                if len(applied) == depth:
+                    break
         if len(buf) > self.cap:
             del buf[self.cap :]
         return bytes(buf), applied
