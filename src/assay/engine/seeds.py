@@ -103,6 +103,9 @@ STREAM_BYTES = 48
 #: A :class:`FastRandom` draw below ``n`` keeps the pool at least ``n << 64``
 #: (bias below 2**-64); ``random()`` needs this much.
 _RANDOM_LOW = 1 << (64 + 53)
+#: Draws below this bound from a pool of at least _FAST_POOL skip the check.
+_FAST_N = 1 << 48
+_FAST_POOL = 1 << 112
 
 
 class FastRandom:
@@ -136,21 +139,26 @@ class FastRandom:
         self._pool = pool
 
     def _randbelow(self, n: int) -> int:
-        if self._pool < n << 64:
-            self._refill(n << 64)
-        self._pool, r = divmod(self._pool, n)
+        pool = self._pool
+        if n >= _FAST_N or pool < _FAST_POOL:  # the general case: keep the pool 64 bits above n
+            if pool < n << 64:
+                self._refill(n << 64)
+            pool = self._pool
+        self._pool, r = divmod(pool, n)
         return r
 
     def randrange(self, start: int, stop: int | None = None) -> int:
         if stop is None:
+            if 0 < start < _FAST_N:
+                pool = self._pool
+                if pool >= _FAST_POOL:  # the hot path: a small bound, a full pool
+                    self._pool, r = divmod(pool, start)
+                    return r
             start, stop = 0, start
         width = stop - start
         if width <= 0:
             raise ValueError(f"empty range for randrange({start}, {stop})")
-        if self._pool < width << 64:
-            self._refill(width << 64)
-        self._pool, r = divmod(self._pool, width)
-        return start + r
+        return start + self._randbelow(width)
 
     def randint(self, a: int, b: int) -> int:
         return self.randrange(a, b + 1)

@@ -28,6 +28,7 @@ WIN_SHARE = 0.3
 _INTERESTING_8 = (0, 1, 0x7F, 0x80, 0xFF, 0x10, 0x20, 0x40, 0x64)
 _INTERESTING_16 = (0, 0x80, 0xFF, 0x100, 0x200, 0x3E8, 0x400, 0x7FFF, 0x8000, 0xFFFF)
 _INTERESTING_32 = (0, 0x8000, 0xFFFF, 0x10000, 0x7FFFFFFF, 0x80000000, 0xFFFFFFFF, 0xFA0000FA)
+_INTERESTING = {1: _INTERESTING_8, 2: _INTERESTING_16, 4: _INTERESTING_32}
 
 #: ``other``: a partner for crossover, or a list of candidates to draw it from, or None.
 Mutation = Callable[["ByteMutator", bytearray, random.Random, "bytes | list[bytes] | None"], bytearray | None]
@@ -36,8 +37,11 @@ Mutation = Callable[["ByteMutator", bytearray, random.Random, "bytes | list[byte
 def _erase(m: "ByteMutator", b: bytearray, rng: random.Random, other: bytes | None) -> bytearray | None:
     if len(b) < 1:
         return None
-    n = rng.randint(1, min(len(b), MAX_CHUNK if rng.random() < 0.3 else 8))
-    at = rng.randrange(len(b) - n + 1)
+    # One draw: 3 in 10 erasures may be long (up to MAX_CHUNK), the rest up to 8 bytes.
+    x = rng.randrange(10 << 32)
+    longer, x = x % 10 < 3, x // 10
+    n = 1 + x % min(len(b), MAX_CHUNK if longer else 8)
+    at = (x >> 8) % (len(b) - n + 1)
     del b[at : at + n]
     return b
 
@@ -49,10 +53,14 @@ def _insert_byte(m, b, rng, other):
 
 
 def _insert_repeated(m, b, rng, other):
-    n = rng.randint(3, MAX_CHUNK)
-    at = rng.randrange(len(b) + 1)
-    byte = rng.choice((0, 0xFF, rng.randrange(256), ord(" "), ord("A")))
-    b[at:at] = bytes([byte]) * n
+    x = rng.randrange(1 << 48)  # one draw: length, place, byte
+    n = 3 + x % (MAX_CHUNK - 2)
+    x //= MAX_CHUNK - 2
+    at = x % (len(b) + 1)
+    x //= len(b) + 1
+    kind = x % 5
+    byte = (0, 0xFF, (x >> 3) & 0xFF, 0x20, 0x41)[kind]
+    b[at:at] = bytes((byte,)) * n
     return b
 
 
@@ -84,25 +92,32 @@ def _shuffle(m, b, rng, other):
 
 
 def _interesting(m, b, rng, other):
-    width = rng.choice((1, 2, 4))
+    x = rng.randrange(1 << 48)  # one draw: width, value, sign, order, place
+    width = (1, 2, 4)[x % 3]
     if len(b) < width:
         return None
-    table = {1: _INTERESTING_8, 2: _INTERESTING_16, 4: _INTERESTING_32}[width]
-    value = rng.choice(table)
-    if rng.random() < 0.5:
+    x //= 3
+    table = _INTERESTING[width]
+    value = table[x % len(table)]
+    x //= len(table)
+    if x & 1:
         value = (-value) & ((1 << (8 * width)) - 1)
-    at = rng.randrange(len(b) - width + 1)
-    b[at : at + width] = value.to_bytes(width, rng.choice(("little", "big")))
+    order = "little" if x & 2 else "big"
+    at = (x >> 2) % (len(b) - width + 1)
+    b[at : at + width] = value.to_bytes(width, order)
     return b
 
 
 def _add_to_int(m, b, rng, other):
-    width = rng.choice((1, 2, 4, 8))
+    x = rng.randrange(1 << 48)  # one draw: width, order, delta, place
+    width = (1, 2, 4, 8)[x & 3]
     if len(b) < width:
         return None
-    at = rng.randrange(len(b) - width + 1)
-    order = rng.choice(("little", "big"))
-    value = int.from_bytes(b[at : at + width], order) + rng.randint(-35, 35)
+    order = "little" if x & 4 else "big"
+    x >>= 3
+    delta = x % 71 - 35
+    at = (x // 71) % (len(b) - width + 1)
+    value = int.from_bytes(b[at : at + width], order) + delta
     b[at : at + width] = (value % (1 << (8 * width))).to_bytes(width, order)
     return b
 
@@ -288,6 +303,8 @@ class ByteMutator:
         self.inserting = [self.index[n] for n in _INSERTING if n in self.index] or list(range(len(self.names)))
         self.wins: list[int] = []  # indices of mutations that recently paid off
         self.cap = max_len  # the length this case's child is cut to (growth mutations aim below it)
+        # One draw picks a mutation: below win_cut (WIN_SHARE of the range) a recent win.
+        self._picks = (len(self.funcs) * 10, int(len(self.funcs) * 10 * WIN_SHARE))
 
     def reward(self, ops: Iterable[str]) -> None:
         """Remember that ``ops`` produced new coverage (picked more often for a while)."""
@@ -310,22 +327,24 @@ class ByteMutator:
         # Mostly one or two mutations: each extra one risks undoing the useful one.
         # (1 + int(expovariate(1)), capped at MAX_STACK, from a single draw.)
         r = rng.random()
-        depth = min(MAX_STACK, 1 + (r < 0.36788) + (r < 0.13534) + (r < 0.04979) + (r < 0.01832))
+        depth = 1 + (r < 0.36788) + (r < 0.13534) + (r < 0.04979) + (r < 0.01832)
+        if depth > MAX_STACK:
+            depth = MAX_STACK
         # Growth mutations size their output by self.cap.
         if limit is None or (r * 1024) % 1 < LONG_SHARE:  # low bits of the same draw: independent of depth
             self.cap = self.max_len
         else:
             self.cap = max(limit, len(data))
         funcs, names, wins = self.funcs, self.names, self.wins
+        n_picks, win_cut = self._picks
         n_funcs = len(funcs)
-        win_cut = int(n_funcs * 10 * WIN_SHARE)
         attempts = depth * 8
         while attempts:
             attempts -= 1
             if not buf:  # most mutations need a byte to work on: only the inserting ones can apply
                 i = self.inserting[rng.randrange(len(self.inserting))]
             else:
-                k = rng.randrange(n_funcs * 10)
+                k = rng.randrange(n_picks)
                 i = wins[k % len(wins)] if wins and k < win_cut else k % n_funcs
             out = funcs[i](self, buf, rng, other)
             if out is not None:
