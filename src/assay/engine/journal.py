@@ -20,6 +20,8 @@ _HEADER = struct.Struct("<BBxxxxxxqqdQ32sd")
 _REQUEST = struct.Struct("<qd")
 _REQUEST_AT = _HEADER.size
 _DATA_AT = _HEADER.size + _REQUEST.size
+#: For the worker's hot loop, which inlines :meth:`Journal.begin` (same layout, same order).
+HEADER, DATA_AT = _HEADER, _DATA_AT
 #: The stray slot (a process the target forked that came back into assay's loop):
 #: state (0 empty, 1 being written, 2 ready), position, key length, input length.
 _STRAY = struct.Struct("<BxxxxxxxqII")

@@ -194,21 +194,28 @@ class CaseStream:
     """``rng(i)``: the :class:`FastRandom` of case ``i`` of the target with seed ``tseed``.
 
     One ``shake_128`` call yields the bits of :data:`STREAM_BLOCK` consecutive cases,
-    so a case's generator costs a slice and an ``int.from_bytes``.  Case ``i``'s bits
-    depend on (tseed, i) alone, like :func:`case_rng`'s, whatever was drawn before.
+    so a case's generator costs a few attribute stores.  Case ``i``'s bits depend on
+    (tseed, i) alone, like :func:`case_rng`'s, whatever was drawn before.  The
+    generator object is reused: the one ``rng(i)`` returned is valid until the next call.
     """
 
     def __init__(self, tseed: int) -> None:
         self.key = tseed.to_bytes(8, "big")
         self._block_no = -1
-        self._block = b""
+        self._pools: list[int] = []
+        self._rng = FastRandom(0, self.key, 0)
 
     def rng(self, index: int) -> FastRandom:
         block_no, at = divmod(index, STREAM_BLOCK)
         if block_no != self._block_no:
             self._block_no = block_no
-            self._block = hashlib.shake_128(b"assay-stream" + self.key + block_no.to_bytes(8, "big")).digest(
+            block = hashlib.shake_128(b"assay-stream" + self.key + block_no.to_bytes(8, "big")).digest(
                 STREAM_BLOCK * STREAM_BYTES
             )
-        at *= STREAM_BYTES
-        return FastRandom(int.from_bytes(self._block[at : at + STREAM_BYTES], "little"), self.key, index)
+            self._pools = [int.from_bytes(block[k : k + STREAM_BYTES], "little")
+                           for k in range(0, len(block), STREAM_BYTES)]
+        rng = self._rng
+        rng._pool = self._pools[at]
+        rng._index = index
+        rng._more = 0
+        return rng

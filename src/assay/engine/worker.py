@@ -195,7 +195,8 @@ class Worker:
         arm, disarm = sandbox.arm, sandbox.disarm
         getpid, owner, monotonic, sha256 = os.getpid, os.getpid(), time.monotonic, hashlib.sha256
         outlier = self.outlier
-        generated, case_sub, idle = jr.GENERATED, jr.CASE, jr.IDLE
+        generated, case_sub, idle, running = jr.GENERATED, jr.CASE, jr.IDLE, jr.RUNNING
+        pack_header, data_at, capacity = jr.HEADER.pack_into, jr.DATA_AT, journal.capacity
         previous = observe.activate(sink)
         ran = 0
         try:
@@ -212,8 +213,15 @@ class Worker:
                     self.case(generated, i, data, ops)
                     i += 1
                     continue
-                journal.chain = sha256(journal.chain + len(data).to_bytes(4, "big") + data).digest()
-                started = begin(generated, i, case_sub, data)
+                n = len(data)
+                journal.chain = chain = sha256(journal.chain + n.to_bytes(4, "big") + data).digest()
+                if n <= capacity:  # Journal.begin, inlined: this is most of the loop's bookkeeping
+                    mem[data_at : data_at + n] = data
+                    started = monotonic()
+                    pack_header(mem, 0, idle, generated, i, case_sub, started, n, chain, 0.0)
+                    mem[0] = running
+                else:
+                    started = begin(generated, i, case_sub, data)
                 value = error = refusal = None
                 try:
                     if guarded:
