@@ -64,7 +64,7 @@ def _recursion(findings):
 
 @pytest.mark.campaign
 def test_recursion_limit_of_a_real_parser_reached_by_nesting(tmp_path):
-    outcome = _run(tmp_path, _toml(), cases=3000, seed=3)
+    outcome = _run(tmp_path, _toml(), cases=3000, seed=5)
     found = _recursion(outcome.findings)
     assert found
     assert load_artifact(found[0].artifact).input.count(b"[") > 300
@@ -75,7 +75,7 @@ def test_recursion_limit_not_reached_without_the_nest_mutation(tmp_path, monkeyp
     from assay.gen import mutators
 
     monkeypatch.delitem(mutators.MUTATIONS, "nest")
-    outcome = _run(tmp_path, _toml(), cases=3000, seed=3)
+    outcome = _run(tmp_path, _toml(), cases=3000, seed=5)
     assert not _recursion(outcome.findings)
 
 

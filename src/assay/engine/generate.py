@@ -73,13 +73,18 @@ class InputSource:
         self.len_limit: int | None = None
         self.children: list[int] = []  # per entry: children generated from it
         self.trouble: list[int] = []  # per entry: children that only re-found a known failure (wedges weigh more)
+        self.quiet: set[int] = set()  # entries kept only for their cost (see add)
 
     def add(self, data: bytes, pairs: list[tuple[bytes, bytes]] = (), tokens: list[bytes] = (),
-            guards: list[tuple[int, str, int]] = ()) -> None:
+            guards: list[tuple[int, str, int]] = (), quiet: bool = False) -> None:
         """Add a corpus entry, its comparison replacements, dictionary tokens and guards.
 
-        With a strategy, the entry's parsed structure is kept too.
+        With a strategy, the entry's parsed structure is kept too.  A ``quiet`` entry
+        (one kept only for its cost) is never drawn as one of the newest: costly
+        entries are long, and long parents would slow every case down.
         """
+        if quiet:
+            self.quiet.add(len(self.corpus))
         self.corpus.append(data)
         self.children.append(0)
         self.trouble.append(0)
@@ -199,6 +204,8 @@ class InputSource:
         x >>= 16
         if n > RECENT_WINDOW and roll < RECENT_SHARE:
             index = n - 1 - x % RECENT_WINDOW
+            if self.quiet and index in self.quiet:
+                index = (x >> 2) % n
         elif self.productive and roll < RECENT_SHARE + PRODUCTIVE_SHARE:
             index = self.productive[x % len(self.productive)]
         else:

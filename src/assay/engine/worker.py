@@ -335,7 +335,7 @@ class Worker:
             if phase == jr.GENERATED:
                 self.source.reward(ops)
             pairs, tokens, guards = self._analyse(phase, pos, data)
-            self.source.add(data, pairs, tokens, guards)
+            self.source.add(data, pairs, tokens, guards, quiet=all(k[:2] == ("f", "cost-lines") for k in new))
             self.send(("corpus", data, new, phase == jr.INITIAL, pairs, tokens, guards))
             if phase == jr.GENERATED and self.lengths is not None:
                 self.lengths.new_coverage(pos)

@@ -171,6 +171,8 @@ _OPENERS = {0x28: 0x29, 0x5B: 0x5D, 0x7B: 0x7D, 0x3C: 0x3E}
 NEST_SCAN = 512
 #: Share of nesting mutations that take a bracketed group; the rest take any chunk.
 NEST_STRUCTURAL = 0.75
+#: Share of nestings that may pass the campaign's length limit (up to ``max_len``).
+NEST_DEEP = 0.25
 _OPENER = re.compile(rb"[(\[{<]")
 
 
@@ -202,6 +204,8 @@ def _nest(m, b, rng, other):
     p = rng.randint(a + 1, c - 1)
     q = rng.randint(p, c - 1)
     left, core, right = bytes(b[a:p]), bytes(b[p:q]), bytes(b[q:c])
+    if rng.random() < NEST_DEEP:  # past the length limit: recursion limits need hundreds of levels
+        m.cap = m.max_len
     room = (m.cap - n + (c - a) - len(core)) // (len(left) + len(right))
     if room < 2:
         return None
@@ -266,7 +270,7 @@ def _dict_overwrite(m, b, rng, other):
 
 #: Share of children allowed past the campaign's current length limit (up to
 #: ``max_len``): the long inputs super-linear bugs and deep nesting need.
-LONG_SHARE = 1 / 16
+LONG_SHARE = 1 / 32
 
 #: Mutations that can apply to an empty input.
 _INSERTING = ("insert-byte", "insert-repeated", "crossover", "dict-insert")
