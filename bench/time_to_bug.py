@@ -806,8 +806,9 @@ def search_power_cases() -> list[dict[str, Any]]:
     """(name, target kwargs, what counts as found, the mechanism and how to switch it off)."""
     return [
         {"name": "quadratic_runs", "kw": {"seeds": [b"<a"], "max_len": 8192, "timeout": 0.25},
-         "found": ["wedge:", "slow:"], "off": "long children and cost counting",
-         "patch": [("assay.gen.mutators", "LONG_SHARE", 0.0), ("assay.engine.worker", "COST_EVERY", 0)]},
+         "found": ["wedge:", "slow:"], "off": "long children, deep nestings and cost counting",
+         "patch": [("assay.gen.mutators", "LONG_SHARE", 0.0), ("assay.gen.mutators", "NEST_DEEP", 0.0),
+                   ("assay.engine.worker", "COST_EVERY", 0)]},
         {"name": "toml_nesting", "kw": {"seeds": [b"a = [1]\n", b"[t]\nx = {y = 1}\n"], "max_len": 4096,
                                         "expected": "tomllib"},
          "found": ["panic:builtins.RecursionError"], "off": "the nest mutation", "drop": "nest"},

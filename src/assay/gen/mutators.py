@@ -348,8 +348,8 @@ class ByteMutator:
             if not buf:  # most mutations need a byte to work on: only the inserting ones can apply
                 i = self.inserting[rng.randrange(len(self.inserting))]
             else:
-                k = rng.randrange(n_picks)
-                i = wins[k % len(wins)] if wins and k < win_cut else k % n_funcs
+                high, k = divmod(rng.randrange(n_picks << 20), n_picks)  # high: which win, if a win
+                i = wins[high % len(wins)] if wins and k < win_cut else k % n_funcs
             out = funcs[i](self, buf, rng, other)
             if out is not None:
                 buf = out
