@@ -131,7 +131,10 @@ class InputSource:
             if out is not None:
                 self.last_pair = (index, pair)
                 return self._maybe_repair(rng, index, out[: self.max_len], ["cmp-replace"])
-        data, ops = self.mutator.mutate(parent, rng, self.corpus, None if grow else self.len_limit)
+        limit = None if grow else self.len_limit
+        if limit is not None and len(parent) > limit and index in self.quiet:
+            parent = parent[:limit]  # a costly entry's children stay short, except the growing ones
+        data, ops = self.mutator.mutate(parent, rng, self.corpus, limit)
         if self.guards[index]:
             return self._maybe_repair(rng, index, data, ops)
         return data, ops
