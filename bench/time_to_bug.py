@@ -861,7 +861,8 @@ def search_power_main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     if args.job:
         job = json.loads(args.job)
-        print(json.dumps(search_power_job(job["case"], job["seed"], job["cap"], job["off"])))
+        case = next(c for c in search_power_cases() if c["name"] == job["case"])
+        print(json.dumps(search_power_job(case, job["seed"], job["cap"], job["off"])))
         return 0
     rows = []
     for case in search_power_cases():
@@ -869,7 +870,7 @@ def search_power_main(argv: list[str] | None = None) -> int:
         for off in (False, True):
             results = []
             for seed in range(1, args.seeds + 1):
-                job = json.dumps({"case": case, "seed": seed, "cap": args.cap, "off": off})
+                job = json.dumps({"case": case["name"], "seed": seed, "cap": args.cap, "off": off})
                 proc = subprocess.run([sys.executable, str(Path(__file__).with_name("search_power.py")), "--job", job],
                                       capture_output=True, text=True, timeout=1800)
                 results.append(json.loads(proc.stdout.strip().splitlines()[-1]) if proc.returncode == 0 else
