@@ -324,7 +324,8 @@ class ByteMutator:
         """A mutated copy of ``data`` and the names of the mutations applied.
 
         ``limit`` is the campaign's current length limit: a child longer than both
-        it and ``data`` is cut to it, unless a growth mutation (:data:`GROWTH`) made it.
+        it and ``data`` is cut to it, except a :data:`LONG_SHARE` of children (and
+        deep nestings, :data:`NEST_DEEP`), which may reach ``max_len``.
         """
         buf = bytearray(data)
         applied: list[str] = []
