@@ -6,6 +6,7 @@ Run from the repository root with the project's venv::
     python bench/throughput.py              # 5 interleaved runs of 5 targets, a few minutes
     python bench/throughput.py --quick      # 3 runs, 500 inputs, 3 fast targets (< 30 s)
     python bench/throughput.py --callbacks  # also count feedback callbacks at saturation
+    python bench/throughput.py --end-to-end # assay fuzz vs atheris.Fuzz end to end (bench/end_to_end.py)
 
 See bench/README.md for what the columns mean and for measured numbers.
 
@@ -794,6 +795,12 @@ def machine_facts(args) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if "--end-to-end" in argv:  # assay fuzz against atheris.Fuzz: bench/end_to_end.py
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        import end_to_end
+
+        return end_to_end.main([a for a in argv if a != "--end-to-end"])
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--runs", type=int, default=None, help="interleaved repetitions (default 5, --quick 3)")
     ap.add_argument("--inputs", type=int, default=None, help="size of the fixed input list (default 2000, --quick 500)")

@@ -801,3 +801,100 @@ if __name__ == "__main__":
             print(json.dumps(job_poc(_job["spec"])))
             sys.exit(0)
     sys.exit(main())
+
+
+# ---------------------------------------------------------------------------------------
+# Search power, round two (issue 13, item 5): bugs that need long or deeply nested
+# inputs, an unrelated hang in front of a deeper bug, a shallow frequent crash in
+# front of a deeper one.  Run with ``python bench/search_power.py`` (this section is
+# imported from there, so it stays apart from the maze table above).  Each case runs
+# assay as shipped and with the one mechanism it needs switched off; the targets are
+# tests/search_power_targets.py (the recursion one is the real tomllib).
+# ---------------------------------------------------------------------------------------
+
+SEARCH_POWER_CAP = 8000
+
+
+def search_power_cases() -> list[dict[str, Any]]:
+    """(name, target kwargs, what counts as found, the mechanism and how to switch it off)."""
+    return [
+        {"name": "quadratic_runs", "kw": {"seeds": [b"<a"], "max_len": 8192, "timeout": 0.25},
+         "found": ["wedge:", "slow:"], "off": "long children, deep nestings and cost counting",
+         "patch": [("assay.gen.mutators", "LONG_SHARE", 0.0), ("assay.gen.mutators", "NEST_DEEP", 0.0),
+                   ("assay.engine.worker", "COST_EVERY", 0)]},
+        {"name": "toml_nesting", "kw": {"seeds": [b"a = [1]\n", b"[t]\nx = {y = 1}\n"], "max_len": 4096,
+                                        "expected": "tomllib"},
+         "found": ["panic:builtins.RecursionError"], "off": "the nest mutation", "drop": "nest"},
+        {"name": "hang_then_deep", "kw": {"seeds": [b"hello"], "max_len": 64, "timeout": 0.2},
+         "found": ["panic:builtins.RuntimeError"], "off": "passing over parents of hangs",
+         "patch": [("assay.engine.generate", "MAX_SKIP", 0.0)]},
+        {"name": "shallow_then_deep", "kw": {"seeds": [b"hello"], "max_len": 64},
+         "found": ["panic:builtins.ZeroDivisionError"], "off": "passing over parents of known crashes",
+         "patch": [("assay.engine.generate", "MAX_SKIP", 0.0)]},
+    ]
+
+
+def search_power_job(case: dict[str, Any], seed: int, cap: int, off: bool) -> dict[str, Any]:
+    """One capped campaign in a child process; the case index of the first wanted finding."""
+    import importlib
+
+    sys.path[:0] = [str(SRC), str(ROOT / "tests")]
+    if off:
+        for module, name, value in case.get("patch", []):
+            setattr(importlib.import_module(module), name, value)
+        if case.get("drop"):
+            del importlib.import_module("assay.gen.mutators").MUTATIONS[case["drop"]]
+    import search_power_targets as spt
+    from assay.engine.campaign import CampaignOptions, run_campaign
+    from assay.store.artifacts import load_artifact
+    from assay.target import make_target
+
+    kw = dict(case["kw"])
+    if kw.pop("expected", None) == "tomllib":
+        import tomllib
+
+        kw["expected"] = (tomllib.TOMLDecodeError,)
+    target = make_target(getattr(spt, case["name"]), **kw)
+    with tempfile.TemporaryDirectory(prefix="assay-power-") as tmp:
+        t0 = time.perf_counter()
+        (out,) = run_campaign([target], CampaignOptions(corpus_root=f"{tmp}/c", artifact_root=f"{tmp}/a",
+                                                        max_cases=cap, seed=seed, shrink_cases=64)).targets
+        seconds = time.perf_counter() - t0
+        hits = [load_artifact(f.artifact).metadata.get("case_index") for f in out.findings
+                if any(f.signature.startswith(p) for p in case["found"])]
+        wedges = sum(f.occurrences for f in out.findings if f.oracle == "wedge")
+    return {"found": bool(hits), "case": min(hits) if hits else None, "seconds": seconds, "wedges": wedges}
+
+
+def search_power_main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description="item 5 of issue 13: long inputs, hangs, shallow crashes, nesting")
+    ap.add_argument("--cap", type=int, default=SEARCH_POWER_CAP)
+    ap.add_argument("--seeds", type=int, default=3)
+    ap.add_argument("--job", help=argparse.SUPPRESS)
+    args = ap.parse_args(argv)
+    if args.job:
+        job = json.loads(args.job)
+        case = next(c for c in search_power_cases() if c["name"] == job["case"])
+        print(json.dumps(search_power_job(case, job["seed"], job["cap"], job["off"])))
+        return 0
+    rows = []
+    for case in search_power_cases():
+        cells = [case["name"]]
+        for off in (False, True):
+            results = []
+            for seed in range(1, args.seeds + 1):
+                job = json.dumps({"case": case["name"], "seed": seed, "cap": args.cap, "off": off})
+                proc = subprocess.run([sys.executable, str(Path(__file__).with_name("search_power.py")), "--job", job],
+                                      capture_output=True, text=True, timeout=1800)
+                results.append(json.loads(proc.stdout.strip().splitlines()[-1]) if proc.returncode == 0 else
+                               {"found": False, "case": None, "seconds": 0.0, "wedges": 0, "error": proc.stderr[-300:]})
+            found = [r["case"] for r in results if r["found"]]
+            med = int(statistics.median(found)) if len(found) == len(results) else None
+            cells.append(f"{len(found)}/{len(results)} found, median case {fmt_int(med)}, "
+                         f"{statistics.median(r['seconds'] for r in results):.1f} s, "
+                         f"{sum(r['wedges'] for r in results)} wedges")
+        cells.append(case["off"])
+        rows.append(cells)
+    print(f"Cap {args.cap:,} generated cases, seeds 1..{args.seeds}.\n")
+    print(table(["case", "assay", "assay, mechanism off", "mechanism"], rows))
+    return 0

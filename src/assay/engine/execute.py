@@ -81,13 +81,19 @@ def run(target: Target, data: bytes, *, fresh: bool = False) -> RunResult:
         error = exc
     finally:
         observe.activate(previous)
+    return judged(target, value, error, refusal, sink.keys, fresh)
+
+
+def judged(target: Target, value: object, error: BaseException | None, refusal: sandbox.Refusal | None,
+           keys: list[Hashable], fresh: bool = False) -> RunResult:
+    """The :class:`RunResult` of a finished call (the tail of :func:`run`, shared with the worker's fast loop)."""
     if refusal is not None:
-        return RunResult(safety_verdict(refusal, error), ("outcome", "safety", refusal.kind), sink.keys)
+        return RunResult(safety_verdict(refusal, error), ("outcome", "safety", refusal.kind), keys)
     if error is None:
-        return RunResult(None, outcome_of_return(value), sink.keys)
+        return RunResult(None, outcome_of_return(value), keys)
     if isinstance(error, WedgeTimeout):
-        return RunResult(wedge_verdict(error, target), ("outcome", "wedge"), sink.keys)
-    return RunResult(judge(error, target, fresh), ("outcome", "raise", type_name(type(error))), sink.keys)
+        return RunResult(wedge_verdict(error, target), ("outcome", "wedge"), keys)
+    return RunResult(judge(error, target, fresh), ("outcome", "raise", type_name(type(error))), keys)
 
 
 @functools.lru_cache(maxsize=64)

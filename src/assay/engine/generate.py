@@ -33,6 +33,14 @@ CMP_SHARE = 0.3
 REPAIR_SHARE = 0.5
 #: Repairs cost an instrumented run each: at most this share of all cases get one.
 REPAIR_BUDGET = 0.1
+#: A child that wedged counts as this many children that reproduced a known
+#: failure: a hang costs a whole timeout, a known crash microseconds.
+WEDGE_WEIGHT = 64
+#: Most a troublesome parent is passed over (its children still run sometimes:
+#: the deeper bug may be next to the shallow one).
+MAX_SKIP = 0.98
+#: Draws of another parent when one is passed over (each is judged the same way).
+REPICKS = 4
 
 
 class InputSource:
@@ -61,14 +69,25 @@ class InputSource:
         self.last_parent: int | None = None
         self.last_pair: tuple[int, tuple[bytes, bytes]] | None = None
         self._known_tokens = set(self.mutator.dictionary)
+        #: The length limit of byte-mode children (None: only ``max_len``); see :class:`LengthControl`.
+        self.len_limit: int | None = None
+        self.children: list[int] = []  # per entry: children generated from it
+        self.trouble: list[int] = []  # per entry: children that only re-found a known failure (wedges weigh more)
+        self.quiet: set[int] = set()  # entries kept only for their cost (see add)
 
     def add(self, data: bytes, pairs: list[tuple[bytes, bytes]] = (), tokens: list[bytes] = (),
-            guards: list[tuple[int, str, int]] = ()) -> None:
+            guards: list[tuple[int, str, int]] = (), quiet: bool = False) -> None:
         """Add a corpus entry, its comparison replacements, dictionary tokens and guards.
 
-        With a strategy, the entry's parsed structure is kept too.
+        With a strategy, the entry's parsed structure is kept too.  A ``quiet`` entry
+        (one kept only for its cost) is never drawn as one of the newest: costly
+        entries are long, and long parents would slow every case down.
         """
+        if quiet:
+            self.quiet.add(len(self.corpus))
         self.corpus.append(data)
+        self.children.append(0)
+        self.trouble.append(0)
         self.cmp_pairs.append(list(pairs))
         self.guards.append(list(guards))
         self._add_tokens(tokens)
@@ -89,8 +108,12 @@ class InputSource:
                 dictionary.append(token)
                 self._known_tokens.add(token)
 
-    def next(self, rng: random.Random) -> tuple[bytes, list[str]]:
-        """The next input and the names of the operators that made it."""
+    def next(self, rng: random.Random, grow: bool = False) -> tuple[bytes, list[str]]:
+        """The next input and the names of the operators that made it.
+
+        ``grow``: the child may be as long as ``max_len`` whatever the length limit
+        (the worker asks this for the cases whose cost it measures).
+        """
         self.repair_guards = None
         if self.strategy is not None:
             return self._structured(rng)
@@ -108,8 +131,13 @@ class InputSource:
             if out is not None:
                 self.last_pair = (index, pair)
                 return self._maybe_repair(rng, index, out[: self.max_len], ["cmp-replace"])
-        other = self.corpus[rng.randrange(len(self.corpus))]
-        return self._maybe_repair(rng, index, *self.mutator.mutate(parent, rng, other))
+        limit = None if grow else self.len_limit
+        if limit is not None and len(parent) > limit and index in self.quiet:
+            parent = parent[:limit]  # a costly entry's children stay short, except the growing ones
+        data, ops = self.mutator.mutate(parent, rng, self.corpus, limit)
+        if self.guards[index]:
+            return self._maybe_repair(rng, index, data, ops)
+        return data, ops
 
     def _maybe_repair(self, rng: random.Random, index: int, data: bytes, ops: list[str]) -> tuple[bytes, list[str]]:
         """Mark a child of an entry with guards for repair (within the budget)."""
@@ -131,17 +159,22 @@ class InputSource:
                 del self.productive[: len(self.productive) - PRODUCTIVE_MEMORY]
         self.mutator.reward(ops)
 
-    def failed(self) -> None:
+    def failed(self, known: bool = False, wedge: bool = False) -> None:
         """The last input failed: drop the comparison replacement that made it.
 
         That replacement leads straight into a bug already found; applying it again
         would mostly rediscover the same failure (at the cost of a timeout, for a hang).
+        A child that only re-found a ``known`` failure, or a ``wedge``, also counts
+        against its parent, which :meth:`_pick` then passes over more often: a
+        shallow frequent crash or an unrelated hang must not absorb the search.
         """
         if self.last_pair is not None:
             index, pair = self.last_pair
             if pair in self.cmp_pairs[index]:
                 self.cmp_pairs[index].remove(pair)
             self.last_pair = None
+        if (known or wedge) and self.last_parent is not None and self.last_parent < len(self.trouble):
+            self.trouble[self.last_parent] += WEDGE_WEIGHT if wedge else 1
 
     def forget(self, failing: bytes) -> None:
         """Drop every comparison replacement that turns a corpus entry into ``failing``.
@@ -161,15 +194,33 @@ class InputSource:
                         break
                     at = entry.find(pattern, at + 1)
 
-    def _pick(self, rng: random.Random, n: int) -> int:
-        """A corpus index: newest entries, recently productive ones, or any."""
-        roll = rng.random()
+    def _pick(self, rng: random.Random, n: int, weigh: bool = True) -> int:
+        """A corpus index: newest entries, recently productive ones, or any.
+
+        A parent whose children keep re-finding known failures (or wedge) is
+        passed over, in proportion to their share, for a uniformly drawn one.
+        """
+        # One draw: its low 16 bits choose among the three ways, the other 32 the entry
+        # (a bias of n / 2**32 at most: nothing next to a corpus' size).
+        x = rng.randrange(1 << 48)
+        roll = (x & 0xFFFF) * (1 / 65536)
+        x >>= 16
         if n > RECENT_WINDOW and roll < RECENT_SHARE:
-            index = n - 1 - rng.randrange(RECENT_WINDOW)
+            index = n - 1 - x % RECENT_WINDOW
+            if self.quiet and index in self.quiet:
+                index = (x >> 2) % n
         elif self.productive and roll < RECENT_SHARE + PRODUCTIVE_SHARE:
-            index = self.productive[rng.randrange(len(self.productive))]
+            index = self.productive[x % len(self.productive)]
         else:
-            index = rng.randrange(n)
+            index = x % n
+        if weigh:  # byte mode: ``index`` is a corpus index (strategy mode picks among parsed entries)
+            trouble = self.trouble
+            if trouble[index]:
+                for _ in range(REPICKS):
+                    if not trouble[index] or rng.random() >= min(MAX_SKIP, trouble[index] / (self.children[index] + 1)):
+                        break
+                    index = rng.randrange(n)
+            self.children[index] += 1
         self.last_parent = index
         return index
 
@@ -181,7 +232,7 @@ class InputSource:
             self.last_parent = None
             data, ops = s.render(s.generate(rng)), [f"{s.name}:generate"]
         else:
-            value = self.values[parsed[self._pick(rng, len(parsed)) % len(parsed)]]
+            value = self.values[parsed[self._pick(rng, len(parsed), weigh=False) % len(parsed)]]
             if len(parsed) > 1 and rng.random() < CROSSOVER_SHARE:
                 value = s.crossover(value, self.values[rng.choice(parsed)], rng)
                 ops = [f"{s.name}:crossover"]
@@ -204,3 +255,42 @@ class InputSource:
         if value is None:
             return ()
         return (self.strategy.render(v) for v in self.strategy.shrink_candidates(value))
+
+
+#: First length limit of byte-mode children (raised to the longest initial input).
+LEN_START = 32
+#: Cases without new coverage, per bit of the current limit, before it is raised
+#: (libFuzzer's ``-len_control`` waits 100 * ln(limit) executions).
+LEN_STALL_PER_BIT = 64
+#: Each raise adds this many bytes per bit of the current limit (libFuzzer adds log2(limit)).
+LEN_GROWTH_PER_BIT = 1
+
+
+class LengthControl:
+    """libFuzzer-style length control: start short, lengthen when coverage stalls.
+
+    Short inputs run faster and reach the shallow code first; the limit rises
+    when ``stall`` cases in a row brought nothing new.  Everything is a function of
+    case indices at which coverage was new, so the schedule stays deterministic;
+    the parent keeps ``(limit, mark)`` so a restarted worker continues the same way.
+    Growth mutations (chunk repetition, nesting) are exempt (see ``ByteMutator.mutate``).
+    """
+
+    def __init__(self, max_len: int, limit: int | None, mark: int, longest_initial: int = 0) -> None:
+        self.max_len = max_len
+        self.limit = limit if limit is not None else min(max_len, max(LEN_START, longest_initial))
+        self.mark = mark  # case index of the last new coverage or raise
+
+    def stall(self) -> int:
+        return LEN_STALL_PER_BIT * max(1, self.limit.bit_length())
+
+    def new_coverage(self, index: int) -> None:
+        self.mark = index
+
+    def check(self, index: int) -> bool:
+        """At a clock boundary: raise the limit if coverage stalled; True if it rose."""
+        if self.limit >= self.max_len or index - self.mark < self.stall():
+            return False
+        self.limit = min(self.max_len, self.limit + max(1, LEN_GROWTH_PER_BIT * self.limit.bit_length()))
+        self.mark = index
+        return True

@@ -20,6 +20,8 @@ _HEADER = struct.Struct("<BBxxxxxxqqdQ32sd")
 _REQUEST = struct.Struct("<qd")
 _REQUEST_AT = _HEADER.size
 _DATA_AT = _HEADER.size + _REQUEST.size
+#: For the worker's hot loop, which inlines :meth:`Journal.begin` (same layout, same order).
+HEADER, DATA_AT = _HEADER, _DATA_AT
 #: The stray slot (a process the target forked that came back into assay's loop):
 #: state (0 empty, 1 being written, 2 ready), position, key length, input length.
 _STRAY = struct.Struct("<BxxxxxxxqII")
@@ -44,13 +46,16 @@ class Journal:
         self.mem = mmap.mmap(-1, size)  # MAP_SHARED: survives fork
         self.chain = bytes(32)
 
-    def begin(self, phase: int, position: int, sub: int, data: bytes, limit: float = 0.0) -> None:
+    def begin(self, phase: int, position: int, sub: int, data: bytes, limit: float = 0.0) -> float:
+        """Publish the input about to run; returns its start time (``time.monotonic()``)."""
         n = min(len(data), self.capacity)
         self.mem[_DATA_AT : _DATA_AT + n] = data[:n]
         # Fields first, the RUNNING flag last: a parent that sees RUNNING also sees
         # this case's start time, never the previous one's.
-        _HEADER.pack_into(self.mem, 0, IDLE, phase, position, sub, time.monotonic(), n, self.chain, limit)
+        started = time.monotonic()
+        _HEADER.pack_into(self.mem, 0, IDLE, phase, position, sub, started, n, self.chain, limit)
         self.mem[0] = RUNNING
+        return started
 
     def reset(self) -> None:
         """Zero the header (start time 0.0 means no input was begun)."""

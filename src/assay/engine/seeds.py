@@ -94,3 +94,128 @@ class CaseRandom(random.Random):
 
     def randbytes(self, n: int) -> bytes:
         return self.getrandbits(n * 8).to_bytes(n, "little")
+
+
+#: Cases whose random bits come from one hash call (:class:`CaseStream`).
+STREAM_BLOCK = 64
+#: Random bytes each case starts with (more are hashed on demand).
+STREAM_BYTES = 48
+#: A :class:`FastRandom` draw below ``n`` keeps the pool at least ``n << 64``
+#: (bias below 2**-64); ``random()`` needs this much.
+_RANDOM_LOW = 1 << (64 + 53)
+#: Draws below this bound from a pool of at least _FAST_POOL skip the check.
+_FAST_N = 1 << 48
+_FAST_POOL = 1 << 112
+
+
+class FastRandom:
+    """The engine's per-case generator on its hot path: a pool of hashed bits.
+
+    It offers the few ``random.Random`` methods the byte mutators use, each a
+    ``divmod`` of the pool, with none of ``random.Random``'s construction cost
+    (allocating a Mersenne Twister state costs more than a whole mutation).  Its
+    bits are a function of (key, case index) only: a slice of the block hash
+    :class:`CaseStream` computes, then ``blake2b(key, index, n)`` when a case
+    draws more than the slice holds.
+    """
+
+    __slots__ = ("_pool", "_key", "_index", "_more")
+
+    def __init__(self, pool: int, key: bytes, index: int) -> None:
+        self._pool = pool
+        self._key = key
+        self._index = index
+        self._more = 0
+
+    def _refill(self, need: int) -> None:
+        pool = self._pool
+        while pool < need:
+            self._more += 1
+            block = hashlib.blake2b(
+                self._key + self._index.to_bytes(8, "big") + self._more.to_bytes(4, "big"),
+                digest_size=64, person=b"assay-more",
+            ).digest()
+            pool = (pool << 512) | int.from_bytes(block, "little")
+        self._pool = pool
+
+    def _randbelow(self, n: int) -> int:
+        pool = self._pool
+        if n >= _FAST_N or pool < _FAST_POOL:  # the general case: keep the pool 64 bits above n
+            if pool < n << 64:
+                self._refill(n << 64)
+            pool = self._pool
+        self._pool, r = divmod(pool, n)
+        return r
+
+    def randrange(self, start: int, stop: int | None = None) -> int:
+        if stop is None:
+            if 0 < start < _FAST_N:
+                pool = self._pool
+                if pool >= _FAST_POOL:  # the hot path: a small bound, a full pool
+                    self._pool, r = divmod(pool, start)
+                    return r
+            start, stop = 0, start
+        width = stop - start
+        if width <= 0:
+            raise ValueError(f"empty range for randrange({start}, {stop})")
+        return start + self._randbelow(width)
+
+    def randint(self, a: int, b: int) -> int:
+        return self.randrange(a, b + 1)
+
+    def random(self) -> float:
+        if self._pool < _RANDOM_LOW:
+            self._refill(_RANDOM_LOW)
+        pool = self._pool
+        self._pool = pool >> 53
+        return (pool & _MASK53) * 1.1102230246251565e-16  # 2**-53
+
+    def choice(self, seq):
+        return seq[self._randbelow(len(seq))]
+
+    def shuffle(self, x: list) -> None:
+        for i in reversed(range(1, len(x))):
+            j = self._randbelow(i + 1)
+            x[i], x[j] = x[j], x[i]
+
+    def getrandbits(self, k: int) -> int:
+        return self._randbelow(1 << k) if k > 0 else 0
+
+    def randbytes(self, n: int) -> bytes:
+        return self.getrandbits(n * 8).to_bytes(n, "little")
+
+    def expovariate(self, lambd: float = 1.0) -> float:
+        import math
+
+        return -math.log(1.0 - self.random()) / lambd
+
+
+class CaseStream:
+    """``rng(i)``: the :class:`FastRandom` of case ``i`` of the target with seed ``tseed``.
+
+    One ``shake_128`` call yields the bits of :data:`STREAM_BLOCK` consecutive cases,
+    so a case's generator costs a few attribute stores.  Case ``i``'s bits depend on
+    (tseed, i) alone, like :func:`case_rng`'s, whatever was drawn before.  The
+    generator object is reused: the one ``rng(i)`` returned is valid until the next call.
+    """
+
+    def __init__(self, tseed: int) -> None:
+        self.key = tseed.to_bytes(8, "big")
+        self._block_no = -1
+        self._pools: list[int] = []
+        self._rng = FastRandom(0, self.key, 0)
+
+    def rng(self, index: int) -> FastRandom:
+        block_no, at = divmod(index, STREAM_BLOCK)
+        if block_no != self._block_no:
+            self._block_no = block_no
+            block = hashlib.shake_128(b"assay-stream" + self.key + block_no.to_bytes(8, "big")).digest(
+                STREAM_BLOCK * STREAM_BYTES
+            )
+            self._pools = [int.from_bytes(block[k : k + STREAM_BYTES], "little")
+                           for k in range(0, len(block), STREAM_BYTES)]
+        rng = self._rng
+        rng._pool = self._pools[at]
+        rng._index = index
+        rng._more = 0
+        return rng

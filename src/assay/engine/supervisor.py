@@ -343,6 +343,8 @@ class Supervisor:
                 self.outcome.corpus_additions.append(digest(data))
         elif kind == "stats":
             self.last_stats = msg[1:]
+        elif kind == "length":  # byte mode's length limit, so a restarted worker goes on the same way
+            _, self.plan.len_limit, self.plan.len_mark = msg
         elif kind == "raw":
             _, sig, verdict, data, ops, pos, case = msg
             self.plan.known_signatures.add(sig)

@@ -16,13 +16,15 @@ import math
 import os
 import signal
 import statistics
+import sys
 import time
 from dataclasses import dataclass, field
 from typing import Any, Hashable
 
-from assay.engine import execute, journal as jr, slow
-from assay.engine.generate import InputSource
-from assay.engine.seeds import case_rng
+from assay import interrupts, observe
+from assay.engine import execute, journal as jr, sandbox, slow, strays
+from assay.engine.generate import InputSource, LengthControl
+from assay.engine.seeds import CaseStream, case_rng
 from assay.engine.shrink import shrink
 from assay.feedback.cmplog import guards_of, input_to_state, repair
 from assay.feedback.protocol import Feedback
@@ -47,6 +49,28 @@ SHRINK_MAX_TIMEOUTS = 3
 SHRINK_MAX_SECONDS = 30.0
 #: Replays of a failing input that decide whether it is deterministic.
 DETERMINISM_REPLAYS = 2
+#: Every this many generated cases, one runs with its Python line events counted
+#: (0: never).  A new highest log2 count is a feature: the search climbs towards
+#: costly inputs (quadratic loops) deterministically, without a ``slow=`` setting.
+COST_EVERY = 32
+#: Counted cases that found no new highest count widen the interval by COST_EVERY
+#: every this many (turning tracing on costs microseconds); new coverage resets it.
+COST_BACKOFF = 8
+#: Widest interval between counted cases.
+COST_MAX_EVERY = 1024
+#: Line events counted at most (the count then saturates, tracing stops, and so
+#: does counting for the rest of the worker's life: the climb has arrived).
+LINE_CAP = 1 << 20
+#: A counted (traced) case may run this many timeouts before it is a wedge.
+COUNT_SLACK = 4
+#: Traced line events allowed per generated case so far: counting big inputs
+#: costs a microsecond a line, so it is skipped while over budget (deterministic:
+#: line counts are).
+COUNT_BUDGET = 64
+#: Without ``slow=``, a case that ran longer than this share of the target's
+#: timeout is checked for super-linear cost (replays and pumping) and reported
+#: as a ``slow`` finding if it is; the schedule does not depend on it.
+IMPLICIT_SLOW_SHARE = 0.125
 
 
 @dataclass
@@ -73,6 +97,8 @@ class Plan:
     slow: float | None = None  # threshold (s) that turns on cost feedback and slow findings
     reload_dir: str | None = None  # with --jobs: the shared corpus folder to import from
     cmplog: Any = None
+    len_limit: int | None = None  # byte mode's current length limit (None: not started yet)
+    len_mark: int = 0  # case index of the last new coverage or limit raise
 
 
 class Worker:
@@ -99,6 +125,21 @@ class Worker:
         self._in_corpus = set(plan.corpus) | set(plan.initial)
         self.cost_max = -1
         self.confirmed_bucket = -1
+        #: Without ``slow=``: the wall time past which a case is checked for super-linear cost.
+        self.outlier = None if self.slow is not None else IMPLICIT_SLOW_SHARE * plan.target.timeout
+        self.lines_traced = 0  # a restarted worker starts its budget afresh
+        self.count_misses = 0  # counted cases since the last new count or new coverage
+        self.next_count = sys.maxsize if not COST_EVERY else -(-plan.generated_pos // COST_EVERY) * COST_EVERY
+        self.lines_max = max(
+            (int(k[2]) for k in self.seen_features if k[0] == "f" and len(k) == 3 and k[1] == "cost-lines"), default=-1
+        )
+        self.lengths: LengthControl | None = None
+        if plan.strategy is None:
+            longest = max(map(len, [*plan.initial, *plan.corpus]), default=0)
+            self.lengths = LengthControl(plan.target.max_len, plan.len_limit, plan.len_mark, longest)
+            self.source.len_limit = self.lengths.limit
+        self.sink = observe.FeatureSink()
+        self._boring: set = set()  # return-value classes whose outcome is already seen
 
     # -- schedule ------------------------------------------------------------------------
     def run(self) -> tuple[int, int]:
@@ -110,17 +151,118 @@ class Worker:
         if plan.replay_only:
             return len(plan.initial), plan.generated_pos
         i = plan.generated_pos
+        stream = CaseStream(plan.tseed)
+        rng_of = stream.rng if plan.strategy is None else (lambda k: case_rng(plan.tseed, k))
         while plan.max_cases is None or i < plan.max_cases:
             if i % CLOCK_EVERY == 0:
                 if self._tick(i):
                     break
                 self.feedback.maybe_restart(i)  # restart indices are multiples of CLOCK_EVERY
-            data, ops = self.source.next(case_rng(plan.tseed, i))
-            if self.source.repair_guards:
-                data, ops = self._repair(i, data, ops, self.source.repair_guards)
-            self.case(jr.GENERATED, i, data, ops)
-            i += 1
+                if self.lengths is not None and self.lengths.check(i):
+                    self.source.len_limit = self.lengths.limit
+                    self.send(("length", self.lengths.limit, self.lengths.mark))
+            end = i - i % CLOCK_EVERY + CLOCK_EVERY
+            if plan.max_cases is not None:
+                end = min(end, plan.max_cases)
+            if self.slow is None:
+                i = self._block(i, end, rng_of)
+                continue
+            while i < end:
+                self._one(i, rng_of(i))
+                i += 1
         return len(plan.initial), i
+
+    def _one(self, i: int, rng, count: bool = False) -> None:
+        """Generated case ``i`` on the general path."""
+        data, ops = self.source.next(rng, grow=count)
+        if self.source.repair_guards:
+            data, ops = self._repair(i, data, ops, self.source.repair_guards)
+        self.case(jr.GENERATED, i, data, ops, count)
+
+    def _block(self, i: int, end: int, rng_of) -> int:
+        """Generated cases ``i`` to ``end``: the hot loop.
+
+        It does only what every case needs (mutate, chain, journal, call) and leaves
+        for the general path (:meth:`_after`) when something happened: new
+        coverage, a feature, an exception, a refusal, a new outcome, a time outlier.
+        The cases whose cost is counted (every :data:`COST_EVERY`-th, backing off
+        while counting finds nothing), and any case to be repaired, run on the
+        general path.  It computes exactly what :meth:`case` computes.
+        """
+        source, journal, target = self.source, self.journal, self.target
+        nxt, begin, mem = source.next, journal.begin, journal.mem
+        fn, fb, sink, boring, seen = target.fn, self.feedback, self.sink, self._boring, self.seen_features
+        guarded = sandbox.installed()
+        allow = execute.allowance(target.allow) if guarded else None
+        arm, disarm = sandbox.arm, sandbox.disarm
+        getpid, owner, monotonic, sha256 = os.getpid, os.getpid(), time.monotonic, hashlib.sha256
+        outlier, values = self.outlier, self.values
+        generated, case_sub, idle, running = jr.GENERATED, jr.CASE, jr.IDLE, jr.RUNNING
+        pack_header, data_at, capacity = jr.HEADER.pack_into, jr.DATA_AT, journal.capacity
+        previous = observe.activate(sink)
+        ran = 0
+        try:
+            while i < end:
+                if i >= self.next_count:
+                    self._one(i, rng_of(i), count=True)
+                    misses = self.count_misses
+                    self.next_count = i + min(COST_MAX_EVERY, COST_EVERY * (1 + misses // COST_BACKOFF))
+                    i += 1
+                    continue
+                data, ops = nxt(rng_of(i))
+                if source.repair_guards:
+                    data, ops = self._repair(i, data, ops, source.repair_guards)
+                    self.case(generated, i, data, ops)
+                    i += 1
+                    continue
+                n = len(data)
+                journal.chain = chain = sha256(journal.chain + n.to_bytes(4, "big") + data).digest()
+                if n <= capacity:  # Journal.begin, inlined: this is most of the loop's bookkeeping
+                    mem[data_at : data_at + n] = data
+                    started = monotonic()
+                    pack_header(mem, 0, idle, generated, i, case_sub, started, n, chain, 0.0)
+                    mem[0] = running
+                else:
+                    started = begin(generated, i, case_sub, data)
+                value = error = refusal = None
+                try:
+                    if guarded:
+                        arm(allow)
+                    try:
+                        value = fn(data)
+                    finally:
+                        if guarded:
+                            refusal = disarm()
+                        if getpid() != owner:
+                            strays.returned(target, data)
+                except KeyboardInterrupt as exc:
+                    if refusal is None and interrupts.is_real():
+                        raise
+                    error = exc
+                except BaseException as exc:  # judged on the general path, like execute.run
+                    error = exc
+                mem[0] = idle
+                ran += 1
+                # A comparison replacement's child may still advance a comparison: value profile judges it.
+                if error is None and refusal is None and not fb.new and not sink.keys and (
+                        values is None or source.last_pair is None):
+                    kind = value if value is None or value is True or value is False else type(value)
+                    if kind in boring and (outlier is None or monotonic() - started < outlier):
+                        i += 1
+                        continue
+                    if execute.outcome_of_return(value) in seen:
+                        boring.add(kind)
+                keys, sink.keys = sink.keys, []
+                result = execute.judged(target, value, error, refusal, keys)
+                new = fb.take_new() if fb.new else []
+                self.executed += ran  # the general path reads the case count
+                ran = 0
+                self._after(generated, i, data, ops, result, monotonic() - started, new)
+                i += 1
+        finally:
+            observe.activate(previous)
+            self.executed += ran
+        return i
 
     def _tick(self, position: int) -> bool:
         """Send progress when due; True once the budget is spent."""
@@ -136,23 +278,85 @@ class Worker:
         return self.plan.deadline is not None and now >= self.plan.deadline
 
     # -- one case ----------------------------------------------------------------------------
-    def case(self, phase: int, pos: int, data: bytes, ops: list[str]) -> None:
+    def case(self, phase: int, pos: int, data: bytes, ops: list[str], count: bool = False) -> None:
+        """One case on the general path; with ``count``, its Python line events are counted."""
         j = self.journal
         j.chain = hashlib.sha256(j.chain + len(data).to_bytes(4, "big") + data).digest()
-        j.begin(phase, pos, jr.CASE, data)
-        if self.slow is None:
+        # Once the count saturates the climb is over; and tracing stays within its budget.
+        count = count and self.lines_max < LINE_CAP.bit_length() and self.lines_traced <= COUNT_BUDGET * pos
+        if count:
+            # Tracing slows the run down: the parent allows it more time before a wedge.
+            started = j.begin(phase, pos, jr.CASE, data, COUNT_SLACK * self.target.timeout)
+            lines = self._count_lines(data)
             result = execute.run(self.target, data)
-            elapsed = 0.0
         else:
-            t0 = time.perf_counter()
+            started = j.begin(phase, pos, jr.CASE, data)
             result = execute.run(self.target, data)
-            elapsed = time.perf_counter() - t0
+        elapsed = time.monotonic() - started
         j.end()
         self.executed += 1
         feedback = self.feedback
         new = feedback.take_new() if feedback.new else []
-        if self.slow is not None and result.verdict is None:
-            self._cost(phase, pos, data, ops, elapsed, new)
+        if count:
+            self.lines_traced += lines
+            self.count_misses += 1
+        if count and result.verdict is None:
+            bucket = lines.bit_length()
+            if bucket > self.lines_max:
+                self.lines_max = bucket
+                key = ("f", "cost-lines", str(bucket))
+                self.seen_features.add(key)
+                new.append(key)
+        self._after(phase, pos, data, ops, result, elapsed, new, count)
+
+    def _count_lines(self, data: bytes) -> int:
+        """Python line events of one run of ``data``, counted under ``sys.settrace`` in a forked child.
+
+        Not in this process: on 3.12 installing and removing a trace function
+        re-instruments every code object, which loses the coverage tracer's
+        per-instruction state (a branch direction seen only by its destination's
+        first ``INSTRUCTION`` event would never be reported).  A child that dies
+        or is killed reports 0; one that hangs is the journal's wedge, as the
+        run itself would be.
+        """
+        read_end, write_end = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # pragma: no cover - the child only counts, then leaves without cleanup
+            try:
+                os.close(read_end)
+                counter = LineCounter(LINE_CAP)
+                sys.settrace(counter.trace)
+                try:
+                    execute.run(self.target, data)
+                finally:
+                    sys.settrace(None)
+                os.write(write_end, counter.count.to_bytes(8, "big"))
+            finally:
+                os._exit(0)
+        os.close(write_end)
+        try:
+            raw = b""
+            while len(raw) < 8:
+                chunk = os.read(read_end, 8 - len(raw))
+                if not chunk:
+                    break
+                raw += chunk
+        finally:
+            os.close(read_end)
+            os.waitpid(pid, 0)
+        return int.from_bytes(raw, "big") if len(raw) == 8 else 0
+
+    def _after(self, phase: int, pos: int, data: bytes, ops: list[str], result, elapsed: float, new: list,
+               counted: bool = False) -> None:
+        """Everything after a case ran: cost, features, findings, corpus (``counted``: timed under tracing)."""
+        if result.verdict is None:
+            if self.slow is not None:
+                self._cost(phase, pos, data, ops, elapsed, new)
+            elif self.outlier is not None and elapsed >= self.outlier and not counted:
+                bucket = _bucket(elapsed)
+                if bucket > self.confirmed_bucket:  # one confirmation per cost class, as with slow=
+                    self.confirmed_bucket = bucket
+                    self._confirm_slow(phase, pos, data, ops, self.outlier)
         for key in result.features:
             if key not in self.seen_features:
                 self.seen_features.add(key)
@@ -165,17 +369,22 @@ class Worker:
                 and self.values.wants_run(self.executed, self.source.last_pair):
             new = self._values_of(phase, pos, data)
         if result.verdict is not None:
-            self.source.failed()
-            self.finding(phase, pos, data, ops, result.verdict)
+            verdict = result.verdict
+            self.source.failed(known=verdict.signature in self.known, wedge=verdict.oracle == "wedge")
+            self.finding(phase, pos, data, ops, verdict)
         elif new:
+            self.count_misses = 0
             self._in_corpus.add(data)
             if phase == jr.GENERATED:
                 self.source.reward(ops)
             pairs, tokens, guards = self._analyse(phase, pos, data)
             if self.values is not None:
                 new += self.values.observe(data, self.plan.cmplog.last_values)
-            self.source.add(data, pairs, tokens, guards)
+            self.source.add(data, pairs, tokens, guards, quiet=all(k[:2] == ("f", "cost-lines") for k in new))
             self.send(("corpus", data, new, phase == jr.INITIAL, pairs, tokens, guards, self.executed))
+            if phase == jr.GENERATED and self.lengths is not None:
+                self.lengths.new_coverage(pos)
+                self.send(("length", self.lengths.limit, self.lengths.mark))
 
     def _reload(self, position: int) -> None:
         """Import entries other jobs wrote to the shared corpus (libFuzzer's -reload).
@@ -228,19 +437,20 @@ class Worker:
             new.append(("f", "cost", str(bucket)))
         if elapsed >= self.slow and bucket > self.confirmed_bucket:
             self.confirmed_bucket = bucket
-            self._confirm_slow(phase, pos, data, ops)
+            self._confirm_slow(phase, pos, data, ops, self.slow)
 
-    def _confirm_slow(self, phase: int, pos: int, data: bytes, ops: list[str]) -> None:
+    def _confirm_slow(self, phase: int, pos: int, data: bytes, ops: list[str], threshold: float) -> None:
+        """Report ``data`` as a ``slow`` finding if its cost is confirmed super-linear."""
         run = lambda d: self._derived(phase, pos, d)  # noqa: E731 - journalled, so a crash is caught
         self.feedback.pause(True)
         try:
-            evidence = slow.confirm(run, data, self.slow)
+            evidence = slow.confirm(run, data, threshold)
             if evidence is None:
                 return
             frames = slow.sample_stack(run, data, evidence.median / 2)
         finally:
             self.feedback.pause(False)
-        verdict = slow.slow_verdict(frames, evidence, self.slow)
+        verdict = slow.slow_verdict(frames, evidence, threshold)
         sig = verdict.signature
         if sig in self.known:
             self.send(("again", sig))
@@ -337,6 +547,22 @@ class Worker:
             return execute.run(self.target, data, fresh=fresh).verdict
         finally:
             self.journal.end()
+
+
+class LineCounter:
+    """A ``sys.settrace`` function counting Python line events, up to ``cap``."""
+
+    def __init__(self, cap: int) -> None:
+        self.count = 0
+        self.cap = cap
+
+    def trace(self, frame, event, arg):  # noqa: ARG002 - the settrace signature
+        if event == "line":
+            self.count += 1
+            if self.count >= self.cap:
+                sys.settrace(None)
+                return None
+        return self.trace
 
 
 def _bucket(seconds: float) -> int:

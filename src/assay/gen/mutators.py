@@ -28,43 +28,55 @@ WIN_SHARE = 0.3
 _INTERESTING_8 = (0, 1, 0x7F, 0x80, 0xFF, 0x10, 0x20, 0x40, 0x64)
 _INTERESTING_16 = (0, 0x80, 0xFF, 0x100, 0x200, 0x3E8, 0x400, 0x7FFF, 0x8000, 0xFFFF)
 _INTERESTING_32 = (0, 0x8000, 0xFFFF, 0x10000, 0x7FFFFFFF, 0x80000000, 0xFFFFFFFF, 0xFA0000FA)
+_INTERESTING = {1: _INTERESTING_8, 2: _INTERESTING_16, 4: _INTERESTING_32}
 
-Mutation = Callable[["ByteMutator", bytearray, random.Random, bytes | None], bytearray | None]
+#: ``other``: a partner for crossover, or a list of candidates to draw it from, or None.
+Mutation = Callable[["ByteMutator", bytearray, random.Random, "bytes | list[bytes] | None"], bytearray | None]
 
 
 def _erase(m: "ByteMutator", b: bytearray, rng: random.Random, other: bytes | None) -> bytearray | None:
     if len(b) < 1:
         return None
-    n = rng.randint(1, min(len(b), MAX_CHUNK if rng.random() < 0.3 else 8))
-    at = rng.randrange(len(b) - n + 1)
+    # One draw: 3 in 10 erasures may be long (up to MAX_CHUNK), the rest up to 8 bytes.
+    x = rng.randrange(10 << 32)
+    longer, x = x % 10 < 3, x // 10
+    n = 1 + x % min(len(b), MAX_CHUNK if longer else 8)
+    at = (x >> 8) % (len(b) - n + 1)
     del b[at : at + n]
     return b
 
 
 def _insert_byte(m, b, rng, other):
-    b.insert(rng.randrange(len(b) + 1), rng.randrange(256))
+    at, byte = divmod(rng.randrange((len(b) + 1) << 8), 256)  # one draw for both
+    b.insert(at, byte)
     return b
 
 
 def _insert_repeated(m, b, rng, other):
-    n = rng.randint(3, MAX_CHUNK)
-    at = rng.randrange(len(b) + 1)
-    byte = rng.choice((0, 0xFF, rng.randrange(256), ord(" "), ord("A")))
-    b[at:at] = bytes([byte]) * n
+    x = rng.randrange(1 << 48)  # one draw: length, place, byte
+    n = 3 + x % (MAX_CHUNK - 2)
+    x //= MAX_CHUNK - 2
+    at = x % (len(b) + 1)
+    x //= len(b) + 1
+    kind = x % 5
+    byte = (0, 0xFF, (x >> 3) & 0xFF, 0x20, 0x41)[kind]
+    b[at:at] = bytes((byte,)) * n
     return b
 
 
 def _change_byte(m, b, rng, other):
     if not b:
         return None
-    b[rng.randrange(len(b))] = rng.randrange(256)
+    at, byte = divmod(rng.randrange(len(b) << 8), 256)
+    b[at] = byte
     return b
 
 
 def _flip_bit(m, b, rng, other):
     if not b:
         return None
-    b[rng.randrange(len(b))] ^= 1 << rng.randrange(8)
+    at, bit = divmod(rng.randrange(len(b) << 3), 8)
+    b[at] ^= 1 << bit
     return b
 
 
@@ -80,25 +92,32 @@ def _shuffle(m, b, rng, other):
 
 
 def _interesting(m, b, rng, other):
-    width = rng.choice((1, 2, 4))
+    x = rng.randrange(1 << 48)  # one draw: width, value, sign, order, place
+    width = (1, 2, 4)[x % 3]
     if len(b) < width:
         return None
-    table = {1: _INTERESTING_8, 2: _INTERESTING_16, 4: _INTERESTING_32}[width]
-    value = rng.choice(table)
-    if rng.random() < 0.5:
+    x //= 3
+    table = _INTERESTING[width]
+    value = table[x % len(table)]
+    x //= len(table)
+    if x & 1:
         value = (-value) & ((1 << (8 * width)) - 1)
-    at = rng.randrange(len(b) - width + 1)
-    b[at : at + width] = value.to_bytes(width, rng.choice(("little", "big")))
+    order = "little" if x & 2 else "big"
+    at = (x >> 2) % (len(b) - width + 1)
+    b[at : at + width] = value.to_bytes(width, order)
     return b
 
 
 def _add_to_int(m, b, rng, other):
-    width = rng.choice((1, 2, 4, 8))
+    x = rng.randrange(1 << 48)  # one draw: width, order, delta, place
+    width = (1, 2, 4, 8)[x & 3]
     if len(b) < width:
         return None
-    at = rng.randrange(len(b) - width + 1)
-    order = rng.choice(("little", "big"))
-    value = int.from_bytes(b[at : at + width], order) + rng.randint(-35, 35)
+    order = "little" if x & 4 else "big"
+    x >>= 3
+    delta = x % 71 - 35
+    at = (x // 71) % (len(b) - width + 1)
+    value = int.from_bytes(b[at : at + width], order) + delta
     b[at : at + width] = (value % (1 << (8 * width))).to_bytes(width, order)
     return b
 
@@ -140,9 +159,60 @@ def _repeat_chunk(m, b, rng, other):
         return None
     n = rng.randint(1, min(len(b), 8))
     at = rng.randrange(len(b) - n + 1)
-    times = rng.randint(2, max(2, min(256, m.max_len // n)))
+    times = rng.randint(2, max(2, min(256, m.cap // n)))
     end = len(b) if rng.random() < CUT_AFTER_PUMP else at + n
     b[at:end] = bytes(b[at : at + n]) * times
+    return b
+
+
+#: Bracket pairs the nesting mutation looks for (its chunk starts at an opener).
+_OPENERS = {0x28: 0x29, 0x5B: 0x5D, 0x7B: 0x7D, 0x3C: 0x3E}
+#: How far the nesting mutation scans for an opener and for its matching closer.
+NEST_SCAN = 512
+#: Share of nesting mutations that take a bracketed group; the rest take any chunk.
+NEST_STRUCTURAL = 0.75
+#: Share of nestings that may pass the campaign's length limit (up to ``max_len``).
+NEST_DEEP = 0.25
+_OPENER = re.compile(rb"[(\[{<]")
+
+
+def _nest(m, b, rng, other):
+    """Nest a chunk inside itself N times, N log-uniform up to what the length cap allows.
+
+    The chunk is split into left, core and right (``[`` ``1`` ``]``, or
+    ``{"a":`` ``1`` ``}``) and becomes left*N + core + right*N: how recursion
+    limits are reached (brackets, parentheses, nested tables).  Mostly the chunk
+    is a bracketed group whose closer is found by counting depth.
+    """
+    n = len(b)
+    if n < 2:
+        return None
+    a = c = -1
+    if rng.random() < NEST_STRUCTURAL:
+        found = _OPENER.search(b, rng.randrange(n), rng.randrange(n) + NEST_SCAN)
+        if found is not None:
+            i = found.start()
+            opener, closer = b[i : i + 1], bytes((_OPENERS[b[i]],))
+            k = b.find(closer, i + 1, i + NEST_SCAN)
+            while k != -1 and b.count(opener, i, k) != b.count(closer, i, k + 1):
+                k = b.find(closer, k + 1, i + NEST_SCAN)
+            if k != -1:
+                a, c = i, k + 1
+    if a < 0:
+        a = rng.randrange(n - 1)
+        c = rng.randint(a + 2, min(n, a + 16))
+    p = rng.randint(a + 1, c - 1)
+    q = rng.randint(p, c - 1)
+    left, core, right = bytes(b[a:p]), bytes(b[p:q]), bytes(b[q:c])
+    if rng.random() < NEST_DEEP:  # past the length limit: recursion limits need hundreds of levels
+        m.cap = m.max_len
+    room = (m.cap - n + (c - a) - len(core)) // (len(left) + len(right))
+    if room < 2:
+        return None
+    # N log-uniform: depths of every order of magnitude up to what the length allows.
+    most = 1 << rng.randint(1, room.bit_length() - 1)
+    times = rng.randint(max(2, most // 2), min(room, most))
+    b[a:c] = left * times + core + right * times
     return b
 
 
@@ -161,6 +231,8 @@ def _copy_part(m, b, rng, other):
 
 
 def _crossover(m, b, rng, other):
+    if type(other) is list:  # the whole corpus: pick the partner only when crossing over
+        other = other[rng.randrange(len(other))] if other else None
     if not other:
         return None
     n = rng.randint(1, min(len(other), MAX_CHUNK * 4))
@@ -196,6 +268,13 @@ def _dict_overwrite(m, b, rng, other):
     return b
 
 
+#: Share of children allowed past the campaign's current length limit (up to
+#: ``max_len``): the long inputs super-linear bugs and deep nesting need.
+LONG_SHARE = 1 / 32
+
+#: Mutations that can apply to an empty input.
+_INSERTING = ("insert-byte", "insert-repeated", "crossover", "dict-insert")
+
 #: Every mutation by name; the names go into artifacts' ``mutation_operators``.
 MUTATIONS: dict[str, Mutation] = {
     "erase": _erase,
@@ -209,6 +288,7 @@ MUTATIONS: dict[str, Mutation] = {
     "ascii-int": _ascii_int,
     "copy-part": _copy_part,
     "repeat-chunk": _repeat_chunk,
+    "nest": _nest,
     "crossover": _crossover,
     "dict-insert": _dict_insert,
     "dict-overwrite": _dict_overwrite,
@@ -224,7 +304,11 @@ class ByteMutator:
         self.names = list(MUTATIONS)
         self.funcs = [MUTATIONS[n] for n in self.names]
         self.index = {n: i for i, n in enumerate(self.names)}
+        self.inserting = [self.index[n] for n in _INSERTING if n in self.index] or list(range(len(self.names)))
         self.wins: list[int] = []  # indices of mutations that recently paid off
+        self.cap = max_len  # the length this case's child is cut to (growth mutations aim below it)
+        # One draw picks a mutation: below win_cut (WIN_SHARE of the range) a recent win.
+        self._picks = (len(self.funcs) * 10, int(len(self.funcs) * 10 * WIN_SHARE))
 
     def reward(self, ops: Iterable[str]) -> None:
         """Remember that ``ops`` produced new coverage (picked more often for a while)."""
@@ -235,25 +319,46 @@ class ByteMutator:
         if len(self.wins) > WIN_MEMORY:
             del self.wins[: len(self.wins) - WIN_MEMORY]
 
-    def mutate(self, data: bytes, rng: random.Random, other: bytes | None = None) -> tuple[bytes, list[str]]:
-        """A mutated copy of ``data`` and the names of the mutations applied."""
+    def mutate(self, data: bytes, rng: random.Random, other: bytes | None = None,
+               limit: int | None = None) -> tuple[bytes, list[str]]:
+        """A mutated copy of ``data`` and the names of the mutations applied.
+
+        ``limit`` is the campaign's current length limit: a child longer than both
+        it and ``data`` is cut to it, except a :data:`LONG_SHARE` of children (and
+        deep nestings, :data:`NEST_DEEP`), which may reach ``max_len``.
+        """
         buf = bytearray(data)
         applied: list[str] = []
         # Mostly one or two mutations: each extra one risks undoing the useful one.
-        depth = min(MAX_STACK, 1 + int(rng.expovariate(1.0)))
-        attempts = 0
-        while len(applied) < depth and attempts < depth * 4:
-            attempts += 1
-            if self.wins and rng.random() < WIN_SHARE:
-                i = self.wins[rng.randrange(len(self.wins))]
+        # (1 + int(expovariate(1)), capped at MAX_STACK, from a single draw.)
+        r = rng.random()
+        depth = 1 + (r < 0.36788) + (r < 0.13534) + (r < 0.04979) + (r < 0.01832)
+        if depth > MAX_STACK:
+            depth = MAX_STACK
+        # Growth mutations size their output by self.cap.
+        if limit is None or (r * 1024) % 1 < LONG_SHARE:  # low bits of the same draw: independent of depth
+            self.cap = self.max_len
+        else:
+            self.cap = max(limit, len(data))
+        funcs, names, wins = self.funcs, self.names, self.wins
+        n_picks, win_cut = self._picks
+        n_funcs = len(funcs)
+        attempts = depth * 8
+        while attempts:
+            attempts -= 1
+            if not buf:  # most mutations need a byte to work on: only the inserting ones can apply
+                i = self.inserting[rng.randrange(len(self.inserting))]
             else:
-                i = rng.randrange(len(self.funcs))
-            out = self.funcs[i](self, buf, rng, other)
+                high, k = divmod(rng.randrange(n_picks << 20), n_picks)  # high: which win, if a win
+                i = wins[high % len(wins)] if wins and k < win_cut else k % n_funcs
+            out = funcs[i](self, buf, rng, other)
             if out is not None:
                 buf = out
-                applied.append(self.names[i])
-        if len(buf) > self.max_len:
-            del buf[self.max_len :]
+                applied.append(names[i])
+                if len(applied) == depth:
+                    break
+        if len(buf) > self.cap:
+            del buf[self.cap :]
         return bytes(buf), applied
 
 
