@@ -59,6 +59,8 @@ def _harness_is_not_the_code_under_test(harness: str, sources: Sequence[str]) ->
     the only source holds the code under test itself (a planted bug, a self-contained
     example), so a raise there is not the harness's mistake.
     """
+    if not sources:  # not recorded: the harness is all we know of the target
+        return True
     real = os.path.realpath(harness)
     others = [s for s in sources if os.path.realpath(s) != real]
     return bool(others) and not _inside(harness, others)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import math
 import os
+import select
 import signal
 import statistics
 import sys
@@ -316,8 +317,8 @@ class Worker:
         re-instruments every code object, which loses the coverage tracer's
         per-instruction state (a branch direction seen only by its destination's
         first ``INSTRUCTION`` event would never be reported).  A child that dies
-        or is killed reports 0; one that hangs is the journal's wedge, as the
-        run itself would be.
+        reports 0; one still running after the target's timeout is killed by its
+        pid and reports :data:`LINE_CAP`.
         """
         read_end, write_end = os.pipe()
         pid = os.fork()
@@ -334,9 +335,16 @@ class Worker:
             finally:
                 os._exit(0)
         os.close(write_end)
+        deadline = time.monotonic() + self.target.timeout
+        raw = b""
         try:
-            raw = b""
             while len(raw) < 8:
+                left = deadline - time.monotonic()
+                if left <= 0 or not select.select([read_end], [], [], left)[0]:
+                    # Past the target's timeout even traced: as costly as counting goes.  The run
+                    # that follows in this process hangs too and becomes the wedge, with its stack.
+                    os.kill(pid, signal.SIGKILL)
+                    return LINE_CAP
                 chunk = os.read(read_end, 8 - len(raw))
                 if not chunk:
                     break
