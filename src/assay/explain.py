@@ -73,6 +73,9 @@ def headline(meta: dict[str, Any], ident: BugIdentity | None = None) -> str:
     if not message and exc.get("frames"):  # a bare assert: its statement says what was expected
         top = exc["frames"][0]
         message = one_line(linecache.getline(str(top.get("file", "")), int(top.get("line") or 0)))
+    if tag.startswith("native-") and verdict.get("key"):
+        # A sanitizer's first line is addresses and a pid; its key names the bug and where it was.
+        what, message = "", str(verdict["key"])
     text = f"{what}: {message}" if what and message else (what or message or str(meta.get("signature", "?")))
     return f"[{tag}] {text}"
 

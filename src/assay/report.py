@@ -150,6 +150,7 @@ def _bug_lines(bug: Any, project_root: str | None) -> list[str]:
     flag = "new" if any(f.new for f in members) else "known"
     first = next((f for f in members if f.artifact), None)
     explained: list[str] = []
+    art = None
     if first is not None:
         try:
             art = load_artifact(first.artifact)
@@ -162,7 +163,12 @@ def _bug_lines(bug: Any, project_root: str | None) -> list[str]:
         explained = [f"[{f.oracle}{', harness' if getattr(f, 'harness', False) else ''}] {f.signature}",
                      f"seen {occurrences}x this run under {len(members)} signature(s)",
                      f"artifact: {f.artifact or '(not written)'}"]
-    bug_id = getattr(members[0], "bug", "") or "-"
+    bug_id = getattr(members[0], "bug", "") or ""
+    if not bug_id and first is not None and explained and art is not None:
+        from assay.bugs import identify_metadata
+
+        bug_id = identify_metadata(art.metadata).id  # findings recorded without one (native targets)
+    bug_id = bug_id or "-"
     out = [f"    bug {bug_id} ({flag}) {explained[0]}"]
     out.extend(f"      {line}" for line in explained[1:])
     return out
