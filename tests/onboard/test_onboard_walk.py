@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -148,7 +149,8 @@ def test_new_user_walk(tmp_path):
     assert r.returncode == 0 and "its file + tinyini (from imports)" in r.stdout, r.stderr
     r = assay("fuzz", "--fuzz-cases", "2000", "--fuzz-seed", "1", cwd=project / "tinyini")
     assert r.returncode == 1, r.stdout + r.stderr
-    assert "TypeError@tinyini.reader:parse" in r.stdout and (project / ".assay" / "artifacts" / "fuzz_tinyini").is_dir()
+    assert "[panic] TypeError: " in r.stdout and re.search(r"raised at \S*tinyini/reader\.py:\d+ in parse", r.stdout)
+    assert (project / ".assay" / "artifacts" / "fuzz_tinyini").is_dir()
 
     # A Hypothesis test, unchanged, from the tests folder.
     (project / "tests").mkdir()
