@@ -327,18 +327,18 @@ def cmd_replay(args: argparse.Namespace) -> int:
         if not (path.is_dir() and (path / "metadata.json").is_file()):
             raise ConfigError(f"{path} is not an artifact folder (holding input and metadata.json); "
                               "to replay an input file, name its target: assay replay TARGET INPUT")
-        name = load_artifact(path).target
     else:
-        name, path = args.target, Path(args.input)
+        path = Path(args.input)
+    artifact = load_artifact(path) if path.is_dir() else None
+    name = artifact.target if args.input is None else args.target
     from assay.native.cli import is_native
 
     if is_native(project, name, path):
         return _replay_native(project, name, path)
-    harness = load_artifact(path).metadata.get("harness") if path.is_dir() else None
+    harness = artifact.metadata.get("harness") if artifact is not None else None
     target = registry_for(project, {name: harness}).get(name)
     isolated = args.isolated
-    if path.is_dir():
-        artifact = load_artifact(path)
+    if artifact is not None:
         if "mutant" in artifact.metadata:  # a differential finding: both sides, not the original alone
             from assay.mutant.replay import replay_mutant_artifact
 

@@ -56,26 +56,20 @@ def _failure(verdict: Verdict | None) -> Failure | None:
 
 
 @functools.lru_cache(maxsize=8)
-def _registry(root: str) -> Any:
-    from assay.config import load_project
-    from assay.discovery import load_targets
-
-    return load_targets(load_project(root))
-
-
-@functools.lru_cache(maxsize=8)
-def _registry_with(root: str, name: str, harness: str) -> Any:
+def _registry(root: str, name: str | None = None, harness: str | None = None) -> Any:
+    """The project's targets, plus ``name`` from ``harness`` when it was given on the command line."""
     from assay.config import load_project
     from assay.harness.paths import registry_for
 
-    return registry_for(load_project(root), {name: harness})
+    return registry_for(load_project(root), {name: harness} if harness else {})
 
 
 def _target(name: str, project: str | os.PathLike[str] | None, harness: str | os.PathLike[str] | None = None) -> Any:
     root = str(Path(project or os.getcwd()).resolve())
-    if harness is not None:  # a target given on the command line (assay fuzz harness.py), not in [tool.assay]
-        return _registry_with(root, name, str(Path(harness).resolve())).get(name)
-    return _registry(root).get(name)
+    if harness is None:
+        return _registry(root).get(name)
+    # a target given on the command line (assay fuzz harness.py), not in [tool.assay]
+    return _registry(root, name, str(Path(harness).resolve())).get(name)
 
 
 def replay(
