@@ -12,6 +12,10 @@ noise until proven otherwise: an input is reported as a ``slow`` finding only if
 2. growing it (pumping its longest run of a repeated unit to 2x and 4x the
    repetitions, or else repeating the whole input) makes the median cost grow
    super-linearly: each doubling costs at least :data:`SUPERLINEAR` times more.
+   The cost is the median time, or, when the caller can count them, the Python
+   line events of a run: counts are exact, so a quadratic loop in Python is
+   confirmed even on a machine so loaded that its timings are noise, while a
+   catastrophic regex (no Python lines) is still confirmed by its timings.
 
 A linear parser that is merely slow on a big input therefore never fires; a
 quadratic or exponential one does.  The key is the innermost frames of the code
@@ -71,22 +75,37 @@ def pump(data: bytes, start: int, unit: int, reps: int, factor: float) -> bytes:
     return data[:start] + chunk * max(1, int(reps * factor)) + data[start + unit * reps :]
 
 
+#: Line counts below this are too small to compare.
+MIN_COUNTABLE = 1000
+
+
 @dataclass
 class SlowEvidence:
     median: float
     sizes: list[int]
     times: list[float]
+    lines: list[int] | None = None  # Python line events per size, when counted
 
     @property
     def growth(self) -> list[float]:
-        return [b / a for a, b in zip(self.times, self.times[1:]) if a > 0]
+        return _growth(self.times)
+
+    @property
+    def line_growth(self) -> list[float]:
+        return _growth(self.lines or [])
 
 
-def confirm(run: Callable[[bytes], Any], data: bytes, threshold: float) -> SlowEvidence | None:
+def _growth(costs: list) -> list[float]:
+    return [b / a for a, b in zip(costs, costs[1:]) if a > 0]
+
+
+def confirm(run: Callable[[bytes], Any], data: bytes, threshold: float,
+            count: Callable[[bytes], int | None] | None = None) -> SlowEvidence | None:
     """Evidence that ``data`` is slow and super-linear, or ``None``.
 
     Two ways of growing the input are tried: pumping its longest run of a repeated
-    unit, then repeating the whole input.
+    unit, then repeating the whole input.  ``count`` (optional) gives the Python
+    line events of one run, or ``None`` when it could not count them all.
     """
     med = median_time(run, data)
     if med < threshold:
@@ -105,9 +124,15 @@ def confirm(run: Callable[[bytes], Any], data: bytes, threshold: float) -> SlowE
             sizes.append(len(candidate))
             times.append(median_time(run, candidate))
         evidence = SlowEvidence(med, sizes, times)
-        measurable = times[-1] >= MIN_MEASURABLE and len(set(sizes)) == len(sizes)
-        if measurable and all(g >= SUPERLINEAR for g in evidence.growth):
+        if len(set(sizes)) != len(sizes):
+            continue
+        if times[-1] >= MIN_MEASURABLE and all(g >= SUPERLINEAR for g in evidence.growth):
             return evidence
+        lines = [count(grow(f)) for f in factors] if count is not None else []
+        if lines and all(n is not None for n in lines) and lines[0] >= MIN_COUNTABLE:
+            evidence.lines = lines
+            if all(g >= SUPERLINEAR for g in evidence.line_growth):
+                return evidence
     return None
 
 
@@ -164,6 +189,10 @@ def slow_verdict(frames: list[Frame], evidence: SlowEvidence, threshold: float) 
         f"median {evidence.median * 1000:.1f} ms (threshold {threshold * 1000:.0f} ms); pumping the repeated part "
         f"to {evidence.sizes} bytes took {[round(t * 1000, 1) for t in evidence.times]} ms (growth {growth} per doubling)"
     )
+    if evidence.lines:
+        detail += f"; Python line events {evidence.lines} (growth {', '.join(f'{g:.1f}x' for g in evidence.line_growth)})"
     info = ExceptionInfo(type="slow", message=detail, frames=tuple(frames))
     data = {"median": evidence.median, "sizes": evidence.sizes, "times": evidence.times}
+    if evidence.lines:
+        data["lines"] = evidence.lines
     return Verdict("slow", f"superlinear@{frames_key(frames)}", detail, info, data)

@@ -168,17 +168,20 @@ class Worker:
             if self.slow is None:
                 i = self._block(i, end, rng_of)
                 continue
-            while i < end:
-                self._one(i, rng_of(i))
+            while i < end:  # timed cases: cost feedback from timing, and from counted lines
+                self._one(i, rng_of(i), count=i >= self.next_count)
                 i += 1
         return len(plan.initial), i
 
     def _one(self, i: int, rng, count: bool = False) -> None:
-        """Generated case ``i`` on the general path."""
+        """Generated case ``i`` on the general path (``count``: the next counted case)."""
         data, ops = self.source.next(rng, grow=count)
         if self.source.repair_guards:
             data, ops = self._repair(i, data, ops, self.source.repair_guards)
         self.case(jr.GENERATED, i, data, ops, count)
+        if count:
+            misses = self.count_misses
+            self.next_count = i + min(COST_MAX_EVERY, COST_EVERY * (1 + misses // COST_BACKOFF))
 
     def _block(self, i: int, end: int, rng_of) -> int:
         """Generated cases ``i`` to ``end``: the hot loop.
@@ -206,8 +209,6 @@ class Worker:
             while i < end:
                 if i >= self.next_count:
                     self._one(i, rng_of(i), count=True)
-                    misses = self.count_misses
-                    self.next_count = i + min(COST_MAX_EVERY, COST_EVERY * (1 + misses // COST_BACKOFF))
                     i += 1
                     continue
                 data, ops = nxt(rng_of(i))
@@ -309,6 +310,11 @@ class Worker:
                 self.seen_features.add(key)
                 new.append(key)
         self._after(phase, pos, data, ops, result, elapsed, new, count)
+
+    def _countable_lines(self, data: bytes) -> int | None:
+        """Line events of ``data``, or ``None`` when the count saturated or the run was cut short."""
+        lines = self._count_lines(data)
+        return lines if 0 < lines < LINE_CAP else None
 
     def _count_lines(self, data: bytes) -> int:
         """Python line events of one run of ``data``, counted under ``sys.settrace`` in a forked child.
@@ -436,14 +442,18 @@ class Worker:
             return
         self.feedback.pause(True)
         try:
-            median = slow.median_time(lambda d: self._derived(phase, pos, d), data, slow.REPLAYS - 1)
+            run = lambda d: self._derived(phase, pos, d)  # noqa: E731
+            times = [elapsed, *(slow.median_time(run, data, 1) for _ in range(slow.REPLAYS - 1))]
         finally:
             self.feedback.pause(False)
-        bucket = _bucket(statistics.median([elapsed, median]))
+        # The median of three, so neither a first run's warm-up nor a loaded moment sets
+        # a cost class the climb must then beat, or spends the confirmation of one.
+        median = statistics.median(times)
+        bucket = _bucket(median)
         if bucket > self.cost_max:
             self.cost_max = bucket
             new.append(("f", "cost", str(bucket)))
-        if elapsed >= self.slow and bucket > self.confirmed_bucket:
+        if median >= self.slow and bucket > self.confirmed_bucket:
             self.confirmed_bucket = bucket
             self._confirm_slow(phase, pos, data, ops, self.slow)
 
@@ -452,7 +462,7 @@ class Worker:
         run = lambda d: self._derived(phase, pos, d)  # noqa: E731 - journalled, so a crash is caught
         self.feedback.pause(True)
         try:
-            evidence = slow.confirm(run, data, threshold)
+            evidence = slow.confirm(run, data, threshold, self._countable_lines)
             if evidence is None:
                 return
             frames = slow.sample_stack(run, data, evidence.median / 2)
