@@ -61,7 +61,7 @@ def _toml():
 
 
 def _recursion(findings):
-    return [f for f in findings if f.signature.startswith("panic:builtins.RecursionError@tomllib")]
+    return [f for f in findings if f.signature.startswith("panic:builtins.RecursionError@cycle:tomllib")]
 
 
 @pytest.mark.campaign

@@ -8,7 +8,10 @@ harness file, or failing that any frame outside the standard library and
 installed packages.  A bare ``assert`` is told apart by its statement as well
 (the ``#tag`` of its key): two asserts in one function are two bugs; assay's
 own oracle failures (``invariant(...)``, wedges) are named by their key.  Findings
-without an exception (a wedge, a leak) are a bug of their own signature.
+without an exception (a wedge, a leak) are a bug of their own signature.  A
+``RecursionError`` whose traceback recurses is one bug per recursion cycle (the
+``cycle`` its exception records, see :mod:`assay.recursion`), wherever in the cycle
+the limit struck; it is placed at the innermost project frame of the cycle.
 
 A finding is a *harness* finding when it is a ``panic`` (an unexpected
 exception, not an assertion or oracle the harness raises on purpose), that frame
@@ -25,6 +28,7 @@ import sysconfig
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Sequence
 
+from assay.recursion import cycle_key
 from assay.verdict import Frame, Verdict
 
 _LIBRARY_ROOTS = tuple(
@@ -102,7 +106,8 @@ def identify(verdict: Verdict, sources: Sequence[str] = (), harness: str | None 
     exc = verdict.exception
     if exc is None or not exc.frames:
         return BugIdentity(f"{verdict.oracle}:{verdict.key}", exc.type if exc else None, None, False)
-    frame = project_frame(exc.frames, sources, harness)
+    in_cycle = [f for f in exc.frames if f.identity in exc.cycle]
+    frame = (in_cycle and project_frame(in_cycle, sources, harness)) or project_frame(exc.frames, sources, harness)
     if exc.type.startswith("assay."):
         # assay's own oracle failures (invariant(...), a wedge, ...) are named by their key, not a raise site.
         return BugIdentity(f"{verdict.oracle}:{verdict.key}", exc.type, frame, False)
@@ -112,7 +117,7 @@ def identify(verdict: Verdict, sources: Sequence[str] = (), harness: str | None 
         and os.path.realpath(frame.file) == os.path.realpath(harness)
         and _harness_is_not_the_code_under_test(harness, sources)
     )
-    where = frame.identity if frame else "?"
+    where = cycle_key(exc.cycle) if exc.cycle else frame.identity if frame else "?"
     if verdict.oracle == "invariant" and "#" in verdict.key:
         where += verdict.key[verdict.key.rindex("#"):]  # two bare asserts of one function are two bugs
     return BugIdentity(f"{verdict.oracle}:{exc.type}@{where}", exc.type, frame, in_harness)

@@ -13,10 +13,11 @@ from __future__ import annotations
 import os
 import traceback
 from dataclasses import asdict, dataclass, field
-from types import TracebackType
+from types import FrameType, TracebackType
 from typing import Any
 
 from assay.observe import OracleFailure
+from assay.recursion import cycle_key, module_name, recursion_cycle
 
 #: How many innermost frames of the code under test make up a panic key.
 KEY_FRAMES = 3
@@ -44,20 +45,29 @@ class Frame:
 
 @dataclass(frozen=True)
 class ExceptionInfo:
-    """What an artifact records of an exception."""
+    """What an artifact records of an exception.
+
+    ``cycle`` is set for a ``RecursionError`` whose traceback recurses: the sorted
+    ``module:qualname`` identities of the recursion (see :mod:`assay.recursion`),
+    kept here because ``frames`` holds only the innermost :data:`REPORT_FRAMES`.
+    """
 
     type: str
     message: str
     frames: tuple[Frame, ...] = ()
     traceback: str = ""
+    cycle: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        data = {
             "type": self.type,
             "message": self.message,
             "frames": [asdict(f) for f in self.frames],
             "traceback": self.traceback,
         }
+        if self.cycle:  # absent otherwise, so every other artifact's metadata stays as it was
+            data["cycle"] = list(self.cycle)
+        return data
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> "ExceptionInfo":
@@ -66,6 +76,7 @@ class ExceptionInfo:
             message=data.get("message", ""),
             frames=tuple(Frame(**f) for f in data.get("frames", ())),
             traceback=data.get("traceback", ""),
+            cycle=tuple(data.get("cycle") or ()),
         )
 
 
@@ -112,21 +123,37 @@ def type_name(exc_type: type) -> str:
 
 def code_frames(tb: TracebackType | None) -> list[Frame]:
     """Frames of a traceback, innermost first, without assay's own frames."""
-    frames: list[Frame] = []
+    return [frame for frame, _ in _live_frames(tb)]
+
+
+def _live_frames(tb: TracebackType | None) -> list[tuple[Frame, FrameType]]:
+    """:func:`code_frames` with each frame's live frame object beside it."""
+    frames: list[tuple[Frame, FrameType]] = []
     while tb is not None:
         code = tb.tb_frame.f_code
         filename = code.co_filename
         if not os.path.abspath(filename).startswith(_ASSAY_DIR):
-            module = tb.tb_frame.f_globals.get("__name__") or os.path.basename(filename)
-            frames.append(Frame(str(module), code.co_qualname, filename, tb.tb_lineno or 0))
+            module = module_name(tb.tb_frame.f_globals, filename)
+            frames.append((Frame(module, code.co_qualname, filename, tb.tb_lineno or 0), tb.tb_frame))
         tb = tb.tb_next
     frames.reverse()
     return frames
 
 
 def exception_info(exc: BaseException) -> ExceptionInfo:
-    """Describe ``exc`` for an artifact: type, message, frames and traceback text."""
-    frames = code_frames(exc.__traceback__)
+    """Describe ``exc`` for an artifact: type, message, frames and traceback text.
+
+    For a ``RecursionError`` the whole stack, not only the frames kept, is searched
+    for the recursion's cycle.
+    """
+    live = _live_frames(exc.__traceback__)
+    frames = [frame for frame, _ in live]
+    cycle: tuple[str, ...] = ()
+    if isinstance(exc, RecursionError):
+        try:
+            cycle = recursion_cycle([(f.identity, obj) for f, obj in live])
+        except Exception:  # noqa: BLE001 - an odd frame must not hide the finding; the frame key remains
+            cycle = ()
     try:
         message = str(exc)
     except BaseException:  # noqa: BLE001 - a broken __str__ (even one raising SystemExit) must not hide the finding
@@ -137,10 +164,12 @@ def exception_info(exc: BaseException) -> ExceptionInfo:
         message=message[:MAX_MESSAGE],
         frames=tuple(frames[:REPORT_FRAMES]),
         traceback=text[-20000:],
+        cycle=cycle,
     )
 
 
 def frames_key(frames: tuple[Frame, ...] | list[Frame]) -> str:
+    """The innermost :data:`KEY_FRAMES` identities, ``<``-joined (``?`` without frames)."""
     return "<".join(f.identity for f in frames[:KEY_FRAMES]) or "?"
 
 
@@ -150,7 +179,10 @@ def classify(exc: BaseException, expected: tuple[type[BaseException], ...]) -> V
     An :class:`~assay.observe.OracleFailure` is a finding of its own oracle tag (its
     name and kind in the key); a bare ``AssertionError`` is an ``invariant`` finding
     keyed by the asserting function; every other exception
-    outside ``expected`` is a ``panic`` keyed by its type and innermost frames.
+    outside ``expected`` is a ``panic`` keyed by its type and innermost frames, except
+    a ``RecursionError`` whose traceback recurses: it is keyed by its type and the
+    recursion's cycle (``builtins.RecursionError@cycle:mod:f,g``), so wherever in the
+    cycle the limit struck, one recursion is one signature.
     """
     if isinstance(exc, OracleFailure):
         info = exception_info(exc)
@@ -163,7 +195,8 @@ def classify(exc: BaseException, expected: tuple[type[BaseException], ...]) -> V
         where = f"{info.frames[0].identity}{_statement_tag(info.frames[0])}" if info.frames else "?"
         return Verdict("invariant", f"assert@{where}", info.message, info, _example_data(exc))
     info = exception_info(exc)
-    return Verdict("panic", f"{info.type}@{frames_key(info.frames)}", info.message, info, _example_data(exc))
+    where = cycle_key(info.cycle) if info.cycle else frames_key(info.frames)
+    return Verdict("panic", f"{info.type}@{where}", info.message, info, _example_data(exc))
 
 
 def _statement_tag(frame: Frame) -> str:
