@@ -46,3 +46,14 @@ def guarded(x: int) -> int:
     if x == 99:
         return 0
     return total
+
+
+HEX = frozenset("0123456789abcdefABCDEF")
+
+
+def hex_escape(text: str) -> str:
+    """A character-class check, as tomllib's ``parse_hex_char`` makes one."""
+    field = text[2:6]
+    if text.startswith("\\u") and HEX.issuperset(field):
+        return chr(int(field, 16))
+    return ""

@@ -185,8 +185,9 @@ def test_artifact_metadata_fields(planted, campaign, tmp_path):
 def test_hypothesis_given_test_is_a_target(planted, campaign, tmp_path):
     target = planted.get("maze_given_roundtrip")
     assert target.defined_in.endswith("mazes.py")
-    # Seed 2 reaches n == 7 through comparison feedback at case 19 (measured).
-    result = campaign([target], cases=3000, seed=2)
+    # Seed 1 reaches n == 7 at case 553 under any PYTHONHASHSEED (measured; seeds 1-8
+    # need 3 to 9,930 cases, one more than 10,000).
+    result = campaign([target], cases=3000, seed=1)
     (finding,) = result.targets[0].findings
     assert finding.oracle == "invariant" and "maze_given_roundtrip" in finding.signature
     art = load_artifact(finding.artifact)
@@ -195,9 +196,11 @@ def test_hypothesis_given_test_is_a_target(planted, campaign, tmp_path):
 
 
 def test_slow_hunting_confirms_a_quadratic(planted, campaign):
-    # Cost feedback climbs to a big input; timing-based, so the cap has room
-    # (seed 1 confirms it between cases ~100 and ~130 when measured here).
-    result = campaign([planted.get("slow_quadratic")], cases=600, seed=1)
+    # Cost feedback climbs to a big input; timing-based, so the cap has room (seed 1
+    # confirms it between cases ~400 and ~560 under any PYTHONHASHSEED and load 2-4
+    # here; confirmation falls back to line counts, and the key comes from the stack
+    # at the run's middle line event, so a loaded machine changes neither).
+    result = campaign([planted.get("slow_quadratic")], cases=1000, seed=1)
     (finding,) = result.targets[0].findings
     assert finding.oracle == "slow"
     evidence = load_artifact(finding.artifact).metadata["verdict"]["data"]

@@ -31,6 +31,17 @@ def test_twin_behaves_like_the_original():
     assert out == [subject.branchy(9), subject.looped(10), subject.gate(1)]
 
 
+def test_character_class_check_gives_its_field_made_valid():
+    log = _log()
+    records, _ = log.record(lambda: subject.hex_escape("\\uZ1?x!"))
+    assert ("Z1?x", "0100") in records  # each character outside the class becomes the least one in it
+    assert subject.hex_escape("\\u0100") == "\u0100"
+    pairs, _ = input_to_state(b'a = "\\uZ1?x"', records)
+    assert (b"Z1?x", b"0100") in pairs
+    records, _ = log.record(lambda: subject.hex_escape("\\u00e9"))
+    assert not [r for r in records if r[0] == "00e9"], "a check that held records nothing"
+
+
 def test_input_to_state_pairs_and_tokens():
     records = [(ord("h"), 0x46), (b"hell", b"\x7fELF"), (5, 48879), (None, "PROPFIND")]
     pairs, tokens = input_to_state(b"hello,5", records)

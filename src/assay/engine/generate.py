@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import collections
 import random
 from typing import Any
 
@@ -28,6 +29,12 @@ PRODUCTIVE_MEMORY = 256
 #: Share of byte-mode cases that apply one input-to-state replacement from the
 #: parent's comparison log, when it has any.
 CMP_SHARE = 0.3
+#: Every this many byte-mode cases, one is the next replacement of the
+#: input-to-state stage (each new entry's pairs, each tried once, in order), while
+#: any are waiting: one in two keeps the random mutations going beside it.
+STAGE_EVERY = 2
+#: Replacements waiting for the stage, at most (the oldest are dropped first).
+STAGE_BACKLOG = 4096
 #: Share of byte-mode children of an entry with guards (checksums, length fields)
 #: that are repaired before they run.
 REPAIR_SHARE = 0.5
@@ -68,6 +75,8 @@ class InputSource:
         self.productive: list[int] = []  # parent indices whose children paid off, recent last
         self.last_parent: int | None = None
         self.last_pair: tuple[int, tuple[bytes, bytes]] | None = None
+        #: The input-to-state stage: (entry index, pair) not yet tried, oldest first.
+        self.staged: collections.deque[tuple[int, tuple[bytes, bytes]]] = collections.deque(maxlen=STAGE_BACKLOG)
         self._known_tokens = set(self.mutator.dictionary)
         #: The length limit of byte-mode children (None: only ``max_len``); see :class:`LengthControl`.
         self.len_limit: int | None = None
@@ -89,6 +98,8 @@ class InputSource:
         self.children.append(0)
         self.trouble.append(0)
         self.cmp_pairs.append(list(pairs))
+        if self.strategy is None:
+            self.staged.extend((len(self.corpus) - 1, pair) for pair in pairs)
         self.guards.append(list(guards))
         self._add_tokens(tokens)
         if self.strategy is not None:
@@ -120,11 +131,15 @@ class InputSource:
         if not self.corpus:
             self.last_parent = None
             return rng.randbytes(rng.randint(0, min(64, self.max_len))), ["random"]
+        self.last_pair = None
+        self.cases += 1
+        if self.staged and self.cases % STAGE_EVERY == 0:
+            staged = self._staged()
+            if staged is not None:
+                return staged
         index = self._pick(rng, len(self.corpus))
         parent = self.corpus[index]
         pairs = self.cmp_pairs[index]
-        self.last_pair = None
-        self.cases += 1
         if pairs and rng.random() < CMP_SHARE:
             pair = pairs[rng.randrange(len(pairs))]
             out = replace_one(parent, pair[0], pair[1], rng.randrange(64))
@@ -138,6 +153,26 @@ class InputSource:
         if self.guards[index]:
             return self._maybe_repair(rng, index, data, ops)
         return data, ops
+
+    def _staged(self) -> tuple[bytes, list[str]] | None:
+        """The next replacement of the input-to-state stage that still applies, if any.
+
+        AFL++'s Redqueen stage: a comparison an entry revealed is tried on that
+        entry once, at its first occurrence, instead of waiting for random draws
+        to pick that entry and then that pair among up to ``MAX_PAIRS``.
+        """
+        while self.staged:
+            index, pair = self.staged.popleft()
+            if pair not in self.cmp_pairs[index]:  # dropped since: it led into a known failure
+                continue
+            out = replace_one(self.corpus[index], pair[0], pair[1], 0)
+            if out is None:
+                continue
+            self.last_parent = index
+            self.children[index] += 1
+            self.last_pair = (index, pair)
+            return out[: self.max_len], ["cmp-stage"]
+        return None
 
     def _maybe_repair(self, rng: random.Random, index: int, data: bytes, ops: list[str]) -> tuple[bytes, list[str]]:
         """Mark a child of an entry with guards for repair (within the budget)."""

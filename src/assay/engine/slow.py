@@ -19,8 +19,10 @@ noise until proven otherwise: an input is reported as a ``slow`` finding only if
 
 A linear parser that is merely slow on a big input therefore never fires; a
 quadratic or exponential one does.  The key is the innermost frames of the code
-under test sampled in the middle of the pumped run, so two different slow paths
-get two signatures.
+under test in the middle of the slow run, so two different slow paths get two
+signatures: the stack at its middle Python line event when it runs enough of them
+(the same on every machine; see :mod:`assay.engine.traced`), otherwise a stack
+sampled by a timer halfway through its median time (a regex runs no Python lines).
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ import time
 from dataclasses import dataclass
 from typing import Any, Callable
 
+from assay.engine.traced import frames_from
 from assay.verdict import ExceptionInfo, Frame, Verdict, frames_key
 
 #: Replays whose median is a timing.
@@ -157,21 +160,10 @@ def sample_stack(run: Callable[[bytes], Any], data: bytes, after: float) -> list
 
 
 def _sample_once(run: Callable[[bytes], Any], data: bytes, after: float) -> list[Frame]:
-    import os
-
-    assay_dir = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
     captured: list[Frame] = []
 
     def on_alarm(signum, frame):  # noqa: ARG001
-        f = frame
-        while f is not None and len(captured) < 16:
-            if os.path.abspath(f.f_code.co_filename).startswith(assay_dir):
-                if captured:
-                    break
-            else:
-                code = f.f_code
-                captured.append(Frame(str(f.f_globals.get("__name__", "?")), code.co_qualname, code.co_filename, f.f_lineno))
-            f = f.f_back
+        captured.extend(frames_from(frame))
 
     old = signal.signal(signal.SIGALRM, on_alarm)
     signal.setitimer(signal.ITIMER_REAL, max(after, 0.001))

@@ -14,7 +14,6 @@ from __future__ import annotations
 import hashlib
 import math
 import os
-import select
 import signal
 import statistics
 import sys
@@ -23,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any, Hashable
 
 from assay import interrupts, observe
-from assay.engine import execute, journal as jr, sandbox, slow, strays
+from assay.engine import execute, journal as jr, sandbox, slow, strays, traced
 from assay.engine.generate import InputSource, LengthControl
 from assay.engine.seeds import CaseStream, case_rng
 from assay.engine.shrink import shrink
@@ -54,6 +53,9 @@ DETERMINISM_REPLAYS = 2
 #: (0: never).  A new highest log2 count is a feature: the search climbs towards
 #: costly inputs (quadratic loops) deterministically, without a ``slow=`` setting.
 COST_EVERY = 32
+#: With ``slow=`` (the user expects cost to matter, and every case is timed anyway):
+#: every this many cases is counted.
+SLOW_COST_EVERY = 8
 #: Counted cases that found no new highest count widen the interval by COST_EVERY
 #: every this many (turning tracing on costs microseconds); new coverage resets it.
 COST_BACKOFF = 8
@@ -130,7 +132,11 @@ class Worker:
         self.outlier = None if self.slow is not None else IMPLICIT_SLOW_SHARE * plan.target.timeout
         self.lines_traced = 0  # a restarted worker starts its budget afresh
         self.count_misses = 0  # counted cases since the last new count or new coverage
-        self.next_count = sys.maxsize if not COST_EVERY else -(-plan.generated_pos // COST_EVERY) * COST_EVERY
+        self.cost_every = COST_EVERY if plan.slow is None else SLOW_COST_EVERY
+        # Not case 0: a first child kept only for its cost (a long one) would be the
+        # parent of many of the next cases, the comparison replacements' too.
+        self.next_count = sys.maxsize if not COST_EVERY else max(
+            self.cost_every, -(-plan.generated_pos // self.cost_every) * self.cost_every)
         self.lines_max = max(
             (int(k[2]) for k in self.seen_features if k[0] == "f" and len(k) == 3 and k[1] == "cost-lines"), default=-1
         )
@@ -181,7 +187,7 @@ class Worker:
         self.case(jr.GENERATED, i, data, ops, count)
         if count:
             misses = self.count_misses
-            self.next_count = i + min(COST_MAX_EVERY, COST_EVERY * (1 + misses // COST_BACKOFF))
+            self.next_count = i + min(COST_MAX_EVERY, self.cost_every * (1 + misses // COST_BACKOFF))
 
     def _block(self, i: int, end: int, rng_of) -> int:
         """Generated cases ``i`` to ``end``: the hot loop.
@@ -317,48 +323,13 @@ class Worker:
         return lines if 0 < lines < LINE_CAP else None
 
     def _count_lines(self, data: bytes) -> int:
-        """Python line events of one run of ``data``, counted under ``sys.settrace`` in a forked child.
+        """Python line events of one run of ``data`` (see :mod:`assay.engine.traced`).
 
-        Not in this process: on 3.12 installing and removing a trace function
-        re-instruments every code object, which loses the coverage tracer's
-        per-instruction state (a branch direction seen only by its destination's
-        first ``INSTRUCTION`` event would never be reported).  A child that dies
-        reports 0; one still running after the target's timeout is killed by its
-        pid and reports :data:`LINE_CAP`.
+        A child still running after the target's timeout is killed and counts as
+        :data:`LINE_CAP`: as costly as counting goes.  The run that follows in this
+        process hangs too and becomes the wedge, with its stack.
         """
-        read_end, write_end = os.pipe()
-        pid = os.fork()
-        if pid == 0:  # pragma: no cover - the child only counts, then leaves without cleanup
-            try:
-                os.close(read_end)
-                counter = LineCounter(LINE_CAP)
-                sys.settrace(counter.trace)
-                try:
-                    execute.run(self.target, data)
-                finally:
-                    sys.settrace(None)
-                os.write(write_end, counter.count.to_bytes(8, "big"))
-            finally:
-                os._exit(0)
-        os.close(write_end)
-        deadline = time.monotonic() + self.target.timeout
-        raw = b""
-        try:
-            while len(raw) < 8:
-                left = deadline - time.monotonic()
-                if left <= 0 or not select.select([read_end], [], [], left)[0]:
-                    # Past the target's timeout even traced: as costly as counting goes.  The run
-                    # that follows in this process hangs too and becomes the wedge, with its stack.
-                    os.kill(pid, signal.SIGKILL)
-                    return LINE_CAP
-                chunk = os.read(read_end, 8 - len(raw))
-                if not chunk:
-                    break
-                raw += chunk
-        finally:
-            os.close(read_end)
-            os.waitpid(pid, 0)
-        return int.from_bytes(raw, "big") if len(raw) == 8 else 0
+        return traced.count_lines(lambda: execute.run(self.target, data), LINE_CAP, self.target.timeout)
 
     def _after(self, phase: int, pos: int, data: bytes, ops: list[str], result, elapsed: float, new: list,
                counted: bool = False) -> None:
@@ -465,7 +436,13 @@ class Worker:
             evidence = slow.confirm(run, data, threshold, self._countable_lines)
             if evidence is None:
                 return
-            frames = slow.sample_stack(run, data, evidence.median / 2)
+            # The stack at the run's middle line event: the same picture on every machine.
+            # Code that runs no Python lines while slow (a regex) is sampled in time instead.
+            lines = self._count_lines(data)
+            frames = traced.stack_at_line(lambda: execute.run(self.target, data), lines // 2,
+                                          self.target.timeout) if lines >= slow.MIN_COUNTABLE else []
+            if not frames:
+                frames = slow.sample_stack(run, data, evidence.median / 2)
         finally:
             self.feedback.pause(False)
         verdict = slow.slow_verdict(frames, evidence, threshold)
@@ -565,22 +542,6 @@ class Worker:
             return execute.run(self.target, data, fresh=fresh).verdict
         finally:
             self.journal.end()
-
-
-class LineCounter:
-    """A ``sys.settrace`` function counting Python line events, up to ``cap``."""
-
-    def __init__(self, cap: int) -> None:
-        self.count = 0
-        self.cap = cap
-
-    def trace(self, frame, event, arg):  # noqa: ARG002 - the settrace signature
-        if event == "line":
-            self.count += 1
-            if self.count >= self.cap:
-                sys.settrace(None)
-                return None
-        return self.trace
 
 
 def _bucket(seconds: float) -> int:

@@ -5,11 +5,11 @@ Design
 The fast path must stay untouched, so comparisons are *not* traced during normal
 execution.  Instead every in-scope source file is compiled a second time from an
 AST in which each single comparison (``==``, ``!=``, ordering, ``in``) becomes a
-call to a recorder, and ``startswith``/``endswith``/``dict.get`` calls go through
-one too: an instrumented twin of each code object (like pytest rewriting
-asserts).  Only when a new corpus entry is analysed are the twins swapped into
-the live functions (``fn.__code__``), the entry is run once, and the originals
-are swapped back.  Nested functions, lambdas and comprehensions follow their
+call to a recorder, and ``startswith``/``endswith``/``dict.get`` calls and
+character-class checks (``set.issuperset``/``issubset``) go through one too: an
+instrumented twin of each code object (like pytest rewriting asserts).  Only when
+a new corpus entry is analysed are the twins swapped into the live functions
+(``fn.__code__``), the entry is run once, and the originals are swapped back.  Nested functions, lambdas and comprehensions follow their
 parent's code, so swapping the module- and class-level functions covers them.
 
 The recorded operand pairs become *input-to-state* replacements: when one operand's
@@ -46,6 +46,8 @@ from assay.feedback.decoded import DecodedForms
 MAX_RECORDS = 1024
 #: Most replacement pairs kept per corpus entry.
 MAX_PAIRS = 64
+#: Candidate pairs considered per analysis before the :data:`MAX_PAIRS` are chosen.
+PAIR_CANDIDATES = 4 * MAX_PAIRS
 #: Most dictionary tokens one analysis contributes.
 MAX_TOKENS = 32
 #: Longest operand (in bytes) worth recording.
@@ -72,7 +74,7 @@ _OPS: dict[type, tuple[int, Callable[[Any, Any], Any]]] = {
     ast.NotIn: (7, lambda a, b: a not in b),
 }
 _BY_ID = {i: fn for i, fn in _OPS.values()}
-_CALLS = ("startswith", "endswith", "get")
+_CALLS = ("startswith", "endswith", "get", "issuperset", "issubset")
 _CMP, _CALL = "__assay_cmp__", "__assay_call__"
 
 _records: list[tuple[Any, Any]] | None = None
@@ -131,6 +133,11 @@ def assay_call(name: str, obj: Any, *args: Any, **kwargs: Any) -> Any:
                     seen = obj[: len(w)] if name == "startswith" else obj[-len(w):]
                     if seen != w:
                         _record(seen, w)
+        elif name in ("issuperset", "issubset") and not result:
+            allowed, run = (obj, want) if name == "issuperset" else (want, obj)
+            fixed = _within(run, allowed)
+            if fixed is not None:
+                _record(run, fixed)
         elif name == "get" and isinstance(obj, dict) and _is_operand(want) and want not in obj:
             for i, key in enumerate(obj):
                 if i >= MAX_CONTAINER:
@@ -138,6 +145,23 @@ def assay_call(name: str, obj: Any, *args: Any, **kwargs: Any) -> Any:
                 if _is_operand(key):
                     _record(want, key)
     return result
+
+
+def _within(run: Any, allowed: Any) -> Any:
+    """``run`` with every element outside ``allowed`` replaced by the least allowed one.
+
+    The other operand of a character-class check (``HEX_DIGITS.issuperset(field)``):
+    the same length, so the replacement keeps the input's structure around it.
+    """
+    if not isinstance(run, (str, bytes)) or not run or len(run) > MAX_OPERAND:
+        return None
+    if not isinstance(allowed, (set, frozenset, str, bytes)) or len(allowed) > 4096:
+        return None
+    if isinstance(run, str):
+        chars = sorted(c for c in allowed if isinstance(c, str) and len(c) == 1)
+        return "".join(c if c in allowed else chars[0] for c in run) if chars else None
+    ints = sorted(c for c in allowed if isinstance(c, int) and 0 <= c < 256)
+    return bytes(c if c in allowed else ints[0] for c in run) if ints else None
 
 
 class _Rewriter(ast.NodeTransformer):
@@ -312,10 +336,17 @@ def _distinct(records: list[tuple[Any, Any]]) -> Iterable[tuple[Any, Any]]:
 
 
 def input_to_state(data: bytes, records: list[tuple[Any, Any]]) -> tuple[list[tuple[bytes, bytes]], list[bytes]]:
-    """Replacement pairs whose pattern occurs in ``data``, and dictionary tokens."""
+    """Replacement pairs whose pattern occurs in ``data``, and dictionary tokens.
+
+    At most :data:`MAX_PAIRS`, multi-byte patterns first: a parser checks each
+    character of a key against a class (``c in BARE_KEY_CHARS``), and those
+    one-byte pairs would otherwise crowd out the rarer field-sized ones (a
+    keyword, a hex field, a magic number) recorded later in the same run.
+    """
     pairs: dict[tuple[bytes, bytes], None] = {}
     tokens: dict[bytes, None] = {}
     forms = DecodedForms(data)
+    budget = PAIR_CANDIDATES
     for a, b in _distinct(records):
         if a is None:
             for tok in _encodings(b).values():
@@ -325,15 +356,16 @@ def input_to_state(data: bytes, records: list[tuple[Any, Any]]) -> tuple[list[tu
         direct = _matching(a, b) + _matching(b, a)
         for x, y in direct:
             if x != y and x in data:
-                if len(pairs) < MAX_PAIRS:
+                if len(pairs) < budget:
                     pairs.setdefault((x, y), None)
             elif y not in data and len(tokens) < MAX_TOKENS:
                 tokens.setdefault(y, None)
-        if len(pairs) < MAX_PAIRS:
+        if len(pairs) < budget:
             for x, y in forms.pairs(a, b) + forms.pairs(b, a):
-                if x != y and len(pairs) < MAX_PAIRS:
+                if x != y and len(pairs) < budget:
                     pairs.setdefault((x, y), None)
-    return list(pairs), list(tokens)[:MAX_TOKENS]
+    ordered = [p for p in pairs if len(p[0]) > 1] + [p for p in pairs if len(p[0]) <= 1]
+    return ordered[:MAX_PAIRS], list(tokens)[:MAX_TOKENS]
 
 
 def replace_one(data: bytes, pattern: bytes, replacement: bytes, pick: int) -> bytes | None:

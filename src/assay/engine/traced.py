@@ -1,0 +1,166 @@
+"""One run of an input under ``sys.settrace``, in a forked child: its line count, or its stack at a line.
+
+Counting a run's Python line events is a cost measure that no load on the machine
+can disturb, and the stack at the middle line event of a run is a deterministic
+picture of where a slow run spends its time (an alarm after half the median time is
+not: it lands wherever the scheduler let the run get to).
+
+Not in the worker's own process: on 3.12 installing and removing a trace function
+re-instruments every code object, which loses the coverage tracer's
+per-instruction state (a branch direction seen only by its destination's first
+``INSTRUCTION`` event would never be reported).  The child reports through a pipe
+and leaves with ``os._exit`` as soon as it knows its answer, without running the
+rest of the input.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import select
+import signal
+import sys
+import time
+from dataclasses import asdict
+from typing import Any, Callable
+
+from assay.verdict import Frame
+
+#: Most frames a stack picture keeps.
+STACK_FRAMES = 16
+_ASSAY_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+
+
+class TimedOut(Exception):
+    """The traced child was still running at its deadline (it was killed by its pid)."""
+
+
+def in_child(run: Callable[[], Any], make_tracer: Callable[[Callable[[bytes], None]], Any], timeout: float) -> bytes | None:
+    """The report of ``run()`` traced by ``make_tracer(finish)`` in a forked child.
+
+    The tracer calls ``finish(report)`` when it has its answer (the child then
+    leaves at once); otherwise the child finishes with ``tracer.report()`` after the
+    run.  ``None`` when the child died without a report; :class:`TimedOut` when it
+    ran past ``timeout`` seconds.
+    """
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the child only traces, then leaves without cleanup
+        try:
+            os.close(read_end)
+
+            def finish(report: bytes) -> None:
+                sys.settrace(None)
+                view = memoryview(report)
+                while view:
+                    view = view[os.write(write_end, view):]
+                os._exit(0)
+
+            tracer = make_tracer(finish)
+            sys.settrace(tracer.trace)
+            try:
+                run()
+            finally:
+                sys.settrace(None)
+            finish(tracer.report())
+        finally:
+            os._exit(0)
+    os.close(write_end)
+    deadline = time.monotonic() + timeout
+    chunks: list[bytes] = []
+    try:
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([read_end], [], [], left)[0]:
+                os.kill(pid, signal.SIGKILL)
+                raise TimedOut()
+            chunk = os.read(read_end, 65536)
+            if not chunk:
+                break
+            chunks.append(chunk)
+    finally:
+        os.close(read_end)
+        os.waitpid(pid, 0)
+    return b"".join(chunks) or None
+
+
+class LineCounter:
+    """Counts Python line events, up to ``cap`` (then it reports the cap at once)."""
+
+    def __init__(self, cap: int, finish: Callable[[bytes], None] | None = None) -> None:
+        self.count = 0
+        self.cap = cap
+        self.finish = finish
+
+    def trace(self, frame, event, arg):  # noqa: ARG002 - the settrace signature
+        if event == "line":
+            self.count += 1
+            if self.count >= self.cap:
+                if self.finish is not None:
+                    self.finish(self.report())
+                sys.settrace(None)
+                return None
+        return self.trace
+
+    def report(self) -> bytes:
+        return self.count.to_bytes(8, "big")
+
+
+class StackAtLine:
+    """Keeps the stack (innermost first, not assay's frames) at the ``at``-th line event."""
+
+    def __init__(self, at: int, finish: Callable[[bytes], None] | None = None) -> None:
+        self.at = at
+        self.count = 0
+        self.frames: list[Frame] = []
+        self.finish = finish
+
+    def trace(self, frame, event, arg):  # noqa: ARG002 - the settrace signature
+        if event == "line":
+            self.count += 1
+            if self.count >= self.at:
+                self.frames = frames_from(frame)
+                if self.finish is not None:
+                    self.finish(self.report())
+                sys.settrace(None)
+                return None
+        return self.trace
+
+    def report(self) -> bytes:
+        return json.dumps([asdict(f) for f in self.frames]).encode()
+
+
+def frames_from(frame: Any) -> list[Frame]:
+    """The frames from ``frame`` outwards that are not assay's, up to where assay's own begin."""
+    captured: list[Frame] = []
+    f = frame
+    while f is not None and len(captured) < STACK_FRAMES:
+        if os.path.abspath(f.f_code.co_filename).startswith(_ASSAY_DIR):
+            if captured:
+                break
+        else:
+            code = f.f_code
+            captured.append(Frame(str(f.f_globals.get("__name__", "?")), code.co_qualname, code.co_filename, f.f_lineno))
+        f = f.f_back
+    return captured
+
+
+def count_lines(run: Callable[[], Any], cap: int, timeout: float) -> int:
+    """Line events of ``run()`` (``cap`` at most, and when it timed out; 0 when the child died)."""
+    try:
+        raw = in_child(run, lambda finish: LineCounter(cap, finish), timeout)
+    except TimedOut:
+        return cap
+    return int.from_bytes(raw, "big") if raw is not None and len(raw) == 8 else 0
+
+
+def stack_at_line(run: Callable[[], Any], at: int, timeout: float) -> list[Frame]:
+    """The stack of ``run()`` at its ``at``-th line event (``[]`` if it never got there)."""
+    try:
+        raw = in_child(run, lambda finish: StackAtLine(at, finish), timeout)
+    except TimedOut:
+        return []
+    try:
+        return [Frame(**f) for f in json.loads(raw)] if raw else []
+    except (ValueError, TypeError):
+        return []
