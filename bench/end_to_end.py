@@ -255,6 +255,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seconds", type=float, default=None)
     ap.add_argument("--target", action="append", default=None)
     ap.add_argument("--skip-time", action="store_true", help="only the fixed-executions table")
+    ap.add_argument("--skip-executions", action="store_true", help="only the fixed-wall-time table")
+    ap.add_argument("--time-runs", type=int, default=1,
+                    help="seeds per tool in the fixed-wall-time table (medians; default 1)")
     args = ap.parse_args(argv)
     runs = args.runs or (1 if args.quick else 3)
     seconds = args.seconds or (20.0 if args.quick else 60.0)
@@ -266,12 +269,20 @@ def main(argv: list[str] | None = None) -> int:
     all_specs = specs()
     names = args.target or list(all_specs)
     print(f"# assay fuzz vs atheris.Fuzz, end to end ({os.cpu_count()} cores, load {os.getloadavg()[0]:.1f})\n")
+    if not args.skip_executions:
+        fixed_executions(names, all_specs, runs, args.quick)
+    if not args.skip_time:
+        fixed_time(names, all_specs, seconds, args.time_runs)
+    return 0
+
+
+def fixed_executions(names: list[str], all_specs: dict, runs: int, quick: bool) -> None:
     print("## fixed executions (medians of %d runs, interleaved)\n" % runs)
     print("| target | N | assay exec/s | atheris exec/s | assay/atheris | assay in-target | atheris in-target | assay lengths | atheris lengths |")
     print("|---|---|---|---|---|---|---|---|---|")
     for name in names:
         spec = all_specs[name]
-        n = spec["n"] // (4 if args.quick else 1)
+        n = spec["n"] // (4 if quick else 1)
         got: dict[str, list[dict]] = {"assay": [], "atheris": []}
         with tempfile.TemporaryDirectory(prefix="assay-e2e-") as tmp:
             for k in range(runs):
@@ -283,23 +294,31 @@ def main(argv: list[str] | None = None) -> int:
         print(f"| {name} | {n:,} | {rate['assay']:,.0f} | {rate['atheris']:,.0f} | {rate['assay'] / rate['atheris']:.2f} "
               f"| {100 * share['assay']:.0f}% | {100 * share['atheris']:.0f}% "
               f"| {length_summary(hist['assay'])} | {length_summary(hist['atheris'])} |", flush=True)
-    if args.skip_time:
-        return 0
+
+
+def fixed_time(names: list[str], all_specs: dict, seconds: float, time_runs: int) -> None:
     cuts = [seconds / 6, seconds / 2, seconds]
-    print(f"\n## fixed wall time ({seconds:.0f} s each, one run): lines + edges of each corpus, one measurement\n")
-    print(f"| target | tool | execs | exec/s | " + " | ".join(f"@{c:.0f}s" for c in cuts) + " | lengths |")
-    print("|---|---|---|---|" + "---|" * len(cuts) + "---|")
+    what = "one run" if time_runs == 1 else f"medians of seeds 1-{time_runs}, tools interleaved"
+    print(f"\n## fixed wall time ({seconds:.0f} s each, {what}): lines + edges of each corpus, one measurement\n")
+    print("| target | tool | execs | exec/s | " + " | ".join(f"@{c:.0f}s" for c in cuts) + " | lengths | per seed @end |")
+    print("|---|---|---|---|" + "---|" * len(cuts) + "---|---|")
     for name in names:
         spec = all_specs[name]
-        with tempfile.TemporaryDirectory(prefix="assay-e2e-") as tmp:
-            for tool in ("assay", "atheris"):
-                res = one(tool, name, spec, tmp, 0, cases=None, budget=seconds, seed=1)
-                # Corpus files carry wall-clock mtimes; the run started at res["start"] on perf_counter.
-                start_wall = time.time() - (time.perf_counter() - res["start"])
-                cov = measure(name, res["corpus_dir"], start_wall, cuts)
-                print(f"| {name} | {tool} | {res['execs']:,} | {res['execs'] / res['wall']:,.0f} | "
-                      + " | ".join(str(c) for c in cov) + f" | {length_summary(res['hist'])} |", flush=True)
-    return 0
+        got: dict[str, list[tuple[dict, list[int]]]] = {"assay": [], "atheris": []}
+        for k in range(time_runs):
+            with tempfile.TemporaryDirectory(prefix="assay-e2e-") as tmp:
+                for tool in ("assay", "atheris"):
+                    res = one(tool, name, spec, tmp, k, cases=None, budget=seconds, seed=k + 1)
+                    # Corpus files carry wall-clock mtimes; the run started at res["start"] on perf_counter.
+                    start_wall = time.time() - (time.perf_counter() - res["start"])
+                    got[tool].append((res, measure(name, res["corpus_dir"], start_wall, cuts)))
+        for tool, runs in got.items():
+            execs = statistics.median(r["execs"] for r, _ in runs)
+            rate = statistics.median(r["execs"] / r["wall"] for r, _ in runs)
+            cov = [statistics.median(c[i] for _, c in runs) for i in range(len(cuts))]
+            hist = [sum(h) for h in zip(*(r["hist"] for r, _ in runs))]
+            print(f"| {name} | {tool} | {execs:,.0f} | {rate:,.0f} | " + " | ".join(f"{c:g}" for c in cov)
+                  + f" | {length_summary(hist)} | {', '.join(str(c[-1]) for _, c in runs)} |", flush=True)
 
 
 if __name__ == "__main__":

@@ -178,14 +178,23 @@ def test_a_tomllib_campaign_finds_one_recursion_signature(tmp_path):
     assert _toml_campaign(tmp_path, seed=1) == [CYCLE]
 
 
-@pytest.mark.campaign
-def test_the_observed_cycle_alone_splits_the_campaign(tmp_path, monkeypatch):
-    # Non-vacuity of the static widening: the forked worker inherits the patch, and the
-    # array-only and table-bearing stacks are then two cycles.
+def _toml_recursion_key(text: str) -> str:
+    try:
+        tomllib.loads(text)
+    except RecursionError as exc:
+        return classify(exc, ()).signature
+    raise AssertionError("no RecursionError")
+
+
+def test_the_observed_cycle_alone_splits_two_nesting_shapes(monkeypatch):
+    # Non-vacuity of the static widening: without it the array-only and the
+    # table-bearing stacks are two cycles (a campaign reaches either, depending on its seed).
     from assay import recursion
 
+    arrays, tables = "a = " + "[" * 5000, "a = " + "{b = [" * 2000
+    assert _toml_recursion_key(arrays) == _toml_recursion_key(tables) == f"panic:builtins.RecursionError@{CYCLE.split('@', 1)[1]}"
     monkeypatch.setattr(recursion, "_static_calls", lambda live: {})
-    assert len(_toml_campaign(tmp_path, seed=1)) == 2
+    assert _toml_recursion_key(arrays) != _toml_recursion_key(tables)
 
 
 def test_a_long_cycle_key_counts_and_hashes_the_rest():

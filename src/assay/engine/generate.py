@@ -98,7 +98,7 @@ class InputSource:
         self.children.append(0)
         self.trouble.append(0)
         self.cmp_pairs.append(list(pairs))
-        if self.strategy is None:
+        if self.strategy is None and not quiet:  # a cost-only entry is long padding, rarely the frontier
             self.staged.extend((len(self.corpus) - 1, pair) for pair in pairs)
         self.guards.append(list(guards))
         self._add_tokens(tokens)

@@ -133,10 +133,7 @@ class Worker:
         self.lines_traced = 0  # a restarted worker starts its budget afresh
         self.count_misses = 0  # counted cases since the last new count or new coverage
         self.cost_every = COST_EVERY if plan.slow is None else SLOW_COST_EVERY
-        # Not case 0: a first child kept only for its cost (a long one) would be the
-        # parent of many of the next cases, the comparison replacements' too.
-        self.next_count = sys.maxsize if not COST_EVERY else max(
-            self.cost_every, -(-plan.generated_pos // self.cost_every) * self.cost_every)
+        self.next_count = sys.maxsize if not COST_EVERY else -(-plan.generated_pos // self.cost_every) * self.cost_every
         self.lines_max = max(
             (int(k[2]) for k in self.seen_features if k[0] == "f" and len(k) == 3 and k[1] == "cost-lines"), default=-1
         )
