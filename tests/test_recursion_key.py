@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import os
 import random
-import textwrap
 import tomllib
 
 import pytest
@@ -14,6 +13,7 @@ from assay.bugs import group, identify
 from assay.engine.campaign import CampaignOptions, run_campaign
 from assay.target import make_target
 from assay.verdict import ExceptionInfo, Verdict, classify, code_frames, frames_key
+from test_bugs import _raise_in as _module  # a module compiled from source in tmp_path
 
 CYCLE = "panic:builtins.RecursionError@cycle:tomllib._parser:parse_array,parse_inline_table,parse_key_value_pair,parse_value"
 
@@ -42,14 +42,6 @@ def _raised(fn, *args, depth: int = 0) -> BaseException:
     except Exception as exc:  # noqa: BLE001
         return exc
     raise AssertionError("did not raise")
-
-
-def _module(tmp_path, name, body):
-    path = tmp_path / f"{name}.py"
-    path.write_text(textwrap.dedent(body))
-    ns = {"__name__": name}
-    exec(compile(path.read_text(), str(path), "exec"), ns)
-    return str(path), ns
 
 
 def test_tomllib_nesting_shapes_and_depths_are_one_signature():

@@ -84,47 +84,46 @@ def in_child(run: Callable[[], Any], make_tracer: Callable[[Callable[[bytes], No
     return b"".join(chunks) or None
 
 
-class LineCounter:
-    """Counts Python line events, up to ``cap`` (then it reports the cap at once)."""
+class _UntilLine:
+    """Counts Python line events; at the ``stop``-th it takes its picture and reports at once."""
 
-    def __init__(self, cap: int, finish: Callable[[bytes], None] | None = None) -> None:
+    def __init__(self, stop: int, finish: Callable[[bytes], None] | None = None) -> None:
         self.count = 0
-        self.cap = cap
+        self.stop = stop
         self.finish = finish
 
     def trace(self, frame, event, arg):  # noqa: ARG002 - the settrace signature
         if event == "line":
             self.count += 1
-            if self.count >= self.cap:
+            if self.count >= self.stop:
+                self.picture(frame)
                 if self.finish is not None:
                     self.finish(self.report())
                 sys.settrace(None)
                 return None
         return self.trace
+
+    def picture(self, frame: Any) -> None:
+        """What to keep of the run at its ``stop``-th line event."""
+
+    def report(self) -> bytes:
+        raise NotImplementedError
+
+
+class LineCounter(_UntilLine):
+    """Counts Python line events, up to ``cap`` (then it reports the cap at once)."""
 
     def report(self) -> bytes:
         return self.count.to_bytes(8, "big")
 
 
-class StackAtLine:
-    """Keeps the stack (innermost first, not assay's frames) at the ``at``-th line event."""
+class StackAtLine(_UntilLine):
+    """Keeps the stack (innermost first, not assay's frames) at the ``stop``-th line event."""
 
-    def __init__(self, at: int, finish: Callable[[bytes], None] | None = None) -> None:
-        self.at = at
-        self.count = 0
-        self.frames: list[Frame] = []
-        self.finish = finish
+    frames: list[Frame] = []
 
-    def trace(self, frame, event, arg):  # noqa: ARG002 - the settrace signature
-        if event == "line":
-            self.count += 1
-            if self.count >= self.at:
-                self.frames = frames_from(frame)
-                if self.finish is not None:
-                    self.finish(self.report())
-                sys.settrace(None)
-                return None
-        return self.trace
+    def picture(self, frame: Any) -> None:
+        self.frames = frames_from(frame)
 
     def report(self) -> bytes:
         return json.dumps([asdict(f) for f in self.frames]).encode()
