@@ -109,7 +109,7 @@ def assay_cmp(op: int, site: int, vsite: int, a: Any, b: Any) -> Any:
     if _records is not None:
         if op >= 6:
             if _is_operand(a) and isinstance(b, (tuple, list, set, frozenset, dict)) and len(b) <= 4096:
-                for i, elem in enumerate(b):
+                for i, elem in enumerate(_in_order(b)):
                     if i >= MAX_CONTAINER:
                         break
                     if _is_operand(elem):
@@ -119,6 +119,27 @@ def assay_cmp(op: int, site: int, vsite: int, a: Any, b: Any) -> Any:
         elif (_is_operand(a) or type(a) is float) and (_is_operand(b) or type(b) is float) and a != b:
             _record(a, b)  # floats: only their decoded forms (assay.feedback.decoded) can match
     return result
+
+
+#: Sorted copies of the sets recently compared against, by id (the set kept alive beside it).
+_ORDERED: dict[int, tuple[Any, list[Any]]] = {}
+
+
+def _in_order(container: Any) -> Iterable[Any]:
+    """A set's elements in an order that does not depend on ``PYTHONHASHSEED``.
+
+    Set order follows string hashes, which differ between processes unless the seed
+    is pinned; the first :data:`MAX_CONTAINER` elements become pairs, so without
+    this a campaign run through the API would change with the interpreter.
+    """
+    if not isinstance(container, (set, frozenset)):
+        return container
+    cached = _ORDERED.get(id(container))
+    if cached is None or cached[0] is not container:
+        if len(_ORDERED) >= 256:
+            _ORDERED.clear()
+        cached = _ORDERED[id(container)] = (container, sorted(container, key=repr))
+    return cached[1]
 
 
 def assay_call(name: str, obj: Any, *args: Any, **kwargs: Any) -> Any:
