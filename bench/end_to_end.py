@@ -6,6 +6,7 @@ Run from the repository root with the project's venv (atheris installed)::
     python bench/end_to_end.py              # 3 runs of 200k/20k executions, then 60 s each
     python bench/end_to_end.py --quick      # 1 run, fewer executions, 20 s each
     python bench/throughput.py --end-to-end # the same, from the throughput benchmark
+    python bench/end_to_end.py --skip-executions --time-runs 3   # the wall-time table, medians of seeds 1-3
 
 Two measurements per target, each tool in its own process tree:
 
