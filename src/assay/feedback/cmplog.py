@@ -9,8 +9,9 @@ call to a recorder, and ``startswith``/``endswith``/``dict.get`` calls and
 character-class checks (``set.issuperset``/``issubset``) go through one too: an
 instrumented twin of each code object (like pytest rewriting asserts).  Only when
 a new corpus entry is analysed are the twins swapped into the live functions
-(``fn.__code__``), the entry is run once, and the originals are swapped back.  Nested functions, lambdas and comprehensions follow their
-parent's code, so swapping the module- and class-level functions covers them.
+(``fn.__code__``), the entry is run once, and the originals are swapped back.
+Nested functions, lambdas and comprehensions follow their parent's code, so
+swapping the module- and class-level functions covers them.
 
 The recorded operand pairs become *input-to-state* replacements: when one operand's
 encoding (bytes, UTF-8, a byte, ASCII decimal, little/big-endian integers) occurs
@@ -34,6 +35,7 @@ the other side computed (Redqueen's checksum handling, without patching the targ
 from __future__ import annotations
 
 import ast
+import heapq
 import operator
 import os
 import sys
@@ -121,25 +123,28 @@ def assay_cmp(op: int, site: int, vsite: int, a: Any, b: Any) -> Any:
     return result
 
 
-#: Sorted copies of the sets recently compared against, by id (the set kept alive beside it).
-_ORDERED: dict[int, tuple[Any, list[Any]]] = {}
+#: The first elements, in order, of the frozensets recently compared against, by id
+#: (the frozenset kept alive beside them, so an id is never reused while cached).
+_ORDERED: dict[int, tuple[frozenset, list[Any]]] = {}
 
 
 def _in_order(container: Any) -> Iterable[Any]:
-    """A set's elements in an order that does not depend on ``PYTHONHASHSEED``.
+    """A set's first :data:`MAX_CONTAINER` elements in an order that does not depend on ``PYTHONHASHSEED``.
 
     Set order follows string hashes, which differ between processes unless the seed
-    is pinned; the first :data:`MAX_CONTAINER` elements become pairs, so without
-    this a campaign run through the API would change with the interpreter.
+    is pinned; those elements become pairs, so without this a campaign run through
+    the API would change with the interpreter.
     """
-    if not isinstance(container, (set, frozenset)):
-        return container
-    cached = _ORDERED.get(id(container))
-    if cached is None or cached[0] is not container:
-        if len(_ORDERED) >= 256:
-            _ORDERED.clear()
-        cached = _ORDERED[id(container)] = (container, sorted(container, key=repr))
-    return cached[1]
+    if isinstance(container, frozenset):
+        cached = _ORDERED.get(id(container))
+        if cached is None or cached[0] is not container:
+            if len(_ORDERED) >= 256:
+                _ORDERED.clear()
+            cached = _ORDERED[id(container)] = (container, heapq.nsmallest(MAX_CONTAINER, container, key=repr))
+        return cached[1]
+    if isinstance(container, set):  # it may change between two checks: never cached
+        return heapq.nsmallest(MAX_CONTAINER, container, key=repr)
+    return container
 
 
 def assay_call(name: str, obj: Any, *args: Any, **kwargs: Any) -> Any:
