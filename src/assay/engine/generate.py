@@ -137,7 +137,7 @@ class InputSource:
             staged = self._staged()
             if staged is not None:
                 return staged
-        index = self._pick(rng, len(self.corpus))
+        index = self._pick(rng, len(self.corpus), quiet_ok=grow)
         parent = self.corpus[index]
         pairs = self.cmp_pairs[index]
         if pairs and rng.random() < CMP_SHARE:
@@ -229,11 +229,13 @@ class InputSource:
                         break
                     at = entry.find(pattern, at + 1)
 
-    def _pick(self, rng: random.Random, n: int, weigh: bool = True) -> int:
+    def _pick(self, rng: random.Random, n: int, weigh: bool = True, quiet_ok: bool = True) -> int:
         """A corpus index: newest entries, recently productive ones, or any.
 
         A parent whose children keep re-finding known failures (or wedge) is
         passed over, in proportion to their share, for a uniformly drawn one.
+        Without ``quiet_ok`` an entry kept only for its cost is passed over once:
+        it is long padding, a parent for the growing cases of the cost climb.
         """
         # One draw: its low 16 bits choose among the three ways, the other 32 the entry
         # (a bias of n / 2**32 at most: nothing next to a corpus' size).
@@ -248,6 +250,8 @@ class InputSource:
             index = self.productive[x % len(self.productive)]
         else:
             index = x % n
+        if not quiet_ok and self.quiet and index in self.quiet:
+            index = (x >> 3) % n
         if weigh:  # byte mode: ``index`` is a corpus index (strategy mode picks among parsed entries)
             trouble = self.trouble
             if trouble[index]:
