@@ -1,0 +1,45 @@
+"""InputSource: the input-to-state stage and cost-only parents."""
+
+from __future__ import annotations
+
+import random
+
+from assay.engine.generate import STAGE_EVERY, InputSource
+
+
+def _source() -> InputSource:
+    source = InputSource(max_len=64, dictionary=[])
+    source.add(b"GET /index HTTP/1.0", pairs=[(b"GET", b"PUT"), (b"1.0", b"1.1"), (b"zzz", b"never")])
+    return source
+
+
+def test_each_new_pair_is_tried_once_in_order_one_case_in_two():
+    source, staged = _source(), []
+    for i in range(12):
+        data, ops = source.next(random.Random(i))
+        if ops == ["cmp-stage"]:
+            staged.append((source.cases, data))
+    # every STAGE_EVERY-th case while pairs wait; a pair whose pattern is not in the entry is skipped
+    assert [case % STAGE_EVERY for case, _ in staged] == [0, 0]
+    assert [data for _, data in staged] == [b"PUT /index HTTP/1.0", b"GET /index HTTP/1.1"]
+
+
+def test_a_pair_dropped_after_a_known_failure_is_not_staged_again():
+    source = _source()
+    source.cmp_pairs[0].remove((b"GET", b"PUT"))  # what InputSource.failed does
+    got = [source.next(random.Random(i)) for i in range(6)]
+    assert [d for d, ops in got if ops == ["cmp-stage"]] == [b"GET /index HTTP/1.1"]
+
+
+def test_cost_only_entries_are_not_staged_and_parent_only_growing_cases():
+    source = InputSource(max_len=4096, dictionary=[])
+    source.add(b"seed")
+    source.add(b"x" * 4000, pairs=[(b"xx", b"yy")], quiet=True)
+    assert not source.staged
+    picks = {False: 0, True: 0}
+    for grow in (False, True):
+        for i in range(400):
+            source.next(random.Random(i), grow=grow)
+            picks[grow] += source.last_parent == 1
+    # drawn again once when not growing: about a quarter of the growing cases' share
+    assert picks[False] < picks[True] / 2, picks
