@@ -361,3 +361,29 @@ def test_import_time_code_is_unreached_and_not_judged(tmp_path):
     killed = report["counts"]["killed"] + report["counts"]["killed-by-fuzz"]
     judged = killed + report["counts"]["survived"] + report["counts"]["unreached"] - len(build)
     assert report["score"] == pytest.approx(killed / judged)
+
+
+def test_a_test_that_fails_kills_even_after_another_hung(tmp_path):
+    """A verdict must not depend on test order.  Under ``while not (n > 0)`` the fast
+    test (run first: tests go fastest-first) loops forever and the slow one fails; a
+    fresh child runs the tests after the hung one, so the mutant is killed, as it
+    would be had the slow test run first.  Without the resume it is a timeout."""
+    root = tmp_path / "loop"
+    (root / "tests").mkdir(parents=True)
+    (root / "loop.py").write_text("def countdown(n):\n    while n > 0:\n        n -= 1\n    return n\n")
+    (root / "tests" / "test_loop.py").write_text(
+        "import time\n\nfrom loop import countdown\n\n\n"
+        "def test_zero():\n    assert countdown(0) == 0\n\n\n"
+        "def test_three_slowly():\n    time.sleep(0.2)\n    assert countdown(3) == 0\n"
+    )
+    (root / "pyproject.toml").write_text('[tool.assay]\nmutate = ["loop.py"]\n')
+    _, report = run_report(root, "--no-history", "--jobs", "1")
+    negated = [m for m in by_function(report, "countdown") if m["operator"] == "condition.negate"]
+    assert [(m["verdict"], m["killed_by"], m["tests_run"]) for m in negated] == [
+        ("killed", "tests/test_loop.py::test_three_slowly", 2)]
+    assert "timeout in tests/test_loop.py::test_zero" in negated[0]["detail"]
+    # `n -= 1` -> `n += 1`: test_zero passes and then test_three_slowly hangs; nothing is
+    # left to resume, and the hung test is named.
+    swapped = [m for m in by_function(report, "countdown") if m["operator"] == "arithmetic.swap"]
+    assert [m["verdict"] for m in swapped] == ["timeout"]
+    assert swapped[0]["detail"].startswith("in tests/test_loop.py::test_three_slowly: ")

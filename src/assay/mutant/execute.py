@@ -8,15 +8,26 @@ waits on the children's pipes with a per-mutant deadline; a child past it is a
 ``timeout`` (its whole process group is killed), one that dies without a word
 (``os._exit``, a signal, a C stack overflow) is an ``error``.  Neither counts as
 killed by a test.
+
+A verdict must not depend on the order the tests ran in (fastest-first order
+comes from noisy timings, recent-killer order from which child finished first):
+a mutant with one test that hangs and another that fails is killed either way.
+So each child marks in a shared slot which test it is on, and when it ends in a
+timeout or an error with selected tests still unrun, a fresh child runs the
+rest (at most :data:`MAX_RESUMES` times per mutant).  A test that fails in any of
+them kills; otherwise the verdict is ``timeout`` if any child timed out, else
+``error``.
 """
 
 from __future__ import annotations
 
 import gc
+import mmap
 import os
 import signal
+import struct
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from multiprocessing.connection import wait
 from typing import Any, Callable, Iterator
 
@@ -41,6 +52,11 @@ CPU_POLL = 0.05
 CHILD_RSS_LIMIT_MB = 4096
 #: Most characters of a failure line or diagnostic kept in a result.
 MAX_TEXT = 2000
+#: Fresh children a mutant may get for the tests after one that hung or crashed its
+#: child.  Each costs at most one more time limit, and only for such mutants; with
+#: N, the verdict is order-independent whenever at most N + 1 selected tests hang or
+#: crash.
+MAX_RESUMES = 2
 
 KILLED = "killed"
 SURVIVED = "survived"
@@ -63,6 +79,8 @@ class Plan:
     tests: list[str]
     baseline: float  # seconds the selected tests took in the baseline
     gold: list[str] = field(default_factory=list)  # tests that killed it last time (run first)
+    #: The abnormal ends of earlier children of this mutant (a resumed plan runs the rest of the tests).
+    ended: list[MutantResult] = field(default_factory=list)
 
     @property
     def cpu_limit(self) -> float:
@@ -139,15 +157,18 @@ def run_mutants(
         while queue or running:
             while queue and len(running) < jobs:
                 plan = queue.pop()
-                if order is not None:
+                if order is not None and not plan.ended:
                     order(plan)
                 capture = new_capture()
-                pid, reader = fork_with_pipe(lambda w, p=plan, c=capture: _child(w, p, texts, index, run_test, c, before_apply))
+                slot = mmap.mmap(-1, _SLOT.size)  # shared with the child: the test it is on
+                pid, reader = fork_with_pipe(
+                    lambda w, p=plan, c=capture, s=slot: _child(w, p, texts, index, run_test, c, before_apply, s))
                 try:
                     os.setpgid(pid, pid)
                 except OSError:
                     pass  # the child already did it, or is gone: both are fine
-                running[reader] = _Running(pid, plan, capture, time.monotonic())
+                running[reader] = _Running(pid, plan, capture, time.monotonic(), slot)
+            ended: list[tuple[_Running, MutantResult]] = []
             for reader in wait(list(running), timeout=CPU_POLL):
                 job = running.pop(reader)
                 try:
@@ -156,19 +177,60 @@ def run_mutants(
                     message = None
                 reader.close()
                 status = _reap(job.pid)
-                yield _result(job.plan, message, status, job.capture, time.monotonic() - job.start)
+                ended.append((job, _result(job.plan, message, status, job.capture, time.monotonic() - job.start)))
             now = time.monotonic()
             for reader, job in list(running.items()):
                 over = job.over_limit(now)
                 if over:
                     del running[reader]
                     job.end(reader)
-                    yield MutantResult(job.plan.mutant, TIMEOUT, tests_selected=len(job.plan.tests),
-                                       elapsed=now - job.start, detail=over)
+                    ended.append((job, MutantResult(job.plan.mutant, TIMEOUT, tests_selected=len(job.plan.tests),
+                                                    elapsed=now - job.start, detail=over)))
+            for job, result in ended:
+                rest: list[str] = []
+                if result.verdict in (TIMEOUT, ERROR):
+                    on = job.test_on()
+                    if on >= 0:
+                        result.tests_run = on + 1
+                        result.detail = f"in {job.plan.tests[on]}: {result.detail}"
+                        rest = job.plan.tests[on + 1:]
+                job.slot.close()
+                if rest and len(job.plan.ended) < MAX_RESUMES:
+                    queue.append(replace(job.plan, tests=rest, gold=[t for t in job.plan.gold if t in rest],
+                                         ended=[*job.plan.ended, result]))
+                else:
+                    yield _merge(job.plan, result)
     finally:
         gc.unfreeze()
         for reader, job in running.items():
             job.end(reader)
+            job.slot.close()
+
+
+def _merge(plan: Plan, last: MutantResult) -> MutantResult:
+    """One verdict from a mutant's children: killed if any test failed, else timeout, else error."""
+    if not plan.ended:
+        return last
+    every = [*plan.ended, last]
+    if last.verdict == KILLED:
+        final = last
+    else:
+        final = next((r for r in every if r.verdict == TIMEOUT), None) or next(r for r in every if r.verdict == ERROR)
+    final.tests_selected = plan.ended[0].tests_selected
+    final.elapsed = sum(r.elapsed for r in every)
+    final.tests_run = sum(r.tests_run for r in every)
+    notes = [final.detail] if final.detail else []
+    for r in every:
+        if r is not final:
+            first = r.detail.splitlines()[0] if r.detail else ""
+            notes.append(f"another child of this mutant: {r.verdict} {first}" if r.verdict != SURVIVED
+                         else "the tests after it passed, in a fresh child")
+    final.detail = "\n".join(notes)
+    return final
+
+
+#: The shared slot: 1 + the index of the test a child is running (0: none yet).
+_SLOT = struct.Struct("i")
 
 
 @dataclass
@@ -177,6 +239,11 @@ class _Running:
     plan: Plan
     capture: str
     start: float
+    slot: mmap.mmap
+
+    def test_on(self) -> int:
+        """The index in the plan of the test the child was running when it ended (-1: none)."""
+        return _SLOT.unpack_from(self.slot)[0] - 1
 
     def over_limit(self, now: float) -> str:
         """Why this child is past its limits ('' while it is not)."""
@@ -209,7 +276,7 @@ def _cpu_seconds(pid: int) -> float:
 
 def _child(writer, plan: Plan, texts: dict[str, str], index: FunctionIndex,
            run_test: Callable[[str, str | None], str | None], capture: str,
-           before_apply: Callable[[], None] | None) -> None:
+           before_apply: Callable[[], None] | None, slot: mmap.mmap) -> None:
     os.setpgid(0, 0)
     _die_with_parent()
     child_setup(capture, CHILD_RSS_LIMIT_MB)
@@ -229,6 +296,7 @@ def _child(writer, plan: Plan, texts: dict[str, str], index: FunctionIndex,
         return
     for k, nodeid in enumerate(plan.tests):
         nextid = plan.tests[k + 1] if k + 1 < len(plan.tests) else None
+        _SLOT.pack_into(slot, 0, k + 1)
         failure = run_test(nodeid, nextid)
         if failure is not None:
             writer.send((KILLED, nodeid, failure[:MAX_TEXT], k + 1))
