@@ -57,3 +57,24 @@ def hex_escape(text: str) -> str:
     if text.startswith("\\u") and HEX.issuperset(field):
         return chr(int(field, 16))
     return ""
+
+
+def scalar_escape(field: str) -> str:
+    """A range check written as chained comparisons, as tomllib's ``is_unicode_scalar_value``."""
+    cp = int(field, 16)
+    if 0 <= cp <= 0xD7FF or 0xE000 <= cp <= 0x10FFFF:
+        return chr(cp)
+    raise ValueError("not a Unicode scalar value")
+
+
+CALLS: list[str] = []
+
+
+def noted(name: str, value: int) -> int:
+    CALLS.append(name)
+    return value
+
+
+def chained(x: int) -> bool:
+    """A chain whose later operands must be evaluated once each, and only when reached."""
+    return noted("a", 0) < noted("b", x) < noted("c", 10) != (noted("d", x) < noted("e", 5) < noted("f", 7))

@@ -86,3 +86,49 @@ def test_repair_restores_a_broken_checksum():
     assert fixed == _frame(b"HELLO world!") and subject.framed(fixed) == "ok"
     # A child that still holds its guards needs no repair.
     assert repair(good, log.record(lambda: subject.framed(good))[1], guards) is None
+
+
+def test_a_chained_comparison_records_each_link_and_evaluates_like_the_original():
+    log = _log()
+    for x in (-1, 3, 12):
+        subject.CALLS.clear()
+        want = subject.chained(x)
+        order = list(subject.CALLS)
+        subject.CALLS.clear()
+        got = []
+        records, _ = log.record(lambda: got.append(subject.chained(x)))
+        # The same value, and each operand evaluated once, in order, only when reached.
+        assert got == [want] and subject.CALLS == order
+        assert (0, x) in records
+        assert ((x, 10) in records) == (x > 0)  # the second link runs only when the first held
+    assert order == ["a", "b", "c"]  # x = 12: 12 < 10 failed, so the right side never ran
+
+
+def test_an_ordering_records_the_value_that_flips_it():
+    """``0 <= cp <= 0xD7FF`` holding for ``\\u0041``: the pair that writes 0xD800 in the
+    field's own form (hex, four digits) is what reaches the error branch."""
+    log = _log()
+    records, _ = log.record(lambda: subject.scalar_escape("0041"))
+    assert (65, 55295) in records and (65, 55296) in records
+    pairs, _ = input_to_state(b'a = "\\u0041"', records)
+    assert (b"0041", b"d800") in pairs
+    flipped = replace_one(b"0041", b"0041", b"d800", 0).decode()
+    try:
+        subject.scalar_escape(flipped)
+    except ValueError:
+        pass
+    else:
+        raise AssertionError("0xD800 is a surrogate: the other branch")
+    # An all-digit run of fewer than four digits is read as decimal only.
+    pairs, _ = input_to_state(b"x = 41", [(65, 55296)])
+    assert not [p for p in pairs if p[0] == b"41"]
+
+
+def test_one_character_operands_have_no_hex_form():
+    """``c == "t"`` for the ``2`` of ``07:32`` must not pair the number 32 (hex of "2")
+    with 74 (hex of "t"): a parser's per-character checks would fill the entry's
+    pairs with such chance matches.  A longer operand keeps its hex form."""
+    pairs, _ = input_to_state(b"when = 07:32:00", [("2", "t")])
+    assert (b"32", b"74") not in pairs
+    pairs, _ = input_to_state(b"key = 6869", [("hi", "ok")])
+    assert (b"6869", b"6f6b") in pairs

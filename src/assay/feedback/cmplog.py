@@ -4,10 +4,10 @@ Design
 ------
 The fast path must stay untouched, so comparisons are *not* traced during normal
 execution.  Instead every in-scope source file is compiled a second time from an
-AST in which each single comparison (``==``, ``!=``, ordering, ``in``) becomes a
-call to a recorder, and ``startswith``/``endswith``/``dict.get`` calls and
-character-class checks (``set.issuperset``/``issubset``) go through one too: an
-instrumented twin of each code object (like pytest rewriting asserts).  Only when
+AST in which each comparison (``==``, ``!=``, ordering, ``in``; each link of a
+chain such as ``0 <= x <= 0xD7FF``) becomes a call to a recorder, and
+``startswith``/``endswith``/``dict.get`` calls and character-class checks
+(``set.issuperset``/``issubset``) go through one too: an instrumented twin of each code object (like pytest rewriting asserts).  Only when
 a new corpus entry is analysed are the twins swapped into the live functions
 (``fn.__code__``), the entry is run once, and the originals are swapped back.
 Nested functions, lambdas and comprehensions follow their parent's code, so
@@ -16,8 +16,10 @@ swapping the module- and class-level functions covers them.
 The recorded operand pairs become *input-to-state* replacements: when one operand's
 encoding (bytes, UTF-8, a byte, ASCII decimal, little/big-endian integers) occurs
 in the input, replacing it with the other operand's encoding is a mutation that
-solves that comparison in one step.  Operands that do not occur in the input go
-to the dictionary instead.  Parsers compare *decoded* values, so
+solves that comparison in one step.  An ordering of two ints that equal operands
+would not flip (``x <= 0xD7FF`` holding) also records the value one past the other
+operand, as AFL++ does for its less/greater comparisons.  Operands that do not
+occur in the input go to the dictionary instead.  Parsers compare *decoded* values, so
 :mod:`assay.feedback.decoded` adds the forms a value takes before decoding
 (hex, floats, zero-padded fields, base64/base32, percent and JSON escapes, other
 letter case) and AFL++-style transforms (a byte run xor'ed or shifted by a
@@ -77,11 +79,16 @@ _OPS: dict[type, tuple[int, Callable[[Any, Any], Any]]] = {
 }
 _BY_ID = {i: fn for i, fn in _OPS.values()}
 _CALLS = ("startswith", "endswith", "get", "issuperset", "issubset")
-_CMP, _CALL = "__assay_cmp__", "__assay_call__"
+_CMP, _CALL, _LAST = "__assay_cmp__", "__assay_call__", "__assay_last__"
+#: For an ordering of two ints that equal operands would not flip, the step past the
+#: other operand that does (``x <= 55295`` holds: 55296 makes it fail); by op id.
+_CROSS = {2: (-1, 0), 3: (0, 1), 4: (1, 0), 5: (0, -1)}
 
 _records: list[tuple[Any, Any]] | None = None
 _guard_records: list[tuple[int, Any, Any]] | None = None
 _value_records: list[tuple[int, Any, Any]] | None = None
+#: The right operand of the last comparison: the left one of the next link of a chain.
+_last: Any = None
 #: Most (in)equality observations kept for the value profile per analysed input.
 MAX_VALUE_RECORDS = 512
 
@@ -102,6 +109,8 @@ def assay_cmp(op: int, site: int, vsite: int, a: Any, b: Any) -> Any:
     ``site`` numbers an (in)equality between two computed values, -1 elsewhere;
     ``vsite`` numbers every (in)equality (the value profile's sites).
     """
+    global _last
+    _last = b
     result = _BY_ID[op](a, b)
     if op <= 1 and _value_records is not None and len(_value_records) < MAX_VALUE_RECORDS:
         _value_records.append((vsite, a, b))
@@ -120,7 +129,17 @@ def assay_cmp(op: int, site: int, vsite: int, a: Any, b: Any) -> Any:
                 _record(None, a)  # wants ``a`` somewhere in the input: a dictionary token
         elif (_is_operand(a) or type(a) is float) and (_is_operand(b) or type(b) is float) and a != b:
             _record(a, b)  # floats: only their decoded forms (assay.feedback.decoded) can match
+        if op in _CROSS and type(a) is int and type(b) is int:
+            step = _CROSS[op][bool(result)]
+            if step:  # either side moved one past the other flips it
+                _record(a, b + step)
+                _record(a - step, b)
     return result
+
+
+def assay_last() -> Any:
+    """The right operand of the comparison just made (a chain's next left operand)."""
+    return _last
 
 
 #: The first elements, in order, of the frozensets recently compared against, by id
@@ -197,20 +216,26 @@ class _Rewriter(ast.NodeTransformer):
 
     def visit_Compare(self, node: ast.Compare) -> ast.AST:
         self.generic_visit(node)
-        if len(node.ops) != 1 or type(node.ops[0]) not in _OPS:
+        if any(type(op) not in _OPS for op in node.ops):
             return node
-        op_id = _OPS[type(node.ops[0])][0]
-        left, right = node.left, node.comparators[0]
-        site = -1
-        if op_id <= 1 and not isinstance(left, ast.Constant) and not isinstance(right, ast.Constant):
-            site, self.next_site = self.next_site, self.next_site + 1
-        vsite = -1
-        if op_id <= 1:
-            vsite, self.next_vsite = self.next_vsite, self.next_vsite + 1
-        call = ast.Call(
-            ast.Name(_CMP, ast.Load()), [ast.Constant(op_id), ast.Constant(site), ast.Constant(vsite), left, right], []
-        )
-        return ast.copy_location(call, node)
+        # ``a < b < c`` is ``a < b and b < c`` with ``b`` evaluated once: each later
+        # link takes its left operand from the recorder (:func:`assay_last`), read
+        # before its right operand is evaluated, so nested comparisons cannot clobber it.
+        calls = []
+        lefts = [node.left, *node.comparators[:-1]]
+        for k, (op, left, right) in enumerate(zip(node.ops, lefts, node.comparators)):
+            op_id = _OPS[type(op)][0]
+            site = -1
+            if op_id <= 1 and not isinstance(left, ast.Constant) and not isinstance(right, ast.Constant):
+                site, self.next_site = self.next_site, self.next_site + 1
+            vsite = -1
+            if op_id <= 1:
+                vsite, self.next_vsite = self.next_vsite, self.next_vsite + 1
+            operand = left if k == 0 else ast.Call(ast.Name(_LAST, ast.Load()), [], [])
+            calls.append(ast.Call(ast.Name(_CMP, ast.Load()),
+                                  [ast.Constant(op_id), ast.Constant(site), ast.Constant(vsite), operand, right], []))
+        out = calls[0] if len(calls) == 1 else ast.BoolOp(ast.And(), calls)
+        return ast.copy_location(out, node)
 
     def visit_Call(self, node: ast.Call) -> ast.AST:
         self.generic_visit(node)
@@ -297,6 +322,7 @@ class CmpLog:
             for module in by_file[path]:
                 vars(module).setdefault(_CMP, assay_cmp)
                 vars(module).setdefault(_CALL, assay_call)
+                vars(module).setdefault(_LAST, assay_last)
                 for fn in _functions_of(module):
                     code = fn.__code__
                     twin = twins.get((code.co_qualname, code.co_firstlineno))

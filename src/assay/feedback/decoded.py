@@ -35,6 +35,13 @@ MIN_TRANSFORM = 3
 MAX_OFFSET = 1
 #: Most runs of one value considered per comparison.
 MAX_RUNS = 2
+#: Shortest operand whose hex and unpadded base64 forms are searched: one byte's
+#: are two characters, which a parser's per-character checks would pair with every
+#: two-digit number of the input.
+MIN_ENCODED = 2
+#: Shortest all-digit run also read as hex (a fixed-width field such as ``\u0041``);
+#: shorter ones are decimal numbers far more often than hex.
+MIN_HEX_FIELD = 4
 
 _DEC = re.compile(rb"\d{1,20}")
 _HEX = re.compile(rb"(?:0[xX])?[0-9a-fA-F]{1,16}")
@@ -70,6 +77,9 @@ def _text_forms(v: Any) -> dict[str, bytes]:
         "b32": base64.b32encode(raw), "hex": raw.hex().encode(), "HEX": raw.hex().upper().encode(),
         "pct": urllib.parse.quote(raw, safe="").encode(), "pct+": urllib.parse.quote_plus(raw, safe="").encode(),
     }
+    if len(raw) < MIN_ENCODED:
+        for kind in ("hex", "HEX", "b64n", "b64un"):
+            del forms[kind]
     if isinstance(v, str):
         forms["json"] = json.dumps(v)[1:-1].encode()
         forms["jsonu"] = json.dumps(v, ensure_ascii=False)[1:-1].encode("utf-8", "surrogatepass")
@@ -167,7 +177,7 @@ class DecodedForms:
         for run in self.hex.get(a, ()) if b >= 0 else ():
             prefix = run[:2] if run[:2] in (b"0x", b"0X") else b""
             digits = run[len(prefix):]
-            if not prefix and digits.isdigit():
+            if not prefix and digits.isdigit() and (len(digits) < MIN_HEX_FIELD or int(digits) == a):
                 continue  # a decimal-looking run: the decimal pair above covers it
             text = format(b, "X" if any(c in b"ABCDEF" for c in digits) else "x")
             out.append((run, prefix + text.zfill(len(digits)).encode()))
