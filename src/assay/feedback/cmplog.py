@@ -3,27 +3,29 @@
 Design
 ------
 The fast path must stay untouched, so comparisons are *not* traced during normal
-execution.  Instead every in-scope source file is compiled a second time from an
+execution. Instead every in-scope source file is compiled a second time from an
 AST in which each comparison (``==``, ``!=``, ordering, ``in``; each link of a
 chain such as ``0 <= x <= 0xD7FF``) becomes a call to a recorder, and
 ``startswith``/``endswith``/``dict.get`` calls and character-class checks
-(``set.issuperset``/``issubset``) go through one too: an instrumented twin of each code object (like pytest rewriting asserts).  Only when
-a new corpus entry is analysed are the twins swapped into the live functions
-(``fn.__code__``), the entry is run once, and the originals are swapped back.
-Nested functions, lambdas and comprehensions follow their parent's code, so
-swapping the module- and class-level functions covers them.
+(``set.issuperset``/``issubset``) go through one too: an instrumented twin of
+each code object (like pytest rewriting asserts). Only when a new corpus entry
+is analysed are the twins swapped into the live functions (``fn.__code__``), the
+entry is run once, and the originals are swapped back. Nested functions, lambdas
+and comprehensions follow their parent's code, so swapping the module- and
+class-level functions covers them.
 
-The recorded operand pairs become *input-to-state* replacements: when one operand's
-encoding (bytes, UTF-8, a byte, ASCII decimal, little/big-endian integers) occurs
-in the input, replacing it with the other operand's encoding is a mutation that
-solves that comparison in one step.  An ordering of two ints that equal operands
-would not flip (``x <= 0xD7FF`` holding) also records the value one past the other
-operand, as AFL++ does for its less/greater comparisons.  Operands that do not
-occur in the input go to the dictionary instead.  Parsers compare *decoded* values, so
-:mod:`assay.feedback.decoded` adds the forms a value takes before decoding
-(hex, floats, zero-padded fields, base64/base32, percent and JSON escapes, other
-letter case) and AFL++-style transforms (a byte run xor'ed or shifted by a
-constant), each giving at most one pair per form and comparison.
+The recorded operand pairs become *input-to-state* replacements: when one
+operand's encoding (bytes, UTF-8, a byte, ASCII decimal, little/big-endian
+integers) occurs in the input, replacing it with the other operand's encoding is
+a mutation that solves that comparison in one step. An ordering of two ints that
+equal operands would not flip (``x <= 0xD7FF`` holding) also records the value
+one past the other operand, as AFL++ does for its less/greater comparisons.
+Operands that do not occur in the input go to the dictionary instead. Parsers
+compare *decoded* values, so :mod:`assay.feedback.decoded` adds the forms a
+value takes before decoding (hex, floats, zero-padded fields, base64/base32,
+percent and JSON escapes, other letter case) and AFL++-style transforms (a byte
+run xor'ed or shifted by a constant), each giving at most one pair per form and
+comparison.
 
 Checksums and length fields defeat a replacement made once: the value one side of
 ``crc32(payload) == stored`` must take changes with every later mutation of the
