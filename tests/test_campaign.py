@@ -196,6 +196,8 @@ def test_hypothesis_given_test_is_a_target(planted, campaign, tmp_path):
     assert not (tmp_path / ".hypothesis").exists()
 
 
+@pytest.mark.campaign
+@pytest.mark.slow
 def test_slow_hunting_confirms_a_quadratic(planted, campaign):
     # Cost feedback climbs to a big input; timing-based, so the cap has room (seed 1
     # confirms it between cases ~400 and ~560 under any PYTHONHASHSEED and load 2-4
