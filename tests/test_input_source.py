@@ -43,3 +43,16 @@ def test_cost_only_entries_are_not_staged_and_parent_only_growing_cases():
             picks[grow] += source.last_parent == 1
     # drawn again once when not growing: about a quarter of the growing cases' share
     assert picks[False] < picks[True] / 2, picks
+
+
+def test_an_entry_of_the_cost_climb_stays_cost_only_beside_value_profile_news():
+    """The long inputs of the cost climb meet new operand values on the way (urllib
+    seed 1: a 3.6 KB entry kept as an ordinary parent made its campaign 3x slower);
+    value-profile news alone, or cost beside new coverage, is an ordinary entry."""
+    from assay.engine.worker import _cost_only
+
+    cost, vp, edge = ("f", "cost-lines", "12"), ("vp", 3, "0"), (7, 10, 14)
+    assert _cost_only([cost]) and _cost_only([cost, vp])
+    assert not _cost_only([vp])  # a comparison replacement that advanced a state machine
+    assert not _cost_only([cost, edge])
+    assert not _cost_only([])

@@ -362,7 +362,7 @@ class Worker:
             pairs, tokens, guards = self._analyse(phase, pos, data)
             if self.values is not None:
                 new += self.values.observe(data, self.plan.cmplog.last_values)
-            self.source.add(data, pairs, tokens, guards, quiet=all(k[:2] == ("f", "cost-lines") for k in new))
+            self.source.add(data, pairs, tokens, guards, quiet=_cost_only(new))
             self.send(("corpus", data, new, phase == jr.INITIAL, pairs, tokens, guards, self.executed))
             if phase == jr.GENERATED and self.lengths is not None:
                 self.lengths.new_coverage(pos)
@@ -539,6 +539,17 @@ class Worker:
             return execute.run(self.target, data, fresh=fresh).verdict
         finally:
             self.journal.end()
+
+
+def _cost_only(new: list) -> bool:
+    """Is an entry with these news kept only for its cost (a parent of the growing cases only)?
+
+    A new line-count class, plus at most value-profile values its long run compared
+    along the way: the long inputs of the cost climb meet new operand values as a
+    side effect, and as ordinary parents they would make every child that long.
+    """
+    return any(k[:2] == ("f", "cost-lines") for k in new) and all(
+        k[:2] == ("f", "cost-lines") or k[0] == "vp" for k in new)
 
 
 def _bucket(seconds: float) -> int:
