@@ -76,7 +76,7 @@ def test_recursion_limit_of_a_real_parser_reached_by_nesting(tmp_path):
 def test_recursion_limit_not_reached_without_the_nest_mutation(tmp_path, monkeypatch):
     from assay.gen import mutators
 
-    monkeypatch.delitem(mutators.MUTATIONS, "nest")
+    monkeypatch.setattr(mutators, "MUTATIONS", {k: v for k, v in mutators.MUTATIONS.items() if k != "nest"})
     outcome = _run(tmp_path, _toml(), cases=3000, seed=5)
     assert not _recursion(outcome.findings)
 

@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import os
+import time
+
+import pytest
+
 from assay.engine import traced
 
 
@@ -16,33 +21,80 @@ def _outer(n: int) -> int:
     return sum(_inner(k) for k in range(n))
 
 
-def test_line_counts_are_exact_and_grow_with_the_work():
-    small = traced.count_lines(lambda: _outer(10), 1 << 20, 10.0)
-    assert small == traced.count_lines(lambda: _outer(10), 1 << 20, 10.0)
-    big = traced.count_lines(lambda: _outer(40), 1 << 20, 10.0)
+def _run_input(data: bytes) -> None:
+    """What a counted run does with its input: here, ``data`` names the work."""
+    if data == b"forever":
+        while True:
+            pass
+    if data == b"sleep":
+        time.sleep(30)
+    if data == b"die":
+        os._exit(3)
+    _outer(int(data))
+
+
+@pytest.fixture
+def counting():
+    child = traced.CountingChild(_run_input, 1 << 20)
+    yield child
+    child.close(kill=True)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        return os.waitpid(pid, os.WNOHANG) == (0, 0)
+    except ChildProcessError:
+        return False
+
+
+def test_line_counts_are_exact_and_grow_with_the_work(counting):
+    small = counting.count(b"10", 10.0)
+    pid = counting.pid
+    assert small == counting.count(b"10", 10.0) > 0
+    big = counting.count(b"40", 10.0)
     assert big > 10 * small  # quadratic work, quadratic count
+    assert counting.pid == pid, "one child served every count"
 
 
 def test_a_count_stops_at_its_cap_without_finishing_the_run():
-    def forever() -> None:
-        while True:
-            pass
-
-    # The child reports the cap as soon as it reaches it: no timeout is needed.
-    assert traced.count_lines(forever, 5000, timeout=30.0) == 5000
-
-
-def test_a_child_past_its_deadline_counts_as_the_cap():
-    import time
-
-    assert traced.count_lines(lambda: time.sleep(30), 1000, timeout=0.5) == 1000
+    child = traced.CountingChild(_run_input, 5000)
+    try:
+        # The child reports the cap as soon as it reaches it: no timeout is needed.
+        started = time.monotonic()
+        assert child.count(b"forever", timeout=30.0) == 5000
+        assert time.monotonic() - started < 25
+        assert child.pid is None  # it left at the cap...
+        assert child.count(b"3", 10.0) > 0  # ...and a new one serves the next count
+    finally:
+        child.close(kill=True)
 
 
-def test_the_stack_at_a_line_is_the_same_every_time():
+def test_a_child_past_its_deadline_counts_as_the_cap_and_is_killed_by_its_pid(counting):
+    counting.count(b"1", 10.0)
+    pid = counting.pid
+    assert counting.count(b"sleep", timeout=0.5) == 1 << 20
+    assert counting.pid is None and not _alive(pid)
+    assert counting.count(b"10", 10.0) > 0 and counting.pid != pid
+
+
+def test_a_child_that_dies_counts_zero_and_is_replaced(counting):
+    assert counting.count(b"die", 10.0) == 0
+    assert counting.pid is None
+    assert counting.count(b"10", 10.0) > 0
+
+
+def test_closing_ends_the_child(counting):
+    counting.count(b"1", 10.0)
+    pid = counting.pid
+    counting.close()
+    assert counting.pid is None and not _alive(pid)
+
+
+def test_the_stack_at_a_line_is_the_same_every_time(counting):
     def run() -> int:
         return _outer(30)
 
-    n = traced.count_lines(run, 1 << 20, 10.0)
+    n = counting.count(b"30", 10.0)
     first = traced.stack_at_line(run, n // 2, 10.0)
     assert first == traced.stack_at_line(run, n // 2, 10.0)
     assert [f.qualname for f in first[:3]] == ["_inner", "_outer.<locals>.<genexpr>", "_outer"]

@@ -11,6 +11,8 @@ import hashlib
 import random
 import secrets
 
+from assay.gen.accelerated import cmutate
+
 
 def new_master_seed() -> int:
     """A fresh random master seed (63 bits, printable and passable to ``--fuzz-seed``)."""
@@ -219,3 +221,15 @@ class CaseStream:
         rng._index = index
         rng._more = 0
         return rng
+
+
+def case_stream(tseed: int) -> CaseStream:
+    """The hot path's per-case generators: :class:`CaseStream`, or its C twin when built.
+
+    Both give every case the same draws (``tests/test_cmutate.py``), so a campaign's
+    schedule does not depend on which one runs.
+    """
+    if cmutate is not None and (STREAM_BLOCK, STREAM_BYTES) == (cmutate.CONSTANTS["STREAM_BLOCK"],
+                                                                 cmutate.CONSTANTS["STREAM_BYTES"]):
+        return cmutate.Stream(tseed.to_bytes(8, "big"))
+    return CaseStream(tseed)

@@ -24,7 +24,7 @@ from typing import Any, Hashable
 from assay import interrupts, observe
 from assay.engine import execute, journal as jr, sandbox, slow, strays, traced
 from assay.engine.generate import InputSource, LengthControl
-from assay.engine.seeds import CaseStream, case_rng
+from assay.engine.seeds import case_rng, case_stream
 from assay.engine.shrink import shrink
 from assay.feedback.cmplog import guards_of, input_to_state, repair
 from assay.feedback.protocol import Feedback
@@ -144,10 +144,17 @@ class Worker:
             self.source.len_limit = self.lengths.limit
         self.sink = observe.FeatureSink()
         self._boring: set = set()  # return-value classes whose outcome is already seen
+        self.counting = traced.CountingChild(lambda data: execute.run(self.target, data), LINE_CAP)
 
     # -- schedule ------------------------------------------------------------------------
     def run(self) -> tuple[int, int]:
         """Execute the rest of the schedule; returns (initial done, generated position)."""
+        try:
+            return self._run()
+        finally:
+            self.counting.close()
+
+    def _run(self) -> tuple[int, int]:
         plan = self.plan
         for pos in range(plan.initial_pos, len(plan.initial)):
             self.case(jr.INITIAL, pos, plan.initial[pos], ["initial"])
@@ -155,7 +162,7 @@ class Worker:
         if plan.replay_only:
             return len(plan.initial), plan.generated_pos
         i = plan.generated_pos
-        stream = CaseStream(plan.tseed)
+        stream = case_stream(plan.tseed)
         rng_of = stream.rng if plan.strategy is None else (lambda k: case_rng(plan.tseed, k))
         while plan.max_cases is None or i < plan.max_cases:
             if i % CLOCK_EVERY == 0:
@@ -326,7 +333,7 @@ class Worker:
         :data:`LINE_CAP`: as costly as counting goes.  The run that follows in this
         process hangs too and becomes the wedge, with its stack.
         """
-        return traced.count_lines(lambda: execute.run(self.target, data), LINE_CAP, self.target.timeout)
+        return self.counting.count(data, self.target.timeout)
 
     def _after(self, phase: int, pos: int, data: bytes, ops: list[str], result, elapsed: float, new: list,
                counted: bool = False) -> None:

@@ -12,6 +12,8 @@ import random
 import re
 from typing import Callable, Iterable, Sequence
 
+from assay.gen.accelerated import cmutate
+
 #: Most mutations stacked on one case (libFuzzer's ``-mutate_depth`` is 5).
 MAX_STACK = 5
 #: Longest run a single insert/erase touches.
@@ -122,7 +124,10 @@ def _add_to_int(m, b, rng, other):
     return b
 
 
-_DIGITS = re.compile(rb"-?[0-9]+")
+#: Longest run of digits ``ascii-int`` reads as one number (a longer run is several:
+#: ``int()`` refuses more than 4,300 digits).
+MAX_DIGITS = 1000
+_DIGITS = re.compile(rb"-?[0-9]{1,%d}" % MAX_DIGITS)
 
 
 def _ascii_int(m, b, rng, other):
@@ -295,6 +300,15 @@ MUTATIONS: dict[str, Mutation] = {
 }
 
 
+def _c_twin_agrees(names: list[str]) -> bool:
+    """Whether the C twin computes what this module would: it is built, and the mutation
+    table and the tunables it compiled in are this module's (a test may change either)."""
+    if cmutate is None or tuple(names) != cmutate.NAMES:
+        return False
+    here = globals()
+    return all(here.get(name, value) == value for name, value in cmutate.CONSTANTS.items())
+
+
 class ByteMutator:
     """Stacks libFuzzer-class mutations, clamped to ``max_len``."""
 
@@ -309,6 +323,8 @@ class ByteMutator:
         self.cap = max_len  # the length this case's child is cut to (growth mutations aim below it)
         # One draw picks a mutation: below win_cut (WIN_SHARE of the range) a recent win.
         self._picks = (len(self.funcs) * 10, int(len(self.funcs) * 10 * WIN_SHARE))
+        #: The C twin of :meth:`mutate` (the same bytes), when it is built and agrees with this module.
+        self._c = cmutate if _c_twin_agrees(self.names) else None
 
     def reward(self, ops: Iterable[str]) -> None:
         """Remember that ``ops`` produced new coverage (picked more often for a while)."""
@@ -327,6 +343,10 @@ class ByteMutator:
         it and ``data`` is cut to it, except a :data:`LONG_SHARE` of children (and
         deep nestings, :data:`NEST_DEEP`), which may reach ``max_len``.
         """
+        if self._c is not None and type(rng) is self._c.Random and type(data) is bytes:
+            n_picks, win_cut = self._picks
+            return self._c.mutate(rng, data, other, limit, self.max_len, self.dictionary, self.wins,
+                                  self.inserting, self._c.NAMES, n_picks, win_cut)
         buf = bytearray(data)
         applied: list[str] = []
         # Mostly one or two mutations: each extra one risks undoing the useful one.

@@ -1,0 +1,26 @@
+"""The optional C twin of the byte-mode generator (``assay.gen._cmutate``).
+
+It is built at install time when a C compiler is there and computes exactly what
+the Python reference computes (:class:`assay.engine.seeds.FastRandom`,
+:class:`~assay.engine.seeds.CaseStream`, :meth:`assay.gen.mutators.ByteMutator.mutate`),
+three to five times faster.  ``ASSAY_PURE_PYTHON=1`` turns it off, to compare the two.
+"""
+
+from __future__ import annotations
+
+import os
+from types import ModuleType
+
+
+def _load() -> ModuleType | None:
+    if os.environ.get("ASSAY_PURE_PYTHON", "") not in ("", "0"):
+        return None
+    try:
+        from assay.gen import _cmutate
+    except ImportError:
+        return None
+    return _cmutate
+
+
+#: The C module, or None (not built, or turned off).
+cmutate = _load()
