@@ -76,6 +76,23 @@ def test_guards_are_held_equalities_of_computed_values_found_in_the_input():
     assert guards_of(bad, log.record(lambda: subject.framed(bad))[1]) == []
 
 
+def test_a_run_that_keeps_only_guards_or_values_records_those_alone():
+    log = _log()
+    good = _frame(b"hello world")
+
+    def both():
+        subject.framed(good)
+        subject.gate(2)  # the pair (2, 1)
+
+    pairs, guards = log.record(both)
+    values = log.last_values
+    assert pairs and guards and values
+    assert log.record(both, keep="guards") == ([], guards)
+    assert log.last_values == []
+    assert log.record(both, keep="values") == ([], [])
+    assert log.last_values == values
+
+
 def test_repair_restores_a_broken_checksum():
     log = _log()
     good = _frame(b"hello world")

@@ -211,6 +211,7 @@ class Worker:
         arm, disarm = sandbox.arm, sandbox.disarm
         getpid, owner, monotonic, sha256 = os.getpid, os.getpid(), time.monotonic, hashlib.sha256
         outlier, values = self.outlier, self.values
+        tried = values.tried if values is not None else ()  # replacements value profile already judged
         generated, case_sub, idle, running = jr.GENERATED, jr.CASE, jr.IDLE, jr.RUNNING
         pack_header, data_at, capacity = jr.HEADER.pack_into, jr.DATA_AT, journal.capacity
         previous = observe.activate(sink)
@@ -255,9 +256,10 @@ class Worker:
                     error = exc
                 mem[0] = idle
                 ran += 1
-                # A comparison replacement's child may still advance a comparison: value profile judges it.
+                # A comparison replacement's child may still advance a comparison: value profile judges
+                # the first child of each replacement (ValueProfile.wants_run refuses the others).
                 if error is None and refusal is None and not fb.new and not sink.keys and (
-                        values is None or source.last_pair is None):
+                        values is None or source.last_pair is None or source.last_pair in tried):
                     kind = value if value is None or value is True or value is False else type(value)
                     if kind in boring and (outlier is None or monotonic() - started < outlier):
                         i += 1
@@ -468,27 +470,27 @@ class Worker:
 
     def _values_of(self, phase: int, pos: int, data: bytes) -> list:
         """Value-profile features of one instrumented run (see :mod:`assay.feedback.valueprofile`)."""
-        if self._cmplog_run(phase, pos, data) is None:
+        if self._cmplog_run(phase, pos, data, keep="values") is None:
             return []
         return self.values.observe(data, self.plan.cmplog.last_values)
 
     def _repair(self, pos: int, data: bytes, ops: list[str], guards: list) -> tuple[bytes, list[str]]:
         """Re-establish the parent's guards (checksums, lengths) that ``data`` broke."""
-        logged = self._cmplog_run(jr.GENERATED, pos, data)
+        logged = self._cmplog_run(jr.GENERATED, pos, data, keep="guards")
         fixed = None if logged is None else repair(data, logged[1], guards)
         if fixed is None:
             return data, ops
         return fixed[: self.target.max_len], [*ops, "repair"]
 
-    def _cmplog_run(self, phase: int, pos: int, data: bytes):
-        """One journalled run with the instrumented twins: (records, guard records)."""
+    def _cmplog_run(self, phase: int, pos: int, data: bytes, keep: str = "all"):
+        """One journalled run with the instrumented twins: (records, guard records); see ``CmpLog.record``."""
         cmplog = self.plan.cmplog
         if cmplog is None or not cmplog.swaps:
             return None
         self.feedback.pause(True)
         self.journal.begin(phase, pos, jr.DERIVED, data)
         try:
-            return cmplog.record(lambda: execute.run(self.target, data))
+            return cmplog.record(lambda: execute.run(self.target, data), keep)
         finally:
             self.journal.end()
             self.feedback.pause(False)

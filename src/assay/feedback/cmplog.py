@@ -331,14 +331,22 @@ class CmpLog:
                     if twin is not None and len(twin.co_freevars) == len(code.co_freevars):
                         self.swaps.append((fn, code, twin))
 
-    def record(self, run: Callable[[], Any]) -> tuple[list[tuple[Any, Any]], list[tuple[int, Any, Any]]]:
+    def record(self, run: Callable[[], Any], keep: str = "all",
+               ) -> tuple[list[tuple[Any, Any]], list[tuple[int, Any, Any]]]:
         """Run ``run`` with the twins swapped in: the operand pairs it compared, and
-        the guard-site observations ``(site, a, b)``."""
+        the guard-site observations ``(site, a, b)``.
+
+        ``keep`` is what to record: ``"all"``, or only ``"values"`` (:attr:`last_values`,
+        for a value-profile run) or ``"guards"`` (for a repair); what is not kept comes
+        back empty.  Recording pairs is most of a recorded run's cost.
+        """
         global _records, _guard_records, _value_records
         records: list[tuple[Any, Any]] = []
         guard_records: list[tuple[int, Any, Any]] = []
         self.last_values = []
-        _records, _guard_records, _value_records = records, guard_records, self.last_values
+        _records = records if keep == "all" else None
+        _guard_records = guard_records if keep in ("all", "guards") else None
+        _value_records = self.last_values if keep in ("all", "values") else None
         for fn, _orig, twin in self.swaps:
             fn.__code__ = twin
         try:

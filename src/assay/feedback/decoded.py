@@ -20,6 +20,7 @@ the input.
 from __future__ import annotations
 
 import base64
+import functools
 import json
 import math
 import re
@@ -84,6 +85,17 @@ def _text_forms(v: Any) -> dict[str, bytes]:
         forms["json"] = json.dumps(v)[1:-1].encode()
         forms["jsonu"] = json.dumps(v, ensure_ascii=False)[1:-1].encode("utf-8", "surrogatepass")
     return forms
+
+
+@functools.lru_cache(maxsize=4096)
+def _cached_forms(kind: type, v: Any) -> dict[str, bytes]:  # noqa: ARG001 - the type keeps b"a" and "a" apart
+    return _text_forms(v)
+
+
+def _forms_of(v: Any) -> dict[str, bytes]:
+    """:func:`_text_forms`, each operand encoded once (a parser compares against the same few
+    constants all the time); the dict is shared: read it, never change it."""
+    return _text_forms(v) if isinstance(v, bytearray) else _cached_forms(type(v), v)
 
 
 def _like_case(template: bytes, word: bytes) -> bytes:
@@ -198,11 +210,12 @@ class DecodedForms:
                 out.append((run, str(int(b)).encode()))
 
     def _text_pairs(self, a: Any, b: Any, out: list) -> None:
-        fa, fb = _text_forms(a), _text_forms(b)
+        found = [(kind, x) for kind, x in _forms_of(a).items() if x in self.data]
+        fb = _forms_of(b) if found else {}  # mostly no form of ``a`` is in the input: skip ``b``'s
         ra, rb = _as_bytes(a), _as_bytes(b)
-        for kind, x in fa.items():
+        for kind, x in found:
             y = fb.get(kind)
-            if y is None or x not in self.data:
+            if y is None:
                 continue
             if x != ra:
                 out.append((x, y))

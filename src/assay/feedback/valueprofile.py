@@ -23,6 +23,7 @@ ever become features, and the extra runs stay under :data:`BUDGET` of the cases.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from typing import Any, Hashable, Iterable
 
@@ -64,6 +65,12 @@ def _digest(v: Any) -> int | None:
     return int.from_bytes(hashlib.blake2b(ident, digest_size=8).digest(), "big")
 
 
+@functools.lru_cache(maxsize=4096)
+def _cached_digest(kind: type, v: Any) -> int | None:  # noqa: ARG001 - the type keeps 1 and True apart
+    # A parser compares every character against the same few constants: each is hashed once.
+    return _digest(v)
+
+
 class ValueProfile:
     """Which (site, value) pairs were seen; reports the new ones as features."""
 
@@ -99,10 +106,15 @@ class ValueProfile:
     def observe(self, data: bytes, records: list[tuple[int, Any, Any]]) -> list[Hashable]:
         """New features among ``records`` (``(vsite, a, b)`` of a run on ``data``)."""
         new: list[Hashable] = []
+        if self.features >= MAX_FEATURES:
+            return new
         for site, a, b in records:
+            seen = self.sites.get(site, ())
+            if len(seen) >= PER_SITE:
+                continue  # a full site takes no value: skip the hashing
             for v in (a, b):
-                h = _digest(v)
-                if h is None or h in self.sites.get(site, ()):
+                h = _cached_digest(type(v), v) if type(v) is not bytearray else _digest(v)
+                if h is None or h in seen:
                     continue
                 if any(form in data for form in _plain_forms(v)):
                     continue  # the input's own bytes, not program state
