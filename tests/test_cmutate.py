@@ -123,7 +123,7 @@ def test_the_c_mutator_makes_the_same_children(max_len: int) -> None:
     parents = _parents()
     dictionary = [b"key", b"=", b"[table]", b"\r\n", b'"\\u0041"']
     python, c = ByteMutator(max_len, dictionary), ByteMutator(max_len, dictionary)
-    python._c = None
+    python._c = python.mutate_c = None
     reference, twin = CaseStream(5), cmutate.Stream((5).to_bytes(8, "big"))
     meta = random.Random(max_len)
     used = set()

@@ -37,16 +37,16 @@ static PyObject *shake_fn;     /* hashlib.shake_128 */
 /* ---------------------------------------------------------------- the pool */
 
 typedef struct {
-    uint32_t *d;
+    uint64_t *d;
     Py_ssize_t n;    /* limbs in use; d[n-1] != 0 unless n == 0 */
     Py_ssize_t cap;
 } Big;
 
 static int big_reserve(Big *b, Py_ssize_t n) {
     if (n <= b->cap) return 0;
-    Py_ssize_t cap = b->cap ? b->cap : 16;
+    Py_ssize_t cap = b->cap ? b->cap : 8;
     while (cap < n) cap *= 2;
-    uint32_t *d = PyMem_Realloc(b->d, (size_t)cap * sizeof(uint32_t));
+    uint64_t *d = PyMem_Realloc(b->d, (size_t)cap * sizeof(uint64_t));
     if (!d) { PyErr_NoMemory(); return -1; }
     b->d = d;
     b->cap = cap;
@@ -59,10 +59,7 @@ static void big_trim(Big *b) {
 
 static Py_ssize_t big_bits(const Big *b) {
     if (b->n == 0) return 0;
-    uint32_t top = b->d[b->n - 1];
-    Py_ssize_t bits = (b->n - 1) * 32;
-    while (top) { bits++; top >>= 1; }
-    return bits;
+    return (b->n - 1) * 64 + (64 - __builtin_clzll(b->d[b->n - 1]));
 }
 
 /* pool >= 2**k */
@@ -70,84 +67,88 @@ static int big_at_least_pow2(const Big *b, int k) { return big_bits(b) > k; }
 
 /* pool < n << 64, i.e. (pool >> 64) < n */
 static int big_below_shifted(const Big *b, uint64_t n) {
-    if (b->n > 4) return 0;
-    uint64_t high = 0;
-    if (b->n > 2) high = b->d[2];
-    if (b->n > 3) high |= (uint64_t)b->d[3] << 32;
-    return high < n;
+    if (b->n > 2) return 0;
+    return (b->n == 2 ? b->d[1] : 0) < n;
+}
+
+/* (hi:lo) / n, with the quotient known to fit 64 bits (hi < n): one divq on x86-64,
+   where a u128 division would call a library routine. */
+static inline uint64_t div_wide(uint64_t hi, uint64_t lo, uint64_t n, uint64_t *rem) {
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+    uint64_t q, r;
+    __asm__("divq %4" : "=a"(q), "=d"(r) : "a"(lo), "d"(hi), "rm"(n));
+    *rem = r;
+    return q;
+#else
+    u128 cur = ((u128)hi << 64) | lo;
+    *rem = (uint64_t)(cur % n);
+    return (uint64_t)(cur / n);
+#endif
+}
+
+/* pool >>= k for 0 < k < 64 */
+static void big_shift_right(Big *b, int k) {
+    Py_ssize_t n = b->n;
+    for (Py_ssize_t i = 0; i < n; i++)
+        b->d[i] = (b->d[i] >> k) | (i + 1 < n ? b->d[i + 1] << (64 - k) : 0);
+    big_trim(b);
 }
 
 /* pool, r = divmod(pool, n) for 0 < n < 2**64 */
 static uint64_t big_divmod(Big *b, uint64_t n) {
-    u128 rem = 0;
-    for (Py_ssize_t i = b->n - 1; i >= 0; i--) {
-        u128 cur = (rem << 32) | b->d[i];
-        b->d[i] = (uint32_t)(cur / n);
-        rem = cur % n;
+    if (b->n == 0) return 0;
+    if ((n & (n - 1)) == 0) {  /* a power of two: a mask and a shift */
+        uint64_t r = b->d[0] & (n - 1);
+        if (n > 1) big_shift_right(b, __builtin_ctzll(n));
+        return r;
     }
+    uint64_t rem = 0;
+    for (Py_ssize_t i = b->n - 1; i >= 0; i--)
+        b->d[i] = div_wide(rem, b->d[i], n, &rem);  /* rem < n: the quotient fits */
     big_trim(b);
-    return (uint64_t)rem;
+    return rem;
 }
 
 /* the low 53 bits, then pool >>= 53 */
 static uint64_t big_take53(Big *b) {
-    uint64_t low = 0;
-    if (b->n > 0) low = b->d[0];
-    if (b->n > 1) low |= (uint64_t)b->d[1] << 32;
-    low &= (((uint64_t)1) << 53) - 1;
-    /* shift right by 53 = 1 limb + 21 bits */
-    Py_ssize_t n = b->n;
-    if (n <= 1) { b->n = 0; return low; }
-    for (Py_ssize_t i = 0; i < n - 1; i++) {
-        uint32_t lo = b->d[i + 1] >> 21;
-        uint32_t hi = (i + 2 < n) ? (b->d[i + 2] << 11) : 0;
-        b->d[i] = lo | hi;
-    }
-    b->n = n - 1;
-    big_trim(b);
+    if (b->n == 0) return 0;
+    uint64_t low = b->d[0] & ((((uint64_t)1) << 53) - 1);
+    big_shift_right(b, 53);
     return low;
+}
+
+static uint64_t load_le64(const unsigned char *p, Py_ssize_t len) {
+    uint64_t v = 0;
+    for (Py_ssize_t k = 0; k < 8 && k < len; k++) v |= (uint64_t)p[k] << (8 * k);
+    return v;
 }
 
 /* pool = (pool << 512) | int.from_bytes(block, "little") */
 static int big_push_block(Big *b, const unsigned char *block) {
-    if (big_reserve(b, b->n + 16) < 0) return -1;
-    memmove(b->d + 16, b->d, (size_t)b->n * sizeof(uint32_t));
-    for (int i = 0; i < 16; i++) {
-        const unsigned char *p = block + 4 * i;
-        b->d[i] = (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24);
-    }
-    b->n += 16;
+    if (big_reserve(b, b->n + 8) < 0) return -1;
+    memmove(b->d + 8, b->d, (size_t)b->n * sizeof(uint64_t));
+    for (int i = 0; i < 8; i++) b->d[i] = load_le64(block + 8 * i, 8);
+    b->n += 8;
     big_trim(b);
     return 0;
 }
 
 /* pool = int.from_bytes(bytes, "little") */
 static int big_load(Big *b, const unsigned char *p, Py_ssize_t len) {
-    Py_ssize_t limbs = (len + 3) / 4;
+    Py_ssize_t limbs = (len + 7) / 8;
     if (big_reserve(b, limbs) < 0) return -1;
-    for (Py_ssize_t i = 0; i < limbs; i++) {
-        uint32_t v = 0;
-        for (int k = 0; k < 4; k++) {
-            Py_ssize_t at = 4 * i + k;
-            if (at < len) v |= (uint32_t)p[at] << (8 * k);
-        }
-        b->d[i] = v;
-    }
+    for (Py_ssize_t i = 0; i < limbs; i++) b->d[i] = load_le64(p + 8 * i, len - 8 * i);
     b->n = limbs;
     big_trim(b);
     return 0;
 }
 
 static PyObject *big_to_long(const Big *b) {
-    PyObject *raw = PyBytes_FromStringAndSize(NULL, b->n * 4);
+    PyObject *raw = PyBytes_FromStringAndSize(NULL, b->n * 8);
     if (!raw) return NULL;
     unsigned char *p = (unsigned char *)PyBytes_AS_STRING(raw);
-    for (Py_ssize_t i = 0; i < b->n; i++) {
-        p[4 * i] = b->d[i] & 0xFF;
-        p[4 * i + 1] = (b->d[i] >> 8) & 0xFF;
-        p[4 * i + 2] = (b->d[i] >> 16) & 0xFF;
-        p[4 * i + 3] = (b->d[i] >> 24) & 0xFF;
-    }
+    for (Py_ssize_t i = 0; i < b->n; i++)
+        for (int k = 0; k < 8; k++) p[8 * i + k] = (unsigned char)(b->d[i] >> (8 * k));
     PyObject *v = PyObject_CallMethod((PyObject *)&PyLong_Type, "from_bytes", "Os", raw, "little");
     Py_DECREF(raw);
     return v;
@@ -1009,22 +1010,22 @@ static const mutation MUTATIONS[] = {
 #define MAX_STACK 5
 #define LONG_SHARE (1.0 / 32)
 
-/* mutate(rng, data, other, limit, max_len, dictionary, wins, inserting, names, n_picks, win_cut)
-   -> (bytes, list of names): ByteMutator.mutate. */
+/* mutate(max_len, dictionary, wins, inserting, names, n_picks, win_cut, rng, data, other, limit)
+   -> (bytes, list of names): ByteMutator.mutate (the fixed arguments first, for functools.partial). */
 static PyObject *cmutate(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
     if (nargs != 11) { PyErr_SetString(PyExc_TypeError, "mutate takes 11 arguments"); return NULL; }
-    if (Py_TYPE(args[0]) != &RandomType) { PyErr_SetString(PyExc_TypeError, "rng must be a _cmutate.Random"); return NULL; }
-    RandomObject *rng = (RandomObject *)args[0];
-    PyObject *data = args[1], *other = args[2], *limit_obj = args[3];
-    PyObject *dictionary = args[5], *wins = args[6], *inserting = args[7], *names = args[8];
+    if (Py_TYPE(args[7]) != &RandomType) { PyErr_SetString(PyExc_TypeError, "rng must be a _cmutate.Random"); return NULL; }
+    RandomObject *rng = (RandomObject *)args[7];
+    PyObject *data = args[8], *other = args[9], *limit_obj = args[10];
+    PyObject *dictionary = args[1], *wins = args[2], *inserting = args[3], *names = args[4];
     if (!PyBytes_Check(data) || !PyList_Check(dictionary) || !PyList_Check(wins) || !PyList_Check(inserting)
         || !PyTuple_Check(names) || PyTuple_GET_SIZE(names) != N_MUTATIONS) {
         PyErr_SetString(PyExc_TypeError, "mutate: bad argument types");
         return NULL;
     }
-    Py_ssize_t max_len = PyLong_AsSsize_t(args[4]);
-    Py_ssize_t n_picks = PyLong_AsSsize_t(args[9]);
-    Py_ssize_t win_cut = PyLong_AsSsize_t(args[10]);
+    Py_ssize_t max_len = PyLong_AsSsize_t(args[0]);
+    Py_ssize_t n_picks = PyLong_AsSsize_t(args[5]);
+    Py_ssize_t win_cut = PyLong_AsSsize_t(args[6]);
     if (PyErr_Occurred()) return NULL;
     Py_ssize_t data_len = PyBytes_GET_SIZE(data);
 
@@ -1092,7 +1093,7 @@ fail:
 
 static PyMethodDef module_methods[] = {
     {"mutate", (PyCFunction)(void (*)(void))cmutate, METH_FASTCALL,
-     "mutate(rng, data, other, limit, max_len, dictionary, wins, inserting, names, n_picks, win_cut)"},
+     "mutate(max_len, dictionary, wins, inserting, names, n_picks, win_cut, rng, data, other, limit)"},
     {NULL},
 };
 

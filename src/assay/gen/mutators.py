@@ -8,6 +8,7 @@ to the target's ``max_len``.  Everything draws only from the RNG it is handed.
 
 from __future__ import annotations
 
+import functools
 import random
 import re
 from typing import Callable, Iterable, Sequence
@@ -325,6 +326,11 @@ class ByteMutator:
         self._picks = (len(self.funcs) * 10, int(len(self.funcs) * 10 * WIN_SHARE))
         #: The C twin of :meth:`mutate` (the same bytes), when it is built and agrees with this module.
         self._c = cmutate if _c_twin_agrees(self.names) else None
+        #: ``mutate(rng, data, other, limit)`` in C, for a ``_cmutate.Random`` and bytes (None without the twin).
+        self.mutate_c = None
+        if self._c is not None:
+            self.mutate_c = functools.partial(self._c.mutate, self.max_len, self.dictionary, self.wins,
+                                              self.inserting, self._c.NAMES, *self._picks)
 
     def reward(self, ops: Iterable[str]) -> None:
         """Remember that ``ops`` produced new coverage (picked more often for a while)."""
@@ -343,10 +349,8 @@ class ByteMutator:
         it and ``data`` is cut to it, except a :data:`LONG_SHARE` of children (and
         deep nestings, :data:`NEST_DEEP`), which may reach ``max_len``.
         """
-        if self._c is not None and type(rng) is self._c.Random and type(data) is bytes:
-            n_picks, win_cut = self._picks
-            return self._c.mutate(rng, data, other, limit, self.max_len, self.dictionary, self.wins,
-                                  self.inserting, self._c.NAMES, n_picks, win_cut)
+        if self.mutate_c is not None and type(rng) is self._c.Random and type(data) is bytes:
+            return self.mutate_c(rng, data, other, limit)
         buf = bytearray(data)
         applied: list[str] = []
         # Mostly one or two mutations: each extra one risks undoing the useful one.
