@@ -90,6 +90,25 @@ def test_closing_ends_the_child(counting):
     assert counting.pid is None and not _alive(pid)
 
 
+def test_the_c_tally_counts_the_events_the_python_one_counts(monkeypatch):
+    from assay.gen.accelerated import cmutate
+
+    if cmutate is None:
+        pytest.skip("assay.gen._cmutate is not built (no C compiler)")
+
+    def counts() -> list[int]:
+        child = traced.CountingChild(_run_input, 5000)
+        try:
+            return [child.count(work, 10.0) for work in (b"3", b"10", b"25", b"forever")]
+        finally:
+            child.close(kill=True)
+
+    with_c = counts()
+    monkeypatch.setattr(traced, "cmutate", None)
+    assert counts() == with_c
+    assert with_c[0] < with_c[1] < with_c[2] < with_c[3] == 5000
+
+
 def test_the_stack_at_a_line_is_the_same_every_time(counting):
     def run() -> int:
         return _outer(30)

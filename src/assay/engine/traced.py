@@ -1,17 +1,18 @@
-"""One run of an input under ``sys.settrace``, in a forked child: its line count, or its stack at a line.
+"""Runs of an input traced in a forked child: its line count, or its stack at a line.
 
 Counting a run's Python line events is a cost measure that no load on the machine
 can disturb, and the stack at the middle line event of a run is a deterministic
 picture of where a slow run spends its time (an alarm after half the median time is
 not: it lands wherever the scheduler let the run get to).
 
-Not in the worker's own process: on 3.12 installing and removing a trace function
+Not in the worker's own process: on 3.12 turning line events on and off
 re-instruments every code object, which loses the coverage tracer's
 per-instruction state (a branch direction seen only by its destination's first
-``INSTRUCTION`` event would never be reported).  The child reports through a pipe
-and leaves with ``os._exit`` as soon as it knows its answer, without running the
-rest of the input.  Line counts, taken every few dozen to every 1,024th case, go
-to one long-lived :class:`CountingChild`; stack pictures, rare, to a fresh fork each.
+``INSTRUCTION`` event would never be reported).  Line counts, taken every few
+dozen to every 1,024th case, go to one long-lived :class:`CountingChild`
+(``sys.monitoring`` LINE events); a stack picture, rare, to a fresh fork each
+(``sys.settrace``, which has the frame), which reports through a pipe and leaves
+with ``os._exit`` as soon as it knows its answer, without running the rest of the input.
 """
 
 from __future__ import annotations
@@ -26,6 +27,8 @@ from dataclasses import asdict
 from typing import Any, Callable
 
 from assay.engine import procs
+from assay.feedback import sysmon
+from assay.gen.accelerated import cmutate
 from assay.verdict import Frame
 
 #: Most frames a stack picture keeps.
@@ -91,7 +94,7 @@ def in_child(run: Callable[[], Any], make_tracer: Callable[[Callable[[bytes], No
 
 
 class _UntilLine:
-    """Counts Python line events; at the ``stop``-th it takes its picture and reports at once."""
+    """Counts Python line events (``sys.settrace``); at the ``stop``-th it takes its picture and reports at once."""
 
     def __init__(self, stop: int, finish: Callable[[bytes], None] | None = None) -> None:
         self.count = 0
@@ -114,13 +117,6 @@ class _UntilLine:
 
     def report(self) -> bytes:
         raise NotImplementedError
-
-
-class LineCounter(_UntilLine):
-    """Counts Python line events, up to ``cap`` (then it reports the cap at once)."""
-
-    def report(self) -> bytes:
-        return self.count.to_bytes(8, "big")
 
 
 class StackAtLine(_UntilLine):
@@ -243,11 +239,17 @@ class CountingChild:
         self.pid, self._requests, self._replies = pid, requests_write, replies_read
 
     def _serve(self, requests: int, replies: int) -> None:  # pragma: no cover - runs in the child
-        def finish(report: bytes) -> None:
-            sys.settrace(None)
-            _write_all(replies, report)
+        def finish() -> None:
+            _write_all(replies, self.cap.to_bytes(8, "big"))
             os._exit(0)
 
+        # sys.monitoring LINE events, not sys.settrace: no frame object per event, and in
+        # C (when the twin is built) no Python call either; the same events either way.
+        mon = sysmon.monitoring()
+        tool = sysmon.claim_tool_id("assay-count")
+        tally = (cmutate.LineTally if cmutate is not None else LineTally)(self.cap, finish)
+        mon.register_callback(tool, mon.events.LINE, tally.hit)
+        mon.set_events(tool, mon.events.LINE)
         while True:
             header = _read_exact(requests, 8)
             if header is None:
@@ -255,13 +257,27 @@ class CountingChild:
             data = _read_exact(requests, int.from_bytes(header, "big"))
             if data is None:
                 return
-            counter = LineCounter(self.cap, finish)
-            sys.settrace(counter.trace)
-            try:
-                self.run_input(data)
-            finally:
-                sys.settrace(None)
-            _write_all(replies, counter.report())
+            tally.count = 0
+            self.run_input(data)
+            lines = tally.count
+            _write_all(replies, lines.to_bytes(8, "big"))
+
+
+class LineTally:
+    """A ``sys.monitoring`` LINE callback that counts; at ``cap`` it calls ``finish()``.
+
+    The pure-Python twin of ``assay.gen._cmutate.LineTally``: the same count.
+    """
+
+    def __init__(self, cap: int, finish: Callable[[], None]) -> None:
+        self.count = 0
+        self.cap = cap
+        self.finish = finish
+
+    def hit(self, code: Any, line: int) -> None:  # noqa: ARG002 - the LINE callback's signature
+        self.count += 1
+        if self.count >= self.cap:
+            self.finish()
 
 
 def _write_all(fd: int, data: bytes) -> None:

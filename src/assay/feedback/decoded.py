@@ -95,7 +95,10 @@ def _cached_forms(kind: type, v: Any) -> dict[str, bytes]:  # noqa: ARG001 - the
 def _forms_of(v: Any) -> dict[str, bytes]:
     """:func:`_text_forms`, each operand encoded once (a parser compares against the same few
     constants all the time); the dict is shared: read it, never change it."""
-    return _text_forms(v) if isinstance(v, bytearray) else _cached_forms(type(v), v)
+    kind = type(v)
+    if (kind is str or kind is bytes) and len(v) <= MAX_FORM_OPERAND:
+        return _cached_forms(kind, v)
+    return _text_forms(v)  # unhashable, a subclass, or too long to have forms: not cached
 
 
 def _like_case(template: bytes, word: bytes) -> bytes:

@@ -113,7 +113,9 @@ class ValueProfile:
             if len(seen) >= PER_SITE:
                 continue  # a full site takes no value: skip the hashing
             for v in (a, b):
-                h = _cached_digest(type(v), v) if type(v) is not bytearray else _digest(v)
+                kind = type(v)
+                cached = kind is int or ((kind is str or kind is bytes) and len(v) <= MAX_VALUE)
+                h = _cached_digest(kind, v) if cached else _digest(v)  # others: unhashable, or no value
                 if h is None or h in seen:
                     continue
                 if any(form in data for form in _plain_forms(v)):

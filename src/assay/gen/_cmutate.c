@@ -558,6 +558,71 @@ static PyTypeObject StreamType = {
     .tp_getset = Stream_getset,
 };
 
+/* ---------------------------------------------------------------- LineTally */
+
+/* A sys.monitoring LINE callback that counts (traced.CountingChild): the Python
+   tally's twin, a C call per line event instead of a Python frame. */
+typedef struct {
+    PyObject_HEAD
+    long long count;
+    long long cap;
+    PyObject *finish;   /* called once the count reaches cap */
+} TallyObject;
+
+static PyObject *Tally_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
+    long long cap;
+    PyObject *finish;
+    static char *kwlist[] = {"cap", "finish", NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "LO", kwlist, &cap, &finish)) return NULL;
+    TallyObject *self = (TallyObject *)type->tp_alloc(type, 0);
+    if (!self) return NULL;
+    self->count = 0;
+    self->cap = cap;
+    Py_INCREF(finish);
+    self->finish = finish;
+    return (PyObject *)self;
+}
+
+static void Tally_dealloc(TallyObject *self) {
+    Py_XDECREF(self->finish);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static PyObject *Tally_hit(TallyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    if (++self->count >= self->cap) return PyObject_CallNoArgs(self->finish);
+    Py_RETURN_NONE;
+}
+
+static PyObject *Tally_get_count(TallyObject *self, void *c) { return PyLong_FromLongLong(self->count); }
+static int Tally_set_count(TallyObject *self, PyObject *v, void *c) {
+    long long x = v ? PyLong_AsLongLong(v) : -1;
+    if (x == -1 && (!v || PyErr_Occurred())) { if (!v) PyErr_SetString(PyExc_AttributeError, "cannot delete"); return -1; }
+    self->count = x;
+    return 0;
+}
+
+static PyGetSetDef Tally_getset[] = {
+    {"count", (getter)Tally_get_count, (setter)Tally_set_count, "line events counted", NULL},
+    {NULL},
+};
+
+static PyMethodDef Tally_methods[] = {
+    {"hit", (PyCFunction)(void (*)(void))Tally_hit, METH_FASTCALL, "The LINE callback: count one event."},
+    {NULL},
+};
+
+static PyTypeObject TallyType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "assay.gen._cmutate.LineTally",
+    .tp_doc = "LineTally(cap, finish): hit() counts a line event; at cap it calls finish().",
+    .tp_basicsize = sizeof(TallyObject),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_new = Tally_new,
+    .tp_dealloc = (destructor)Tally_dealloc,
+    .tp_methods = Tally_methods,
+    .tp_getset = Tally_getset,
+};
+
 /* ---------------------------------------------------------------- the buffer */
 
 typedef struct {
@@ -1103,7 +1168,7 @@ static struct PyModuleDef module_def = {
 };
 
 PyMODINIT_FUNC PyInit__cmutate(void) {
-    if (PyType_Ready(&RandomType) < 0 || PyType_Ready(&StreamType) < 0) return NULL;
+    if (PyType_Ready(&RandomType) < 0 || PyType_Ready(&StreamType) < 0 || PyType_Ready(&TallyType) < 0) return NULL;
     PyObject *hashlib = PyImport_ImportModule("hashlib");
     if (!hashlib) return NULL;
     blake2b_fn = PyObject_GetAttrString(hashlib, "blake2b");
@@ -1126,6 +1191,8 @@ PyMODINIT_FUNC PyInit__cmutate(void) {
                                         "LONG_SHARE", LONG_SHARE, "MAX_DIGITS", MAX_DIGITS,
                                         "STREAM_BLOCK", STREAM_BLOCK, "STREAM_BYTES", STREAM_BYTES);
     if (!constants || PyModule_AddObject(m, "CONSTANTS", constants) < 0) { Py_XDECREF(constants); Py_DECREF(m); return NULL; }
+    Py_INCREF(&TallyType);
+    if (PyModule_AddObject(m, "LineTally", (PyObject *)&TallyType) < 0) { Py_DECREF(m); return NULL; }
     if (PyModule_AddObject(m, "Random", (PyObject *)&RandomType) < 0
         || PyModule_AddObject(m, "Stream", (PyObject *)&StreamType) < 0) {
         Py_DECREF(m);
