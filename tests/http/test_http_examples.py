@@ -29,7 +29,9 @@ PLANTED = {
         "error-shape:summarizeNote/body:/summary:minLength",  # edge value words=0
     ],
 }
-CASES = 3000
+#: The quoteItem edge value came at cases 250-3,697 over seeds 1-8 (one seed of eight missed it
+#: at 3,000 cases, before and after the line-count change that moved seed 1 from 923 to 3,697).
+CASES = 5000
 SEED = 1
 
 
