@@ -123,3 +123,16 @@ def test_shrink_uses_structural_candidates_first():
 
     result = shrink(b"B" * 64, lambda d: d.startswith(b"B"), structural=structural)
     assert seen and result.data == b"B"
+
+
+def test_ascii_int_reads_a_run_longer_than_int_allows_as_several_numbers():
+    # int() refuses more than 4,300 digits: a 5,000-digit run used to raise out of the
+    # mutation (and so out of the worker); it is read as runs of MAX_DIGITS now.
+    from assay.gen.mutators import MAX_DIGITS
+
+    ascii_int = MUTATIONS["ascii-int"]
+    rng = random.Random(3)
+    for _ in range(50):
+        out = ascii_int(ByteMutator(8192), bytearray(b"x" + b"9" * 5000), rng, None)
+        assert out is not None and out[:1] == b"x"
+        assert len(out) >= 5000 - MAX_DIGITS
