@@ -167,7 +167,9 @@ def test_a_campaign_runs_the_same_schedule_with_and_without_c(tmp_path: Path) ->
 
 
 def test_case_stream_falls_back_to_the_reference(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(seeds, "cmutate", None)
+    from assay.gen import accelerated
+
+    monkeypatch.setattr(accelerated, "cmutate", None)
     assert type(case_stream(1)) is CaseStream
 
 

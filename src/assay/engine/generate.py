@@ -149,11 +149,7 @@ class InputSource:
         limit = None if grow else self.len_limit
         if limit is not None and len(parent) > limit and index in self.quiet:
             parent = parent[:limit]  # a costly entry's children stay short, except the growing ones
-        fast = self.mutator.mutate_c  # the C twin, without the method's frame (same result)
-        if fast is not None and type(parent) is bytes and type(rng) is self.mutator._c.Random:
-            data, ops = fast(rng, parent, self.corpus, limit)
-        else:
-            data, ops = self.mutator.mutate(parent, rng, self.corpus, limit)
+        data, ops = self.mutator.mutate(parent, rng, self.corpus, limit)
         if self.guards[index]:
             return self._maybe_repair(rng, index, data, ops)
         return data, ops

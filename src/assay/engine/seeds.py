@@ -11,7 +11,7 @@ import hashlib
 import random
 import secrets
 
-from assay.gen.accelerated import cmutate
+from assay.gen import accelerated
 
 
 def new_master_seed() -> int:
@@ -229,7 +229,6 @@ def case_stream(tseed: int) -> CaseStream:
     Both give every case the same draws (``tests/test_cmutate.py``), so a campaign's
     schedule does not depend on which one runs.
     """
-    if cmutate is not None and (STREAM_BLOCK, STREAM_BYTES) == (cmutate.CONSTANTS["STREAM_BLOCK"],
-                                                                 cmutate.CONSTANTS["STREAM_BYTES"]):
-        return cmutate.Stream(tseed.to_bytes(8, "big"))
+    if accelerated.agrees(globals()):
+        return accelerated.cmutate.Stream(tseed.to_bytes(8, "big"))
     return CaseStream(tseed)

@@ -24,3 +24,12 @@ def _load() -> ModuleType | None:
 
 #: The C module, or None (not built, or turned off).
 cmutate = _load()
+
+
+def agrees(namespace: dict) -> bool:
+    """Whether the C twin is built and the tunables it compiled in (``CONSTANTS``) have the
+    values ``namespace`` gives them (a module's ``globals()``; names it lacks do not count).
+    A test that changes one gets the Python reference instead."""
+    if cmutate is None:
+        return False
+    return all(namespace.get(name, value) == value for name, value in cmutate.CONSTANTS.items())

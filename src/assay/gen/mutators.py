@@ -13,6 +13,7 @@ import random
 import re
 from typing import Callable, Iterable, Sequence
 
+from assay.gen import accelerated
 from assay.gen.accelerated import cmutate
 
 #: Most mutations stacked on one case (libFuzzer's ``-mutate_depth`` is 5).
@@ -301,15 +302,6 @@ MUTATIONS: dict[str, Mutation] = {
 }
 
 
-def _c_twin_agrees(names: list[str]) -> bool:
-    """Whether the C twin computes what this module would: it is built, and the mutation
-    table and the tunables it compiled in are this module's (a test may change either)."""
-    if cmutate is None or tuple(names) != cmutate.NAMES:
-        return False
-    here = globals()
-    return all(here.get(name, value) == value for name, value in cmutate.CONSTANTS.items())
-
-
 class ByteMutator:
     """Stacks libFuzzer-class mutations, clamped to ``max_len``."""
 
@@ -325,7 +317,7 @@ class ByteMutator:
         # One draw picks a mutation: below win_cut (WIN_SHARE of the range) a recent win.
         self._picks = (len(self.funcs) * 10, int(len(self.funcs) * 10 * WIN_SHARE))
         #: The C twin of :meth:`mutate` (the same bytes), when it is built and agrees with this module.
-        self._c = cmutate if _c_twin_agrees(self.names) else None
+        self._c = cmutate if accelerated.agrees(globals()) and tuple(self.names) == cmutate.NAMES else None
         #: ``mutate(rng, data, other, limit)`` in C, for a ``_cmutate.Random`` and bytes (None without the twin).
         self.mutate_c = None
         if self._c is not None:
