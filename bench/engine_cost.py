@@ -5,10 +5,12 @@ trivial target of ``end_to_end.py`` for two case caps and reports the marginal w
 time per case (the difference of the two runs over the difference of their caps, so
 start-up cancels out), in three configurations, interleaved, medians of ``--runs``:
 
-* ``c``: as installed (the C twin of the generator when it is built);
+* ``c``: as installed (the C hot loop and generator when they are built);
+* ``c-generator``: the Python hot loop around the C generator (the hot loop's
+  C twin turned off);
 * ``python``: ``ASSAY_PURE_PYTHON=1`` (the Python reference; the same inputs);
-* ``floor``: generation replaced by a constant input: what the loop around the
-  call costs by itself.
+* ``floor``: the Python hot loop with generation replaced by a constant input:
+  what the Python loop around the call costs by itself.
 
     python bench/engine_cost.py [--runs 3] [--small 200000] [--large 1000000]
 """
@@ -30,9 +32,11 @@ CHILD = r"""
 import json, sys, tempfile, time
 sys.path[:0] = [{here!r}, {src!r}]
 from end_to_end import trivial
-from assay.engine import generate
+from assay.engine import generate, worker
 from assay.engine.campaign import CampaignOptions, run_campaign
 from assay.target import make_target
+if {python_loop!r}:
+    worker.Worker._hot_loop = lambda self, stream: None
 if {floor!r}:
     def constant(self, rng, grow=False):
         self.repair_guards = None
@@ -50,7 +54,8 @@ print(json.dumps(time.perf_counter() - started))
 
 def one(config: str, cases: int) -> float:
     env = {**os.environ, "ASSAY_PURE_PYTHON": "1" if config == "python" else "0"}
-    code = CHILD.format(here=str(HERE), src=str(HERE.parent / "src"), floor=config == "floor", cases=cases)
+    code = CHILD.format(here=str(HERE), src=str(HERE.parent / "src"), floor=config == "floor", cases=cases,
+                        python_loop=config in ("c-generator", "floor"))
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=900,
                           cwd=tempfile.gettempdir())
     if proc.returncode != 0:
@@ -64,7 +69,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--small", type=int, default=200_000)
     parser.add_argument("--large", type=int, default=1_000_000)
     args = parser.parse_args(argv)
-    configs = ("c", "python", "floor")
+    configs = ("c", "c-generator", "python", "floor")
     per_case: dict[str, list[float]] = {c: [] for c in configs}
     for _ in range(args.runs):
         for config in configs:  # interleaved: a load change hits every configuration alike

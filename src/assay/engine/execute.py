@@ -96,6 +96,15 @@ def judged(target: Target, value: object, error: BaseException | None, refusal: 
     return RunResult(judge(error, target, fresh), ("outcome", "raise", type_name(type(error))), keys)
 
 
+def rejection_outcome(error: BaseException, target: Target) -> Hashable | None:
+    """The outcome of ``error`` when :func:`judged` calls it an expected rejection by its type
+    alone (whatever its message or traceback), else None: what a fast loop may skip once seen."""
+    if isinstance(error, (WedgeTimeout, KeyboardInterrupt, observe.OracleFailure)) or not target.expected \
+            or not isinstance(error, target.expected):
+        return None
+    return ("outcome", "raise", type_name(type(error)))
+
+
 @functools.lru_cache(maxsize=64)
 def allowance(allow: tuple[str, ...]) -> sandbox.Allowance:
     """A target's ``allow`` entries, parsed once."""

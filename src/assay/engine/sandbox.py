@@ -76,12 +76,21 @@ class Allowance:
 
 
 class _State:
-    installed = False
-    armed = False
-    busy = False
-    root = ""
-    allow = Allowance()
-    refusal: Refusal | None = None
+    """The sandbox's state in this process.  The worker's C hot loop sets ``allow``,
+    ``refusal`` and ``armed`` exactly as :func:`arm` and :func:`disarm` do."""
+
+    __slots__ = ("installed", "armed", "busy", "root", "allow", "refusal")
+
+    def __init__(self) -> None:
+        self.installed = False
+        self.armed = False
+        self.busy = False
+        self.root = ""
+        self.allow = Allowance()
+        self.refusal: Refusal | None = None
+
+
+_STATE = _State()
 
 
 def parse_allow(entries: Iterable[str], target_name: str = "?") -> Allowance:
@@ -109,52 +118,57 @@ def parse_allow(entries: Iterable[str], target_name: str = "?") -> Allowance:
 
 def install(root: str) -> None:
     """Add the audit hook to this process (once); ``root`` is the directory writes may go to."""
-    _State.root = os.path.realpath(root)
-    if not _State.installed:
-        _State.installed = True
+    _STATE.root = os.path.realpath(root)
+    if not _STATE.installed:
+        _STATE.installed = True
         sys.addaudithook(_hook)
 
 
 def installed() -> bool:
     """Whether this process runs under the sandbox."""
-    return _State.installed
+    return _STATE.installed
+
+
+def state() -> _State:
+    """The state :func:`arm` and :func:`disarm` set (for the worker's C hot loop)."""
+    return _STATE
 
 
 def arm(allow: Allowance) -> None:
     """Start refusing (a target call begins); forget any earlier refusal."""
-    _State.allow = allow
-    _State.refusal = None
-    _State.armed = _State.installed
+    _STATE.allow = allow
+    _STATE.refusal = None
+    _STATE.armed = _STATE.installed
 
 
 def disarm() -> Refusal | None:
     """Stop refusing (the target call ended); the first refusal made while armed."""
-    _State.armed = False
-    refusal, _State.refusal = _State.refusal, None
+    _STATE.armed = False
+    refusal, _STATE.refusal = _STATE.refusal, None
     return refusal
 
 
 def _hook(event: str, args: tuple) -> None:
-    if not _State.armed or _State.busy:
+    if not _STATE.armed or _STATE.busy:
         return
-    _State.busy = True
+    _STATE.busy = True
     try:
         found = _judge(event, args)
         if found is None:
             return
         kind, detail = found
         refusal = Refusal(event, kind, _target_frame(), detail)
-        if _State.refusal is None:
-            _State.refusal = refusal
+        if _STATE.refusal is None:
+            _STATE.refusal = refusal
     finally:
-        _State.busy = False
+        _STATE.busy = False
     raise SandboxRefusal(
         f"assay's sandbox refused {event} ({detail}); allow it with allow=[{kind if kind != 'write' else 'write:<path>'!r}]"
     )
 
 
 def _judge(event: str, args: tuple) -> tuple[str, str] | None:
-    allow = _State.allow
+    allow = _STATE.allow
     if event in _PROCESS_EVENTS:
         return None if allow.subprocess else ("subprocess", _describe(args))
     if event in ("socket.connect", "socket.bind"):
@@ -185,7 +199,7 @@ def _path_check(path: Any) -> tuple[str, str] | None:
         return ("write", f"path {path!r}")
     if real == os.devnull:
         return None
-    for base in (_State.root, *_State.allow.write_paths):
+    for base in (_STATE.root, *_STATE.allow.write_paths):
         if base and (real == base or real.startswith(base.rstrip(os.sep) + os.sep)):
             return None
     return ("write", f"path {real}")

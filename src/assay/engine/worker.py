@@ -22,13 +22,15 @@ from dataclasses import dataclass, field
 from typing import Any, Hashable
 
 from assay import interrupts, observe
-from assay.engine import execute, journal as jr, sandbox, slow, strays, traced
+from assay.engine import execute, generate, journal as jr, sandbox, slow, strays, traced
 from assay.engine.generate import InputSource, LengthControl
 from assay.engine.seeds import case_rng, case_stream
 from assay.engine.shrink import shrink
+from assay.feedback import valueprofile
 from assay.feedback.cmplog import guards_of, input_to_state, repair
 from assay.feedback.protocol import Feedback
 from assay.feedback.valueprofile import ValueProfile
+from assay.gen import accelerated
 from assay.target import Target
 
 #: Cases between checks of the clock (budget, progress messages).
@@ -74,6 +76,10 @@ COUNT_BUDGET = 64
 #: timeout is checked for super-linear cost (replays and pumping) and reported
 #: as a ``slow`` finding if it is; the schedule does not depend on it.
 IMPLICIT_SLOW_SHARE = 0.125
+
+#: What ``_cmutate.HotLoop.run`` hands back: cases done, or a case for Python to
+#: generate and run, to repair, or to judge.
+HOT_DONE, HOT_PYTHON, HOT_REPAIR, HOT_RAN = 0, 1, 2, 3
 
 
 @dataclass
@@ -144,6 +150,7 @@ class Worker:
             self.source.len_limit = self.lengths.limit
         self.sink = observe.FeatureSink()
         self._boring: set = set()  # return-value classes whose outcome is already seen
+        self._rejects: set = set()  # expected exception types whose outcome is already seen
         self.counting = traced.CountingChild(lambda data: execute.run(self.target, data), LINE_CAP)
 
     # -- schedule ------------------------------------------------------------------------
@@ -164,6 +171,8 @@ class Worker:
         i = plan.generated_pos
         stream = case_stream(plan.tseed)
         rng_of = stream.rng if plan.strategy is None else (lambda k: case_rng(plan.tseed, k))
+        hot = self._hot_loop(stream)
+        block = self._block if hot is None else (lambda i, end, rng_of: self._block_c(hot, i, end, rng_of))
         while plan.max_cases is None or i < plan.max_cases:
             if i % CLOCK_EVERY == 0:
                 if self._tick(i):
@@ -176,7 +185,7 @@ class Worker:
             if plan.max_cases is not None:
                 end = min(end, plan.max_cases)
             if self.slow is None:
-                i = self._block(i, end, rng_of)
+                i = block(i, end, rng_of)
                 continue
             while i < end:  # timed cases: cost feedback from timing, and from counted lines
                 self._one(i, rng_of(i), count=i >= self.next_count)
@@ -197,15 +206,17 @@ class Worker:
         """Generated cases ``i`` to ``end``: the hot loop.
 
         It does only what every case needs (mutate, chain, journal, call) and leaves
-        for the general path (:meth:`_after`) when something happened: new
-        coverage, a feature, an exception, a refusal, a new outcome, a time outlier.
+        for the general path (:meth:`_after`) when something happened or may have:
+        new coverage, a feature, an exception other than an expected rejection whose
+        outcome is seen, a refusal, a new outcome, a time outlier.
         The cases whose cost is counted (every :data:`COST_EVERY`-th, backing off
         while counting finds nothing), and any case to be repaired, run on the
         general path.  It computes exactly what :meth:`case` computes.
         """
         source, journal, target = self.source, self.journal, self.target
         nxt, begin, mem = source.next, journal.begin, journal.mem
-        fn, fb, sink, boring, seen = target.fn, self.feedback, self.sink, self._boring, self.seen_features
+        fn, fb, sink, boring, rejects, seen = target.fn, self.feedback, self.sink, self._boring, self._rejects, \
+            self.seen_features
         guarded = sandbox.installed()
         allow = execute.allowance(target.allow) if guarded else None
         arm, disarm = sandbox.arm, sandbox.disarm
@@ -256,26 +267,97 @@ class Worker:
                     error = exc
                 mem[0] = idle
                 ran += 1
+                keys = sink.keys
+                if keys and all(k in seen for k in keys):  # features seen before show nothing (see _after)
+                    keys.clear()
                 # A comparison replacement's child may still advance a comparison: value profile judges
                 # the first child of each replacement (ValueProfile.wants_run refuses the others).
-                if error is None and refusal is None and not fb.new and not sink.keys and (
-                        values is None or source.last_pair is None or source.last_pair in tried):
-                    kind = value if value is None or value is True or value is False else type(value)
-                    if kind in boring and (outlier is None or monotonic() - started < outlier):
-                        i += 1
-                        continue
-                    if execute.outcome_of_return(value) in seen:
-                        boring.add(kind)
-                keys, sink.keys = sink.keys, []
-                result = execute.judged(target, value, error, refusal, keys)
-                new = fb.take_new() if fb.new else []
+                if refusal is None and not fb.new and not keys and (
+                        values is None or source.last_pair is None or source.last_pair in tried
+                        or values.refuses(self.executed + ran)) and (
+                        (value if value is None or value is True or value is False else type(value)) in boring
+                        if error is None else type(error) in rejects) and (
+                        outlier is None or monotonic() - started < outlier):
+                    i += 1
+                    continue
                 self.executed += ran  # the general path reads the case count
                 ran = 0
-                self._after(generated, i, data, ops, result, monotonic() - started, new)
+                self._eventful(i, data, ops, value, error, refusal, started)
                 i += 1
         finally:
             observe.activate(previous)
             self.executed += ran
+        return i
+
+    def _eventful(self, i: int, data: bytes, ops: list[str], value, error, refusal, started: float) -> None:
+        """A hot-loop case that left the fast path: judged on the general path, as :meth:`case` judges."""
+        fb, sink, values, last_pair = self.feedback, self.sink, self.values, self.source.last_pair
+        if refusal is None and not fb.new and not sink.keys and (
+                values is None or last_pair is None or last_pair in values.tried or values.refuses(self.executed)):
+            # Only a new outcome can follow: once it is seen, this return class (or expected
+            # exception type) takes the fast path.
+            if error is None:
+                if execute.outcome_of_return(value) in self.seen_features:
+                    self._boring.add(value if value is None or value is True or value is False else type(value))
+            elif execute.rejection_outcome(error, self.target) in self.seen_features:
+                self._rejects.add(type(error))
+        keys, sink.keys = sink.keys, []
+        result = execute.judged(self.target, value, error, refusal, keys)
+        new = fb.take_new() if fb.new else []
+        self._after(jr.GENERATED, i, data, ops, result, time.monotonic() - started, new)
+
+    def _hot_loop(self, stream):
+        """The C twin of :meth:`_block` (``_cmutate.HotLoop``) when it can run this campaign, else None.
+
+        It runs byte mode only, with the generator's C twin, and only while the
+        tunables it compiled in agree with :mod:`assay.engine.generate`'s and
+        :mod:`assay.feedback.valueprofile`'s.
+        """
+        cmutate, mutate_c = accelerated.cmutate, self.source.mutator.mutate_c
+        if (cmutate is None or mutate_c is None or self.plan.strategy is not None or self.slow is not None
+                or type(stream) is not cmutate.Stream or not accelerated.agrees(vars(generate))
+                or not accelerated.agrees(vars(valueprofile))
+                or jr.HEADER.format != "<BBxxxxxxqqdQ32sd"):
+            return None
+        guarded = sandbox.installed()
+        return cmutate.HotLoop(
+            fn=self.target.fn, target=self.target, source=self.source, stream=stream, mutate_args=mutate_c.args,
+            replace_one=generate.replace_one, feedback=self.feedback, sink=self.sink, boring=self._boring,
+            rejects=self._rejects, seen=self.seen_features, values=self.values, journal=self.journal,
+            sandbox=sandbox.state() if guarded else None,
+            allow=execute.allowance(self.target.allow) if guarded else None,
+            strays_returned=strays.returned, outlier=self.outlier, data_at=jr.DATA_AT)
+
+    def _block_c(self, hot, i: int, end: int, rng_of) -> int:
+        """Generated cases ``i`` to ``end`` through the C hot loop (what :meth:`_block` computes).
+
+        The C loop returns at ``end``, at the next counted case, and at any case the
+        general path must see: one to generate in Python (random bytes while the
+        corpus is empty), one to repair, one that ran and showed something or may have.
+        """
+        previous = observe.activate(self.sink)
+        try:
+            while i < end:
+                if i >= self.next_count:
+                    self._one(i, rng_of(i), count=True)
+                    i += 1
+                    continue
+                status, i, ran, data, ops, value, error, refusal, started = hot.run(
+                    i, min(end, self.next_count), self.executed)
+                self.executed += ran
+                if status == HOT_PYTHON:
+                    i = self._block(i, i + 1, rng_of)
+                elif status == HOT_REPAIR:
+                    data, ops = self._repair(i, data, ops, self.source.repair_guards)
+                    self.case(jr.GENERATED, i, data, ops)
+                    i += 1
+                elif status == HOT_RAN:
+                    if isinstance(error, KeyboardInterrupt) and refusal is None and interrupts.is_real():
+                        raise error
+                    self._eventful(i, data, ops, value, error, refusal, started)
+                    i += 1
+        finally:
+            observe.activate(previous)
         return i
 
     def _tick(self, position: int) -> bool:

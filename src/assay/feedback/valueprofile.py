@@ -91,13 +91,17 @@ class ValueProfile:
         self.features += 1
         return True
 
+    def refuses(self, cases: int) -> bool:
+        """Does :meth:`wants_run` refuse every replacement now (its budget spent, or its features)?"""
+        return self.runs >= BUDGET * cases + 1 or self.features >= MAX_FEATURES
+
     def wants_run(self, cases: int, replacement: Hashable) -> bool:
         """May a case made by ``replacement`` (parent index, pair) get an instrumented run?
 
         Only the first case of each replacement does (later ones differ only in the
         occurrence replaced), and only within :data:`BUDGET` of all cases.
         """
-        if replacement in self.tried or self.runs >= BUDGET * cases + 1 or self.features >= MAX_FEATURES:
+        if replacement in self.tried or self.refuses(cases):
             return False
         self.tried.add(replacement)
         self.runs += 1

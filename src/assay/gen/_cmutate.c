@@ -7,6 +7,7 @@
  *   Random  = assay.engine.seeds.FastRandom   (cmutate_random.c)
  *   Stream  = assay.engine.seeds.CaseStream   (cmutate_random.c)
  *   mutate  = assay.gen.mutators.ByteMutator.mutate and its fifteen mutations (cmutate_mutations.c)
+ *   HotLoop = assay.engine.worker.Worker._block's byte-mode loop, with InputSource.next (cmutate_loop.c)
  *
  * so a campaign's schedule, corpus and findings do not depend on whether this module
  * was built.  tests/test_cmutate.py compares the two on many thousands of cases.  It
@@ -86,7 +87,7 @@ static struct PyModuleDef module_def = {
 };
 
 PyMODINIT_FUNC PyInit__cmutate(void) {
-    if (cm_random_init() < 0 || PyType_Ready(&TallyType) < 0) return NULL;
+    if (cm_random_init() < 0 || cm_loop_init() < 0 || PyType_Ready(&TallyType) < 0) return NULL;
     PyObject *m = PyModule_Create(&module_def);
     if (!m) return NULL;
     Py_INCREF(&cm_RandomType);
@@ -96,12 +97,17 @@ PyMODINIT_FUNC PyInit__cmutate(void) {
                                     "repeat-chunk", "nest", "crossover", "dict-insert", "dict-overwrite");
     if (!names || PyModule_AddObject(m, "NAMES", names) < 0) { Py_XDECREF(names); Py_DECREF(m); return NULL; }
     /* The tunables compiled in: the Python side uses this module only while its own agree. */
-    PyObject *constants = Py_BuildValue("{s:i,s:i,s:d,s:i,s:d,s:d,s:d,s:i,s:i,s:i}",
-                                        "MAX_STACK", MAX_STACK, "MAX_CHUNK", MAX_CHUNK, "CUT_AFTER_PUMP", CUT_AFTER_PUMP,
-                                        "NEST_SCAN", NEST_SCAN, "NEST_STRUCTURAL", NEST_STRUCTURAL, "NEST_DEEP", NEST_DEEP,
-                                        "LONG_SHARE", LONG_SHARE, "MAX_DIGITS", MAX_DIGITS,
-                                        "STREAM_BLOCK", STREAM_BLOCK, "STREAM_BYTES", STREAM_BYTES);
+    PyObject *constants = Py_BuildValue(
+        "{s:i,s:i,s:d,s:i,s:d,s:d,s:d,s:i,s:i,s:i,s:d,s:i,s:d,s:d,s:i,s:d,s:d,s:d,s:i,s:d,s:i}",
+        "MAX_STACK", MAX_STACK, "MAX_CHUNK", MAX_CHUNK, "CUT_AFTER_PUMP", CUT_AFTER_PUMP, "NEST_SCAN", NEST_SCAN,
+        "NEST_STRUCTURAL", NEST_STRUCTURAL, "NEST_DEEP", NEST_DEEP, "LONG_SHARE", LONG_SHARE, "MAX_DIGITS", MAX_DIGITS,
+        "STREAM_BLOCK", STREAM_BLOCK, "STREAM_BYTES", STREAM_BYTES, "RECENT_SHARE", RECENT_SHARE,
+        "RECENT_WINDOW", RECENT_WINDOW, "PRODUCTIVE_SHARE", PRODUCTIVE_SHARE, "CMP_SHARE", CMP_SHARE,
+        "STAGE_EVERY", STAGE_EVERY, "REPAIR_SHARE", REPAIR_SHARE, "REPAIR_BUDGET", REPAIR_BUDGET,
+        "MAX_SKIP", MAX_SKIP, "REPICKS", REPICKS, "BUDGET", VP_BUDGET, "MAX_FEATURES", VP_MAX_FEATURES);
     if (!constants || PyModule_AddObject(m, "CONSTANTS", constants) < 0) { Py_XDECREF(constants); Py_DECREF(m); return NULL; }
+    Py_INCREF(&cm_HotLoopType);
+    if (PyModule_AddObject(m, "HotLoop", (PyObject *)&cm_HotLoopType) < 0) { Py_DECREF(m); return NULL; }
     Py_INCREF(&TallyType);
     if (PyModule_AddObject(m, "LineTally", (PyObject *)&TallyType) < 0) { Py_DECREF(m); return NULL; }
     if (PyModule_AddObject(m, "Random", (PyObject *)&cm_RandomType) < 0

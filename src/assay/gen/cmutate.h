@@ -3,6 +3,7 @@
  *
  *   cmutate_random.c     the pool, Random (FastRandom) and Stream (CaseStream)
  *   cmutate_mutations.c  ByteMutator.mutate and its fifteen mutations
+ *   cmutate_loop.c       HotLoop: the worker's byte-mode hot loop (InputSource.next and Worker._block)
  *   _cmutate.c           LineTally and the module
  */
 #ifndef ASSAY_CMUTATE_H
@@ -28,6 +29,19 @@ typedef unsigned __int128 u128;
 #define NEST_DEEP 0.25
 #define LONG_SHARE (1.0 / 32)
 #define MAX_DIGITS 1000
+/* ...and of generate.py (InputSource.next and _pick, which the hot loop runs). */
+#define RECENT_SHARE 0.5
+#define RECENT_WINDOW 4
+#define PRODUCTIVE_SHARE 0.25
+#define CMP_SHARE 0.3
+#define STAGE_EVERY 2
+#define REPAIR_SHARE 0.5
+#define REPAIR_BUDGET 0.1
+#define MAX_SKIP 0.98
+#define REPICKS 4
+/* ...and of valueprofile.py (exported as BUDGET and MAX_FEATURES). */
+#define VP_BUDGET 0.01
+#define VP_MAX_FEATURES 512
 
 /* The pool: an unbounded non-negative integer, little-endian 64-bit limbs. */
 typedef struct {
@@ -44,17 +58,48 @@ typedef struct {
     long long more;
 } RandomObject;
 
+typedef struct {
+    PyObject_HEAD
+    PyObject *key;        /* bytes: tseed, 8 bytes big-endian */
+    long long block_no;
+    PyObject *block;      /* bytes of STREAM_BLOCK * STREAM_BYTES, or NULL */
+    RandomObject *rng;
+} StreamObject;
+
+/* A growable byte buffer (PyMem). */
+typedef struct {
+    unsigned char *p;
+    Py_ssize_t n, cap;
+} Buf;
+
+/* mutate()'s fixed arguments (borrowed references). */
+typedef struct {
+    Py_ssize_t max_len, n_picks, win_cut;
+    PyObject *dictionary, *wins, *inserting, *names;
+} cm_MutateArgs;
+
 extern PyTypeObject cm_RandomType;
 extern PyTypeObject cm_StreamType;
+extern PyTypeObject cm_HotLoopType;
 
 /* hashlib's functions, looked up once; -1 with an exception set on failure. */
 int cm_random_init(void);
+/* The hot loop's interned names and type; -1 with an exception set on failure. */
+int cm_loop_init(void);
 /* _randbelow(n) for 0 < n < 2**64 and random(); -1 with an exception set on failure. */
 int cm_rng_below(RandomObject *r, uint64_t n, uint64_t *r_out);
 int cm_rng_random(RandomObject *r, double *out);
 /* A settable int attribute's setter body (deleting it is refused). */
 int cm_set_long_long(PyObject *v, long long *out);
-/* ByteMutator.mutate (METH_FASTCALL). */
+/* CaseStream.rng(index): the stream's reused generator, loaded (borrowed; NULL with an exception set). */
+RandomObject *cm_stream_case(StreamObject *stream, long long index);
+/* ByteMutator.mutate (METH_FASTCALL), and its parts for the hot loop (see cmutate_mutations.c). */
 PyObject *cm_mutate(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
+int cm_mutate_args(PyObject *const *args, cm_MutateArgs *a);
+int cm_mutate_into(const cm_MutateArgs *a, RandomObject *rng, const unsigned char *data, Py_ssize_t data_len,
+                   PyObject *other, Py_ssize_t limit, Buf *buf, int *applied, int *n_applied);
+PyObject *cm_applied_names(const cm_MutateArgs *a, const int *applied, int n_applied);
+/* The monotonic clock as time.monotonic() reads it. */
+double cm_monotonic(void);
 
 #endif

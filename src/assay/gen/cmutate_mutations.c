@@ -6,11 +6,6 @@
 
 /* ---------------------------------------------------------------- the buffer */
 
-typedef struct {
-    unsigned char *p;
-    Py_ssize_t n, cap;
-} Buf;
-
 static int buf_reserve(Buf *b, Py_ssize_t n) {
     if (n <= b->cap) return 0;
     Py_ssize_t cap = b->cap ? b->cap : 64;
@@ -448,84 +443,117 @@ static const mutation MUTATIONS[] = {
 #define N_MUTATIONS ((Py_ssize_t)(sizeof(MUTATIONS) / sizeof(MUTATIONS[0])))
 
 
-/* mutate(max_len, dictionary, wins, inserting, names, n_picks, win_cut, rng, data, other, limit)
-   -> (bytes, list of names): ByteMutator.mutate (the fixed arguments first, for functools.partial). */
-PyObject *cm_mutate(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
-    if (nargs != 11) { PyErr_SetString(PyExc_TypeError, "mutate takes 11 arguments"); return NULL; }
-    if (Py_TYPE(args[7]) != &cm_RandomType) { PyErr_SetString(PyExc_TypeError, "rng must be a _cmutate.Random"); return NULL; }
-    RandomObject *rng = (RandomObject *)args[7];
-    PyObject *data = args[8], *other = args[9], *limit_obj = args[10];
-    PyObject *dictionary = args[1], *wins = args[2], *inserting = args[3], *names = args[4];
-    if (!PyBytes_Check(data) || !PyList_Check(dictionary) || !PyList_Check(wins) || !PyList_Check(inserting)
-        || !PyTuple_Check(names) || PyTuple_GET_SIZE(names) != N_MUTATIONS) {
-        PyErr_SetString(PyExc_TypeError, "mutate: bad argument types");
-        return NULL;
-    }
-    Py_ssize_t max_len = PyLong_AsSsize_t(args[0]);
-    Py_ssize_t n_picks = PyLong_AsSsize_t(args[5]);
-    Py_ssize_t win_cut = PyLong_AsSsize_t(args[6]);
-    if (PyErr_Occurred()) return NULL;
-    Py_ssize_t data_len = PyBytes_GET_SIZE(data);
-
-    Buf buf = {NULL, 0, 0};
-    PyObject *applied = PyList_New(0);
-    if (!applied) return NULL;
-    if (buf_reserve(&buf, data_len + 1) < 0) goto fail;
-    memcpy(buf.p, PyBytes_AS_STRING(data), (size_t)data_len);
-    buf.n = data_len;
+/* ByteMutator.mutate's body: ``data`` mutated into ``buf`` (its bytes replaced); the indices of
+   the mutations applied go to ``applied`` (at most MAX_STACK), their number to ``n_applied``.
+   ``limit`` < 0 stands for None.  0, or -1 with an exception set. */
+int cm_mutate_into(const cm_MutateArgs *a, RandomObject *rng, const unsigned char *data, Py_ssize_t data_len,
+                   PyObject *other, Py_ssize_t limit, Buf *buf, int *applied, int *n_applied) {
+    *n_applied = 0;
+    if (buf_reserve(buf, data_len + 1) < 0) return -1;
+    memcpy(buf->p, data, (size_t)data_len);
+    buf->n = data_len;
 
     double r;
-    if (cm_rng_random(rng, &r) < 0) goto fail;
+    if (cm_rng_random(rng, &r) < 0) return -1;
     Py_ssize_t depth = 1 + (r < 0.36788) + (r < 0.13534) + (r < 0.04979) + (r < 0.01832);
     if (depth > MAX_STACK) depth = MAX_STACK;
-    Ctx c = {rng, &buf, other, dictionary, max_len, max_len};
-    if (limit_obj == Py_None || fmod(r * 1024, 1.0) < LONG_SHARE) {
-        c.cap = max_len;
-    } else {
-        Py_ssize_t limit = PyLong_AsSsize_t(limit_obj);
-        if (limit == -1 && PyErr_Occurred()) goto fail;
+    Ctx c = {rng, buf, other, a->dictionary, a->max_len, a->max_len};
+    if (limit < 0 || fmod(r * 1024, 1.0) < LONG_SHARE)
+        c.cap = a->max_len;
+    else
         c.cap = MAX(limit, data_len);
-    }
     Py_ssize_t attempts = depth * 8, done = 0;
     while (attempts) {
         attempts--;
         Py_ssize_t i;
         uint64_t x;
-        if (!buf.n) {
-            Py_ssize_t size = PyList_GET_SIZE(inserting);
-            if (cm_rng_below(rng, (uint64_t)size, &x) < 0) goto fail;
-            i = PyLong_AsSsize_t(PyList_GET_ITEM(inserting, (Py_ssize_t)x));
+        if (!buf->n) {
+            Py_ssize_t size = PyList_GET_SIZE(a->inserting);
+            if (cm_rng_below(rng, (uint64_t)size, &x) < 0) return -1;
+            i = PyLong_AsSsize_t(PyList_GET_ITEM(a->inserting, (Py_ssize_t)x));
         } else {
-            if (cm_rng_below(rng, (uint64_t)n_picks << 20, &x) < 0) goto fail;
-            uint64_t high = x / (uint64_t)n_picks, k = x % (uint64_t)n_picks;
-            Py_ssize_t n_wins = PyList_GET_SIZE(wins);
-            if (n_wins && k < (uint64_t)win_cut)
-                i = PyLong_AsSsize_t(PyList_GET_ITEM(wins, (Py_ssize_t)(high % (uint64_t)n_wins)));
+            if (cm_rng_below(rng, (uint64_t)a->n_picks << 20, &x) < 0) return -1;
+            uint64_t high = x / (uint64_t)a->n_picks, k = x % (uint64_t)a->n_picks;
+            Py_ssize_t n_wins = PyList_GET_SIZE(a->wins);
+            if (n_wins && k < (uint64_t)a->win_cut)
+                i = PyLong_AsSsize_t(PyList_GET_ITEM(a->wins, (Py_ssize_t)(high % (uint64_t)n_wins)));
             else
                 i = (Py_ssize_t)(k % (uint64_t)N_MUTATIONS);
         }
         if (i < 0 || i >= N_MUTATIONS) {
             if (!PyErr_Occurred()) PyErr_SetString(PyExc_IndexError, "mutation index out of range");
-            goto fail;
+            return -1;
         }
         int rc = MUTATIONS[i](&c);
-        if (rc < 0) goto fail;
+        if (rc < 0) return -1;
         if (rc) {
-            if (PyList_Append(applied, PyTuple_GET_ITEM(names, i)) < 0) goto fail;
-            if (++done == depth) break;
+            applied[done] = (int)i;
+            *n_applied = (int)++done;
+            if (done == depth) break;
         }
     }
-    if (buf.n > c.cap) buf.n = c.cap;
-    PyObject *out = PyBytes_FromStringAndSize((const char *)buf.p, buf.n);
-    PyMem_Free(buf.p);
-    if (!out) { Py_DECREF(applied); return NULL; }
-    PyObject *pair = PyTuple_Pack(2, out, applied);
-    Py_DECREF(out);
-    Py_DECREF(applied);
-    return pair;
-fail:
-    PyMem_Free(buf.p);
-    Py_DECREF(applied);
-    return NULL;
+    if (buf->n > c.cap) buf->n = c.cap;
+    return 0;
 }
 
+/* The fixed arguments of mutate() (max_len, dictionary, wins, inserting, names, n_picks, win_cut),
+   checked; 0, or -1 with an exception set.  The references are borrowed. */
+int cm_mutate_args(PyObject *const *args, cm_MutateArgs *a) {
+    a->dictionary = args[1];
+    a->wins = args[2];
+    a->inserting = args[3];
+    a->names = args[4];
+    if (!PyList_Check(a->dictionary) || !PyList_Check(a->wins) || !PyList_Check(a->inserting)
+        || !PyTuple_Check(a->names) || PyTuple_GET_SIZE(a->names) != N_MUTATIONS) {
+        PyErr_SetString(PyExc_TypeError, "mutate: bad argument types");
+        return -1;
+    }
+    a->max_len = PyLong_AsSsize_t(args[0]);
+    a->n_picks = PyLong_AsSsize_t(args[5]);
+    a->win_cut = PyLong_AsSsize_t(args[6]);
+    return PyErr_Occurred() ? -1 : 0;
+}
+
+/* The names of the mutations applied, as ByteMutator.mutate returns them. */
+PyObject *cm_applied_names(const cm_MutateArgs *a, const int *applied, int n_applied) {
+    PyObject *names = PyList_New(n_applied);
+    if (!names) return NULL;
+    for (int k = 0; k < n_applied; k++) {
+        PyObject *name = PyTuple_GET_ITEM(a->names, applied[k]);
+        Py_INCREF(name);
+        PyList_SET_ITEM(names, k, name);
+    }
+    return names;
+}
+
+/* mutate(max_len, dictionary, wins, inserting, names, n_picks, win_cut, rng, data, other, limit)
+   -> (bytes, list of names): ByteMutator.mutate (the fixed arguments first, for functools.partial). */
+PyObject *cm_mutate(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 11) { PyErr_SetString(PyExc_TypeError, "mutate takes 11 arguments"); return NULL; }
+    if (Py_TYPE(args[7]) != &cm_RandomType) { PyErr_SetString(PyExc_TypeError, "rng must be a _cmutate.Random"); return NULL; }
+    cm_MutateArgs a;
+    if (cm_mutate_args(args, &a) < 0) return NULL;
+    PyObject *data = args[8], *other = args[9], *limit_obj = args[10];
+    if (!PyBytes_Check(data)) { PyErr_SetString(PyExc_TypeError, "mutate: bad argument types"); return NULL; }
+    Py_ssize_t limit = -1;
+    if (limit_obj != Py_None) {
+        limit = PyLong_AsSsize_t(limit_obj);
+        if (limit == -1 && PyErr_Occurred()) return NULL;
+        if (limit < 0) limit = 0;
+    }
+    Buf buf = {NULL, 0, 0};
+    int applied[MAX_STACK], n_applied;
+    if (cm_mutate_into(&a, (RandomObject *)args[7], (const unsigned char *)PyBytes_AS_STRING(data),
+                       PyBytes_GET_SIZE(data), other, limit, &buf, applied, &n_applied) < 0) {
+        PyMem_Free(buf.p);
+        return NULL;
+    }
+    PyObject *out = PyBytes_FromStringAndSize((const char *)buf.p, buf.n);
+    PyMem_Free(buf.p);
+    PyObject *names = out ? cm_applied_names(&a, applied, n_applied) : NULL;
+    if (!names) { Py_XDECREF(out); return NULL; }
+    PyObject *pair = PyTuple_Pack(2, out, names);
+    Py_DECREF(out);
+    Py_DECREF(names);
+    return pair;
+}

@@ -448,14 +448,6 @@ PyTypeObject cm_RandomType = {
 
 /* ---------------------------------------------------------------- Stream */
 
-typedef struct {
-    PyObject_HEAD
-    PyObject *key;        /* bytes: tseed, 8 bytes big-endian */
-    long long block_no;
-    PyObject *block;      /* bytes of STREAM_BLOCK * STREAM_BYTES, or NULL */
-    RandomObject *rng;
-} StreamObject;
-
 static PyObject *Stream_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
     PyObject *key;
     static char *kwlist[] = {"key", NULL};
@@ -480,10 +472,7 @@ static void Stream_dealloc(StreamObject *self) {
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
-/* CaseStream.rng(index): the reused generator, loaded with case index's bits. */
-static PyObject *Stream_rng(StreamObject *self, PyObject *arg) {
-    long long index = PyLong_AsLongLong(arg);
-    if (index == -1 && PyErr_Occurred()) return NULL;
+RandomObject *cm_stream_case(StreamObject *self, long long index) {
     if (index < 0) { PyErr_SetString(PyExc_ValueError, "case indices are not negative"); return NULL; }
     long long block_no = index / STREAM_BLOCK, at = index % STREAM_BLOCK;
     if (block_no != self->block_no) {
@@ -508,7 +497,15 @@ static PyObject *Stream_rng(StreamObject *self, PyObject *arg) {
         return NULL;
     rng->index = index;
     rng->more = 0;
-    Py_INCREF(rng);
+    return rng;
+}
+
+/* CaseStream.rng(index): the reused generator, loaded with case index's bits. */
+static PyObject *Stream_rng(StreamObject *self, PyObject *arg) {
+    long long index = PyLong_AsLongLong(arg);
+    if (index == -1 && PyErr_Occurred()) return NULL;
+    RandomObject *rng = cm_stream_case(self, index);
+    Py_XINCREF(rng);
     return (PyObject *)rng;
 }
 
