@@ -20,6 +20,7 @@ from assay.engine import worker
 from assay.engine.campaign import CampaignOptions, run_campaign
 from assay.gen.accelerated import cmutate
 from assay.target import make_target
+from hot_loop_targets import make_writer
 
 needs_c = pytest.mark.skipif(cmutate is None, reason="assay.gen._cmutate is not built (no C compiler)")
 
@@ -62,7 +63,8 @@ def _toml(data: bytes):
     return tomllib.loads(data.decode("utf-8", "surrogateescape"))
 
 
-def _targets(planted):
+def _targets(planted, tmp_path: Path):
+    writer = make_target(make_writer(tmp_path / "written"), name="writer", seeds=[b"hello"], max_len=64)
     toml = make_target(_toml, name="toml", expected=(tomllib.TOMLDecodeError,), sources=("tomllib",),
                        seeds=[b'a = "x"\n[t]\nb = [1, 2]\n'], max_len=512)
     return {
@@ -70,13 +72,14 @@ def _targets(planted):
         "maze_keyword_str": planted.get("maze_keyword_str"),  # comparison replacements, the stage
         "planted_feature_only": planted.get("planted_feature_only"),  # features: cases handed back
         "toml": toml,  # expected rejections on most inputs
+        "writer": writer,  # sandbox refusals
     }
 
 
 @needs_c
-@pytest.mark.parametrize("name", ["maze_checksum", "maze_keyword_str", "planted_feature_only", "toml"])
+@pytest.mark.parametrize("name", ["maze_checksum", "maze_keyword_str", "planted_feature_only", "toml", "writer"])
 def test_the_c_hot_loop_runs_the_schedule_of_the_python_loop(planted, tmp_path, monkeypatch, name):
-    target = _targets(planted)[name]
+    target = _targets(planted, tmp_path)[name]
     cases = 3000
     python, _ = _run(target, tmp_path / "python", c=False, monkeypatch=monkeypatch, cases=cases)
     fast, seen = _run(target, tmp_path / "c", c=True, monkeypatch=monkeypatch, cases=cases)
@@ -90,13 +93,16 @@ def test_the_c_hot_loop_runs_the_schedule_of_the_python_loop(planted, tmp_path, 
     assert handed_back < cases // 4, seen
     if name == "maze_checksum":
         assert seen.get("2", 0) > 0, "children of the guarded entry were handed back for repair"
+    if name == "writer":
+        assert [f.oracle for f in fast.findings] == ["safety"]
+        assert not (tmp_path / "written").exists()
 
 
 @needs_c
 def test_expected_rejections_stay_in_the_c_loop(tmp_path, monkeypatch, planted):
     """A parser that rejects most inputs with its documented exception: once that outcome
     is seen, rejections take the fast path (the schedule is the same, see above)."""
-    target = _targets(planted)["toml"]
+    target = _targets(planted, tmp_path)["toml"]
     _, seen = _run(target, tmp_path, c=True, monkeypatch=monkeypatch, cases=3000)
     assert seen.get("3", 0) < seen["ran"] // 4, seen
 

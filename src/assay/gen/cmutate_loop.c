@@ -74,6 +74,7 @@ typedef struct {
     Py_ssize_t max_len, capacity, data_at;
     long owner;
     EVP_MD_CTX *sha;
+    EVP_MD *sha256;            /* fetched once: an implicit fetch per case takes a lock */
     Buf buf;
 } HotLoopObject;
 
@@ -387,7 +388,7 @@ static int generate(HotLoopObject *self, RunState *st, RandomObject *rng, PyObje
 
 static int chain_step(HotLoopObject *self, unsigned char *chain, const char *data, Py_ssize_t n) {
     unsigned char size[4] = {(unsigned char)(n >> 24), (unsigned char)(n >> 16), (unsigned char)(n >> 8), (unsigned char)n};
-    if (EVP_DigestInit_ex(self->sha, EVP_sha256(), NULL) != 1 || EVP_DigestUpdate(self->sha, chain, 32) != 1
+    if (EVP_DigestInit_ex(self->sha, self->sha256, NULL) != 1 || EVP_DigestUpdate(self->sha, chain, 32) != 1
         || EVP_DigestUpdate(self->sha, size, 4) != 1 || EVP_DigestUpdate(self->sha, data, (size_t)n) != 1
         || EVP_DigestFinal_ex(self->sha, chain, NULL) != 1) {
         PyErr_SetString(PyExc_RuntimeError, "HotLoop: SHA-256 failed");
@@ -417,16 +418,14 @@ static double journal_begin(HotLoopObject *self, RunState *st, long long i, cons
     return started;
 }
 
-/* The target's call with the sandbox armed: *value, *error (new or NULL), *refusal (new). */
+/* The target's call with the sandbox armed: *value, *error (new or NULL), *refusal (new).
+   sandbox.arm's other two fields need no setting per case: run() sets ``allow`` (the
+   same object every arm of this target sets), and ``refusal`` is None whenever the
+   sandbox is disarmed (only an armed hook sets it; every disarm clears it). */
 static int call(HotLoopObject *self, PyObject *data, PyObject **value, PyObject **error, PyObject **refusal) {
     *value = *error = NULL;
     *refusal = Py_NewRef(Py_None);
-    if (self->sandbox != Py_None) {
-        if (PyObject_SetAttr(self->sandbox, s_allow, self->allow) < 0
-            || PyObject_SetAttr(self->sandbox, s_refusal, Py_None) < 0
-            || PyObject_SetAttr(self->sandbox, s_armed, Py_True) < 0)
-            return -1;
-    }
+    if (self->sandbox != Py_None && PyObject_SetAttr(self->sandbox, s_armed, Py_True) < 0) return -1;
     *value = PyObject_CallOneArg(self->fn, data);
     if (!*value) *error = PyErr_GetRaisedException();
     if (self->sandbox != Py_None) {
@@ -515,6 +514,10 @@ static PyObject *HotLoop_run(HotLoopObject *self, PyObject *const *args, Py_ssiz
     if (PyErr_Occurred()) return NULL;
     RunState st;
     if (enter(self, &st) < 0) { leave(self, &st); return NULL; }
+    if (self->sandbox != Py_None && PyObject_SetAttr(self->sandbox, s_allow, self->allow) < 0) {
+        leave(self, &st);
+        return NULL;
+    }
     int status = ST_DONE;
     PyObject *data = NULL, *ops = NULL, *value = NULL, *error = NULL, *refusal = NULL;
     double started = 0.0;
@@ -626,7 +629,8 @@ static PyObject *HotLoop_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     self->data_at = data_at;
     self->owner = (long)getpid();
     self->sha = EVP_MD_CTX_new();
-    if (!self->sha) { Py_DECREF(self); return PyErr_NoMemory(); }
+    self->sha256 = EVP_MD_fetch(NULL, "SHA256", NULL);
+    if (!self->sha || !self->sha256) { Py_DECREF(self); return PyErr_NoMemory(); }
     return (PyObject *)self;
 }
 
@@ -650,6 +654,7 @@ static void HotLoop_dealloc(HotLoopObject *self) {
     Py_XDECREF(self->allow);
     Py_XDECREF(self->strays_returned);
     if (self->sha) EVP_MD_CTX_free(self->sha);
+    if (self->sha256) EVP_MD_free(self->sha256);
     PyMem_Free(self->buf.p);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
