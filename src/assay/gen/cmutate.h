@@ -3,7 +3,8 @@
  *
  *   cmutate_random.c     the pool, Random (FastRandom) and Stream (CaseStream)
  *   cmutate_mutations.c  ByteMutator.mutate and its fifteen mutations
- *   cmutate_loop.c       HotLoop: the worker's byte-mode hot loop (InputSource.next and Worker._block)
+ *   cmutate_source.c     InputSource.next's byte-mode path, for the hot loop
+ *   cmutate_loop.c       HotLoop: the worker's byte-mode hot loop (Worker._block)
  *   _cmutate.c           LineTally and the module
  */
 #ifndef ASSAY_CMUTATE_H
@@ -78,6 +79,21 @@ typedef struct {
     PyObject *dictionary, *wins, *inserting, *names;
 } cm_MutateArgs;
 
+/* InputSource's byte-mode state for one HotLoop.run (cmutate_source.c): its lists
+   (borrowed from Python, new references), its counters (written back on leave). */
+typedef struct {
+    PyObject *corpus, *cmp_pairs, *children, *trouble, *productive, *quiet, *guards, *staged;
+    long long cases, repairs;
+    Py_ssize_t len_limit;   /* -1: None */
+    Py_ssize_t last_parent;
+    PyObject *last_pair;    /* None or (index, pair) */
+    PyObject *repair_guards;
+    int generated;          /* next() ran at least once: the counters are to be written back */
+    cm_MutateArgs ma;
+    PyObject *replace_one;  /* borrowed */
+    Buf *buf;               /* the loop's scratch buffer */
+} cm_Source;
+
 extern PyTypeObject cm_RandomType;
 extern PyTypeObject cm_StreamType;
 extern PyTypeObject cm_HotLoopType;
@@ -99,6 +115,13 @@ int cm_mutate_args(PyObject *const *args, cm_MutateArgs *a);
 int cm_mutate_into(const cm_MutateArgs *a, RandomObject *rng, const unsigned char *data, Py_ssize_t data_len,
                    PyObject *other, Py_ssize_t limit, Buf *buf, int *applied, int *n_applied);
 PyObject *cm_applied_names(const cm_MutateArgs *a, const int *applied, int n_applied);
+/* InputSource in C (cmutate_source.c): enter reads the source, next is InputSource.next(rng)
+   past its checks (1 when the child is marked for repair), leave writes the counters back. */
+int cm_source_init(void);
+int cm_source_enter(cm_Source *st, PyObject *source, PyObject *mutate_args, PyObject *replace_one, Buf *buf);
+int cm_source_next(cm_Source *st, RandomObject *rng, PyObject **data, PyObject **ops);
+int cm_source_leave(cm_Source *st, PyObject *source);
+long long cm_attr_ll(PyObject *o, PyObject *name);
 /* The monotonic clock as time.monotonic() reads it. */
 double cm_monotonic(void);
 

@@ -43,9 +43,7 @@ enum { ST_DONE = 0, ST_PYTHON = 1, ST_REPAIR = 2, ST_RAN = 3 };
 #define J_GENERATED 1
 #define J_CASE 0
 
-static PyObject *s_new, *s_keys, *s_corpus, *s_cmp_pairs, *s_children, *s_trouble, *s_productive, *s_quiet,
-    *s_guards, *s_staged, *s_cases, *s_repairs, *s_len_limit, *s_last_parent, *s_last_pair, *s_repair_guards,
-    *s_chain, *s_armed, *s_refusal, *s_allow, *s_cmp_replace, *s_cmp_stage, *s_popleft, *s_runs, *s_features, *zero;
+static PyObject *s_new, *s_keys, *s_chain, *s_armed, *s_refusal, *s_allow, *s_runs, *s_features;
 
 double cm_monotonic(void) {
     /* time.monotonic(): CLOCK_MONOTONIC in nanoseconds, then to seconds as _PyTime_AsSecondsDouble does */
@@ -78,62 +76,16 @@ typedef struct {
     Buf buf;
 } HotLoopObject;
 
-/* The per-run state: the input source's fields, read on entry and written back on return. */
+/* The state of one run(): the input source's (cmutate_source.c), the chain, the journal's memory. */
 typedef struct {
-    PyObject *corpus, *cmp_pairs, *children, *trouble, *productive, *quiet, *guards, *staged;
-    long long cases, repairs;
-    Py_ssize_t len_limit;   /* -1: None */
-    Py_ssize_t last_parent;
-    PyObject *last_pair;    /* new reference: None or (index, pair) */
-    PyObject *repair_guards;
-    int generated;
-    cm_MutateArgs ma;
+    cm_Source src;
     unsigned char chain[32];
     Py_buffer view;
 } RunState;
 
-static long long attr_ll(PyObject *o, PyObject *name) {
-    PyObject *v = PyObject_GetAttr(o, name);
-    if (!v) return -1;
-    long long out = PyLong_AsLongLong(v);
-    Py_DECREF(v);
-    return out;
-}
-
-static int set_attr_ll(PyObject *o, PyObject *name, long long value) {
-    PyObject *v = PyLong_FromLongLong(value);
-    if (!v) return -1;
-    int rc = PyObject_SetAttr(o, name, v);
-    Py_DECREF(v);
-    return rc;
-}
-
 static int enter(HotLoopObject *self, RunState *st) {
-    PyObject *src = self->source;
     memset(st, 0, sizeof(*st));
-    st->last_pair = Py_NewRef(Py_None);
-    st->repair_guards = Py_NewRef(Py_None);
-    PyObject **lists[] = {&st->corpus, &st->cmp_pairs, &st->children, &st->trouble, &st->productive, &st->guards};
-    PyObject *names[] = {s_corpus, s_cmp_pairs, s_children, s_trouble, s_productive, s_guards};
-    for (int k = 0; k < 6; k++) {
-        *lists[k] = PyObject_GetAttr(src, names[k]);
-        if (!*lists[k]) return -1;
-        if (!PyList_CheckExact(*lists[k])) { PyErr_SetString(PyExc_TypeError, "HotLoop: the source's lists are lists"); return -1; }
-    }
-    st->quiet = PyObject_GetAttr(src, s_quiet);
-    st->staged = st->quiet ? PyObject_GetAttr(src, s_staged) : NULL;
-    if (!st->staged) return -1;
-    if (!PyAnySet_CheckExact(st->quiet)) { PyErr_SetString(PyExc_TypeError, "HotLoop: source.quiet is a set"); return -1; }
-    st->cases = attr_ll(src, s_cases);
-    st->repairs = attr_ll(src, s_repairs);
-    if (PyErr_Occurred()) return -1;
-    PyObject *limit = PyObject_GetAttr(src, s_len_limit);
-    if (!limit) return -1;
-    st->len_limit = limit == Py_None ? -1 : PyLong_AsSsize_t(limit);
-    Py_DECREF(limit);
-    if (st->len_limit == -1 && PyErr_Occurred()) return -1;
-    if (st->len_limit < -1) st->len_limit = 0;   /* max(limit, len(data)) is len(data) for any negative limit */
-    if (cm_mutate_args(&PyTuple_GET_ITEM(self->mutate_args, 0), &st->ma) < 0) return -1;
+    if (cm_source_enter(&st->src, self->source, self->mutate_args, self->replace_one, &self->buf) < 0) return -1;
     PyObject *chain = PyObject_GetAttr(self->journal, s_chain);
     if (!chain) return -1;
     if (!PyBytes_Check(chain) || PyBytes_GET_SIZE(chain) != 32) {
@@ -156,234 +108,19 @@ static int enter(HotLoopObject *self, RunState *st) {
 /* Write the source's counters and the chain back; release everything.  Keeps a pending exception. */
 static int leave(HotLoopObject *self, RunState *st) {
     PyObject *exc = PyErr_GetRaisedException();
-    int rc = 0;
-    if (st->generated) {
-        PyObject *src = self->source;
-        PyObject *parent = PyLong_FromSsize_t(st->last_parent);
-        if (!parent || set_attr_ll(src, s_cases, st->cases) < 0 || set_attr_ll(src, s_repairs, st->repairs) < 0
-            || PyObject_SetAttr(src, s_last_parent, parent) < 0 || PyObject_SetAttr(src, s_last_pair, st->last_pair) < 0
-            || PyObject_SetAttr(src, s_repair_guards, st->repair_guards) < 0)
-            rc = -1;
-        Py_XDECREF(parent);
+    int rc = cm_source_leave(&st->src, self->source);
+    if (st->src.generated) {
         PyObject *chain = PyBytes_FromStringAndSize((const char *)st->chain, 32);
         if (!chain || PyObject_SetAttr(self->journal, s_chain, chain) < 0) rc = -1;
         Py_XDECREF(chain);
     }
     if (st->view.buf) PyBuffer_Release(&st->view);
-    Py_XDECREF(st->corpus);
-    Py_XDECREF(st->cmp_pairs);
-    Py_XDECREF(st->children);
-    Py_XDECREF(st->trouble);
-    Py_XDECREF(st->productive);
-    Py_XDECREF(st->quiet);
-    Py_XDECREF(st->guards);
-    Py_XDECREF(st->staged);
-    Py_XDECREF(st->last_pair);
-    Py_XDECREF(st->repair_guards);
     if (exc) {
         if (rc < 0) PyErr_Clear();
         PyErr_SetRaisedException(exc);
         return -1;
     }
     return rc;
-}
-
-static int in_quiet(RunState *st, Py_ssize_t index) {
-    if (!PySet_GET_SIZE(st->quiet)) return 0;
-    PyObject *k = PyLong_FromSsize_t(index);
-    if (!k) return -1;
-    int rc = PySet_Contains(st->quiet, k);
-    Py_DECREF(k);
-    return rc;
-}
-
-static int list_ll(PyObject *list, Py_ssize_t index, long long *out) {
-    *out = PyLong_AsLongLong(PyList_GET_ITEM(list, index));
-    return (*out == -1 && PyErr_Occurred()) ? -1 : 0;
-}
-
-/* InputSource._pick(rng, n, weigh=True, quiet_ok=False) */
-static int pick(RunState *st, RandomObject *rng, Py_ssize_t n, Py_ssize_t *out) {
-    uint64_t x;
-    if (cm_rng_below(rng, (uint64_t)1 << 48, &x) < 0) return -1;
-    double roll = (double)(x & 0xFFFF) * (1.0 / 65536);
-    x >>= 16;
-    Py_ssize_t index, n_productive = PyList_GET_SIZE(st->productive);
-    if (n > RECENT_WINDOW && roll < RECENT_SHARE) {
-        index = n - 1 - (Py_ssize_t)(x % RECENT_WINDOW);
-        int q = in_quiet(st, index);
-        if (q < 0) return -1;
-        if (q) index = (Py_ssize_t)((x >> 2) % (uint64_t)n);
-    } else if (n_productive && roll < RECENT_SHARE + PRODUCTIVE_SHARE) {
-        index = PyLong_AsSsize_t(PyList_GET_ITEM(st->productive, (Py_ssize_t)(x % (uint64_t)n_productive)));
-        if (index == -1 && PyErr_Occurred()) return -1;
-    } else {
-        index = (Py_ssize_t)(x % (uint64_t)n);
-    }
-    int q = in_quiet(st, index);
-    if (q < 0) return -1;
-    if (q) index = (Py_ssize_t)((x >> 3) % (uint64_t)n);
-    if (index < 0 || index >= n) { PyErr_SetString(PyExc_IndexError, "HotLoop: a parent index out of range"); return -1; }
-    long long trouble, children;
-    if (list_ll(st->trouble, index, &trouble) < 0) return -1;
-    if (trouble) {
-        for (int k = 0; k < REPICKS; k++) {
-            if (list_ll(st->trouble, index, &trouble) < 0 || list_ll(st->children, index, &children) < 0) return -1;
-            if (!trouble) break;
-            double u, skip = (double)trouble / (double)(children + 1);
-            if (cm_rng_random(rng, &u) < 0) return -1;
-            if (u >= (skip < MAX_SKIP ? skip : MAX_SKIP)) break;
-            uint64_t v;
-            if (cm_rng_below(rng, (uint64_t)n, &v) < 0) return -1;
-            index = (Py_ssize_t)v;
-        }
-    }
-    if (list_ll(st->children, index, &children) < 0) return -1;
-    PyObject *more = PyLong_FromLongLong(children + 1);
-    if (!more || PyList_SetItem(st->children, index, more) < 0) return -1;
-    *out = index;
-    return 0;
-}
-
-/* InputSource._maybe_repair: 1 when the child is marked for repair. */
-static int maybe_repair(RunState *st, RandomObject *rng, Py_ssize_t index) {
-    PyObject *guards = PyList_GET_ITEM(st->guards, index);
-    int has = PyObject_IsTrue(guards);
-    if (has <= 0) return has;
-    if (!((double)st->repairs < REPAIR_BUDGET * (double)st->cases)) return 0;
-    double u;
-    if (cm_rng_random(rng, &u) < 0) return -1;
-    if (!(u < REPAIR_SHARE)) return 0;
-    st->repairs += 1;
-    Py_SETREF(st->repair_guards, Py_NewRef(guards));
-    return 1;
-}
-
-/* InputSource._staged: the next replacement of the input-to-state stage that still applies.
-   1 with *data and *ops (new), 0 when none does, -1 on error. */
-static int staged_next(HotLoopObject *self, RunState *st, PyObject **data, PyObject **ops) {
-    for (;;) {
-        Py_ssize_t left = PyObject_Length(st->staged);
-        if (left <= 0) return (int)left;
-        PyObject *item = PyObject_CallMethodNoArgs(st->staged, s_popleft);
-        if (!item) return -1;
-        Py_ssize_t index;
-        PyObject *pair, *pairs, *parent;
-        if (!PyTuple_Check(item) || PyTuple_GET_SIZE(item) != 2
-            || ((index = PyLong_AsSsize_t(PyTuple_GET_ITEM(item, 0))) == -1 && PyErr_Occurred())
-            || index < 0 || index >= PyList_GET_SIZE(st->corpus) || index >= PyList_GET_SIZE(st->cmp_pairs)) {
-            if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "HotLoop: staged items are (index, pair)");
-            Py_DECREF(item);
-            return -1;
-        }
-        pair = PyTuple_GET_ITEM(item, 1);
-        pairs = PyList_GET_ITEM(st->cmp_pairs, index);
-        int live = PySequence_Contains(pairs, pair);   /* dropped since: it led into a known failure */
-        if (live <= 0) {
-            Py_DECREF(item);
-            if (live < 0) return -1;
-            continue;
-        }
-        if (!PyTuple_Check(pair) || PyTuple_GET_SIZE(pair) != 2) {
-            Py_DECREF(item);
-            PyErr_SetString(PyExc_TypeError, "HotLoop: replacements are pairs");
-            return -1;
-        }
-        parent = PyList_GET_ITEM(st->corpus, index);
-        PyObject *args[] = {parent, PyTuple_GET_ITEM(pair, 0), PyTuple_GET_ITEM(pair, 1), zero};
-        PyObject *out = PyObject_Vectorcall(self->replace_one, args, 4, NULL);
-        if (!out) { Py_DECREF(item); return -1; }
-        if (out == Py_None) { Py_DECREF(out); Py_DECREF(item); continue; }
-        if (!PyBytes_Check(out)) {
-            Py_DECREF(out);
-            Py_DECREF(item);
-            PyErr_SetString(PyExc_TypeError, "replace_one gives bytes");
-            return -1;
-        }
-        st->last_parent = index;
-        long long children;
-        PyObject *more = NULL;
-        if (list_ll(st->children, index, &children) < 0 || !(more = PyLong_FromLongLong(children + 1))
-            || PyList_SetItem(st->children, index, more) < 0) {
-            Py_DECREF(out);
-            Py_DECREF(item);
-            return -1;
-        }
-        PyObject *last = Py_BuildValue("(nO)", index, pair);
-        Py_DECREF(item);
-        if (!last) { Py_DECREF(out); return -1; }
-        Py_SETREF(st->last_pair, last);
-        if (PyBytes_GET_SIZE(out) > self->max_len)
-            Py_SETREF(out, PyBytes_FromStringAndSize(PyBytes_AS_STRING(out), self->max_len));
-        *ops = out ? Py_BuildValue("[O]", s_cmp_stage) : NULL;
-        if (!*ops) { Py_XDECREF(out); return -1; }
-        *data = out;
-        return 1;
-    }
-}
-
-/* InputSource.next(rng) in byte mode, past its checks: *data (new) and *ops (new), 1 when marked for repair. */
-static int generate(HotLoopObject *self, RunState *st, RandomObject *rng, PyObject **data, PyObject **ops) {
-    if (st->cases % STAGE_EVERY == 0) {
-        int staged = staged_next(self, st, data, ops);
-        if (staged) return staged < 0 ? -1 : 0;
-    }
-    Py_ssize_t n = PyList_GET_SIZE(st->corpus), index;
-    if (pick(st, rng, n, &index) < 0) return -1;
-    st->last_parent = index;
-    PyObject *parent = PyList_GET_ITEM(st->corpus, index);
-    PyObject *pairs = PyList_GET_ITEM(st->cmp_pairs, index);
-    if (!PyBytes_Check(parent) || !PyList_Check(pairs)) { PyErr_SetString(PyExc_TypeError, "HotLoop: bad corpus"); return -1; }
-    Py_ssize_t n_pairs = PyList_GET_SIZE(pairs);
-    if (n_pairs) {
-        double u;
-        if (cm_rng_random(rng, &u) < 0) return -1;
-        if (u < CMP_SHARE) {
-            uint64_t k, at;
-            if (cm_rng_below(rng, (uint64_t)n_pairs, &k) < 0) return -1;
-            PyObject *pair = Py_NewRef(PyList_GET_ITEM(pairs, (Py_ssize_t)k));
-            if (!PyTuple_Check(pair) || PyTuple_GET_SIZE(pair) != 2 || cm_rng_below(rng, 64, &at) < 0) {
-                if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "HotLoop: replacements are pairs");
-                Py_DECREF(pair);
-                return -1;
-            }
-            PyObject *where = PyLong_FromUnsignedLongLong(at);
-            PyObject *args[] = {parent, PyTuple_GET_ITEM(pair, 0), PyTuple_GET_ITEM(pair, 1), where};
-            PyObject *out = where ? PyObject_Vectorcall(self->replace_one, args, 4, NULL) : NULL;
-            Py_XDECREF(where);
-            if (!out) { Py_DECREF(pair); return -1; }
-            if (out != Py_None) {
-                PyObject *last = Py_BuildValue("(nN)", index, pair);
-                if (!last) { Py_DECREF(out); return -1; }
-                Py_SETREF(st->last_pair, last);
-                if (!PyBytes_Check(out)) { Py_DECREF(out); PyErr_SetString(PyExc_TypeError, "replace_one gives bytes"); return -1; }
-                if (PyBytes_GET_SIZE(out) > self->max_len)
-                    Py_SETREF(out, PyBytes_FromStringAndSize(PyBytes_AS_STRING(out), self->max_len));
-                *ops = out ? Py_BuildValue("[O]", s_cmp_replace) : NULL;
-                if (!*ops) { Py_XDECREF(out); return -1; }
-                *data = out;
-                return maybe_repair(st, rng, index);
-            }
-            Py_DECREF(out);
-            Py_DECREF(pair);
-        }
-    }
-    Py_ssize_t len = PyBytes_GET_SIZE(parent);
-    if (st->len_limit >= 0 && len > st->len_limit) {
-        int q = in_quiet(st, index);
-        if (q < 0) return -1;
-        if (q) len = st->len_limit;   /* a costly entry's children stay short */
-    }
-    int applied[MAX_STACK], n_applied;
-    if (cm_mutate_into(&st->ma, rng, (const unsigned char *)PyBytes_AS_STRING(parent), len, st->corpus, st->len_limit,
-                       &self->buf, applied, &n_applied) < 0)
-        return -1;
-    *data = PyBytes_FromStringAndSize((const char *)self->buf.p, self->buf.n);
-    if (!*data) return -1;
-    *ops = cm_applied_names(&st->ma, applied, n_applied);
-    if (!*ops) { Py_CLEAR(*data); return -1; }
-    if (PyList_GET_SIZE(PyList_GET_ITEM(st->guards, index))) return maybe_repair(st, rng, index);
-    return 0;
 }
 
 static int chain_step(HotLoopObject *self, unsigned char *chain, const char *data, Py_ssize_t n) {
@@ -452,7 +189,6 @@ static int list_size(PyObject *owner, PyObject *name, Py_ssize_t *out) {
     return *out < 0 ? -1 : 0;
 }
 
-/* Did the case show nothing (the Python loop's `continue`)?  1 yes, 0 no, -1 error. */
 /* Features all seen before show nothing (Worker._block): 1 when so (the list is emptied), 0 when not. */
 static int keys_seen(HotLoopObject *self) {
     PyObject *keys = PyObject_GetAttr(self->sink, s_keys);
@@ -470,11 +206,12 @@ static int keys_seen(HotLoopObject *self) {
 
 /* ValueProfile.refuses(cases) */
 static int values_refuse(HotLoopObject *self, long long cases) {
-    long long runs = attr_ll(self->values, s_runs), features = attr_ll(self->values, s_features);
+    long long runs = cm_attr_ll(self->values, s_runs), features = cm_attr_ll(self->values, s_features);
     if (PyErr_Occurred()) return -1;
     return (double)runs >= VP_BUDGET * (double)cases + 1 || features >= VP_MAX_FEATURES;
 }
 
+/* Did the case show nothing (the Python loop's `continue`)?  1 yes, 0 no, -1 error. */
 static int uneventful(HotLoopObject *self, RunState *st, PyObject *value, PyObject *error, double started,
                       long long executed) {
     Py_ssize_t news;
@@ -482,8 +219,8 @@ static int uneventful(HotLoopObject *self, RunState *st, PyObject *value, PyObje
     if (news) return 0;
     int seen = keys_seen(self);
     if (seen <= 0) return seen;
-    if (self->values != Py_None && st->last_pair != Py_None) {
-        int judged = PySet_Contains(self->tried, st->last_pair);
+    if (self->values != Py_None && st->src.last_pair != Py_None) {
+        int judged = PySet_Contains(self->tried, st->src.last_pair);
         if (judged < 0) return -1;
         if (!judged && (judged = values_refuse(self, executed)) <= 0) return judged;
     }
@@ -522,14 +259,10 @@ static PyObject *HotLoop_run(HotLoopObject *self, PyObject *const *args, Py_ssiz
     PyObject *data = NULL, *ops = NULL, *value = NULL, *error = NULL, *refusal = NULL;
     double started = 0.0;
     for (; i < stop; i++) {
-        if (!PyList_GET_SIZE(st.corpus)) { status = ST_PYTHON; break; }
+        if (!PyList_GET_SIZE(st.src.corpus)) { status = ST_PYTHON; break; }
         RandomObject *rng = cm_stream_case(self->stream, i);
         if (!rng) goto fail;
-        st.generated = 1;
-        Py_SETREF(st.last_pair, Py_NewRef(Py_None));
-        Py_SETREF(st.repair_guards, Py_NewRef(Py_None));
-        st.cases += 1;
-        int repair = generate(self, &st, rng, &data, &ops);
+        int repair = cm_source_next(&st.src, rng, &data, &ops);
         if (repair < 0) goto fail;
         if (repair) { status = ST_REPAIR; break; }
         Py_ssize_t n = PyBytes_GET_SIZE(data);
@@ -679,16 +412,11 @@ PyTypeObject cm_HotLoopType = {
 
 int cm_loop_init(void) {
     struct { PyObject **slot; const char *name; } names[] = {
-        {&s_new, "new"}, {&s_keys, "keys"}, {&s_corpus, "corpus"}, {&s_cmp_pairs, "cmp_pairs"},
-        {&s_children, "children"}, {&s_trouble, "trouble"}, {&s_productive, "productive"}, {&s_quiet, "quiet"},
-        {&s_guards, "guards"}, {&s_staged, "staged"}, {&s_cases, "cases"}, {&s_repairs, "repairs"},
-        {&s_len_limit, "len_limit"}, {&s_last_parent, "last_parent"}, {&s_last_pair, "last_pair"},
-        {&s_repair_guards, "repair_guards"}, {&s_chain, "chain"}, {&s_armed, "armed"}, {&s_refusal, "refusal"},
-        {&s_allow, "allow"}, {&s_cmp_replace, "cmp-replace"}, {&s_cmp_stage, "cmp-stage"}, {&s_popleft, "popleft"},
-        {&s_runs, "runs"}, {&s_features, "features"},
+        {&s_new, "new"}, {&s_keys, "keys"}, {&s_chain, "chain"}, {&s_armed, "armed"}, {&s_refusal, "refusal"},
+        {&s_allow, "allow"}, {&s_runs, "runs"}, {&s_features, "features"},
     };
     for (size_t k = 0; k < sizeof(names) / sizeof(names[0]); k++)
         if (!(*names[k].slot = PyUnicode_InternFromString(names[k].name))) return -1;
-    if (!(zero = PyLong_FromLong(0))) return -1;
+    if (cm_source_init() < 0) return -1;
     return PyType_Ready(&cm_HotLoopType);
 }
