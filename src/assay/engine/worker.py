@@ -172,7 +172,6 @@ class Worker:
         stream = case_stream(plan.tseed)
         rng_of = stream.rng if plan.strategy is None else (lambda k: case_rng(plan.tseed, k))
         hot = self._hot_loop(stream)
-        block = self._block if hot is None else (lambda i, end, rng_of: self._block_c(hot, i, end, rng_of))
         while plan.max_cases is None or i < plan.max_cases:
             if i % CLOCK_EVERY == 0:
                 if self._tick(i):
@@ -185,7 +184,7 @@ class Worker:
             if plan.max_cases is not None:
                 end = min(end, plan.max_cases)
             if self.slow is None:
-                i = block(i, end, rng_of)
+                i = self._generated(i, end, rng_of, hot)
                 continue
             while i < end:  # timed cases: cost feedback from timing, and from counted lines
                 self._one(i, rng_of(i), count=i >= self.next_count)
@@ -202,16 +201,32 @@ class Worker:
             misses = self.count_misses
             self.next_count = i + min(COST_MAX_EVERY, self.cost_every * (1 + misses // COST_BACKOFF))
 
+    def _generated(self, i: int, end: int, rng_of, hot) -> int:
+        """Generated cases ``i`` to ``end`` without ``slow=``: the counted cases (every
+        :data:`COST_EVERY`-th, backing off while counting finds nothing) on the general
+        path, the rest through the hot loop, in C (``hot``) or in Python."""
+        previous = observe.activate(self.sink)
+        try:
+            while i < end:
+                if i >= self.next_count:
+                    self._one(i, rng_of(i), count=True)
+                    i += 1
+                    continue
+                stop = min(end, self.next_count)
+                i = self._block(i, stop, rng_of) if hot is None else self._block_c(hot, i, stop, rng_of)
+        finally:
+            observe.activate(previous)
+        return i
+
     def _block(self, i: int, end: int, rng_of) -> int:
-        """Generated cases ``i`` to ``end``: the hot loop.
+        """Generated cases ``i`` to ``end``, none of them counted: the hot loop.
 
         It does only what every case needs (mutate, chain, journal, call) and leaves
         for the general path (:meth:`_after`) when something happened or may have:
         new coverage, a feature, an exception other than an expected rejection whose
-        outcome is seen, a refusal, a new outcome, a time outlier.
-        The cases whose cost is counted (every :data:`COST_EVERY`-th, backing off
-        while counting finds nothing), and any case to be repaired, run on the
-        general path.  It computes exactly what :meth:`case` computes.
+        outcome is seen, a refusal, a new outcome, a time outlier.  A case to be
+        repaired runs on the general path.  It computes exactly what :meth:`case`
+        computes.  The caller has the feature sink active.
         """
         source, journal, target = self.source, self.journal, self.target
         nxt, begin, mem = source.next, journal.begin, journal.mem
@@ -225,14 +240,9 @@ class Worker:
         tried = values.tried if values is not None else ()  # replacements value profile already judged
         generated, case_sub, idle, running = jr.GENERATED, jr.CASE, jr.IDLE, jr.RUNNING
         pack_header, data_at, capacity = jr.HEADER.pack_into, jr.DATA_AT, journal.capacity
-        previous = observe.activate(sink)
         ran = 0
         try:
             while i < end:
-                if i >= self.next_count:
-                    self._one(i, rng_of(i), count=True)
-                    i += 1
-                    continue
                 data, ops = nxt(rng_of(i))
                 if source.repair_guards:
                     data, ops = self._repair(i, data, ops, source.repair_guards)
@@ -285,7 +295,6 @@ class Worker:
                 self._eventful(i, data, ops, value, error, refusal, started)
                 i += 1
         finally:
-            observe.activate(previous)
             self.executed += ran
         return i
 
@@ -331,33 +340,24 @@ class Worker:
     def _block_c(self, hot, i: int, end: int, rng_of) -> int:
         """Generated cases ``i`` to ``end`` through the C hot loop (what :meth:`_block` computes).
 
-        The C loop returns at ``end``, at the next counted case, and at any case the
-        general path must see: one to generate in Python (random bytes while the
-        corpus is empty), one to repair, one that ran and showed something or may have.
+        The C loop returns at ``end`` and at any case the general path must see: one
+        to generate in Python (random bytes while the corpus is empty), one to
+        repair, one that ran and showed something or may have.
         """
-        previous = observe.activate(self.sink)
-        try:
-            while i < end:
-                if i >= self.next_count:
-                    self._one(i, rng_of(i), count=True)
-                    i += 1
-                    continue
-                status, i, ran, data, ops, value, error, refusal, started = hot.run(
-                    i, min(end, self.next_count), self.executed)
-                self.executed += ran
-                if status == HOT_PYTHON:
-                    i = self._block(i, i + 1, rng_of)
-                elif status == HOT_REPAIR:
-                    data, ops = self._repair(i, data, ops, self.source.repair_guards)
-                    self.case(jr.GENERATED, i, data, ops)
-                    i += 1
-                elif status == HOT_RAN:
-                    if isinstance(error, KeyboardInterrupt) and refusal is None and interrupts.is_real():
-                        raise error
-                    self._eventful(i, data, ops, value, error, refusal, started)
-                    i += 1
-        finally:
-            observe.activate(previous)
+        while i < end:
+            status, i, ran, data, ops, value, error, refusal, started = hot.run(i, end, self.executed)
+            self.executed += ran
+            if status == HOT_PYTHON:
+                i = self._block(i, i + 1, rng_of)
+            elif status == HOT_REPAIR:
+                data, ops = self._repair(i, data, ops, self.source.repair_guards)
+                self.case(jr.GENERATED, i, data, ops)
+                i += 1
+            elif status == HOT_RAN:
+                if isinstance(error, KeyboardInterrupt) and refusal is None and interrupts.is_real():
+                    raise error
+                self._eventful(i, data, ops, value, error, refusal, started)
+                i += 1
         return i
 
     def _tick(self, position: int) -> bool:
