@@ -87,6 +87,7 @@ MAZES = [
     # search round two (examples/planted/search_mazes.py)
     "maze_branch_ternary",
     "maze_branch_mixed",
+    "maze_branch_joins",
     "maze_protocol_state",
     "maze_decoded_fields",
     "maze_decoded_json",

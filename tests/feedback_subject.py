@@ -78,3 +78,45 @@ def noted(name: str, value: int) -> int:
 def chained(x: int) -> bool:
     """A chain whose later operands must be evaluated once each, and only when reached."""
     return noted("a", 0) < noted("b", x) < noted("c", 10) != (noted("d", x) < noted("e", 5) < noted("f", 7))
+
+
+# Join shapes named in issue 13: each one's rare direction runs into a join or a lone
+# instruction, and shows no new line of its own.
+def either(data: bytes) -> int:
+    """``and``/``or``: the short-circuit exits."""
+    ok = data[0] == 1 and data[1] == 2
+    alt = data[2] == 3 or data[3] == 4
+    return ok + alt
+
+
+def kept(data: bytes) -> list[int]:
+    """A comprehension filter: a rejected element goes straight back to the loop head."""
+    return [b for b in data if b != 0x41]
+
+
+def counted(data: bytes) -> int:
+    """A ``while`` condition with a second test."""
+    i = 0
+    while i < len(data) and data[i] != 0x2C: i += 1
+    return i
+
+
+def skipped(data: bytes) -> int:
+    """``continue`` in a loop: the direction is a lone back jump."""
+    n = 0
+    for b in data:
+        if b == 0x20: continue
+        n += 1
+    return n
+
+
+def tolerant(data: bytes) -> int:
+    """A ``continue`` inside ``try``: its moved back jump needs the same handler."""
+    n = 0
+    try:
+        for b in data:
+            if b == 0x20: continue
+            n += 10 // b
+    except ZeroDivisionError:
+        n = -1
+    return n

@@ -92,17 +92,41 @@ def test_without_the_instruction_split_that_direction_is_lost():
         fb.stop()
 
 
-def test_join_direction_rearmed_when_its_code_shows_news(feedback, monkeypatch):
+class Unsplit(SysmonFeedback):
+    """The design without edge splitting: join directions watched through BRANCH."""
+
+    split_edges = False
+
+
+def test_join_direction_recorded_the_first_time_after_many_one_way_hits(feedback, monkeypatch):
     monkeypatch.setattr(sysmon, "JOIN_CAP", 3)
     for _ in range(10):
-        guarded(1)  # ``x != 7`` one way; its other direction has no instruction of its own
+        guarded(1)  # ``x != 7`` one way; its other direction runs into a join
     feedback.take_new()
     guarded(7)
-    assert not _edges(feedback.take_new()), "retired after JOIN_CAP one-way hits"
-    guarded(99)  # a new line in the same code object re-arms its branch sites
-    assert feedback.take_new()
-    guarded(7)
-    assert _edges(feedback.take_new()), "re-armed: the join direction is recorded"
+    new = feedback.take_new()
+    assert not [k for k in new if len(k) == 2], "no new line: only the edge is new"
+    assert _edges(new), "the split direction has an instruction of its own"
+
+
+def test_unsplit_join_direction_rearmed_when_its_code_shows_news(monkeypatch):
+    # Sites the split leaves alone (a fall-through join, a jump too narrow for the
+    # distance) keep this: retired after JOIN_CAP, re-armed by news in their code.
+    monkeypatch.setattr(sysmon, "JOIN_CAP", 3)
+    feedback = Unsplit(Scope([SUBJECT]))
+    feedback.start()
+    try:
+        for _ in range(10):
+            guarded(1)
+        feedback.take_new()
+        guarded(7)
+        assert not _edges(feedback.take_new()), "retired after JOIN_CAP one-way hits"
+        guarded(99)  # a new line in the same code object re-arms its branch sites
+        assert feedback.take_new()
+        guarded(7)
+        assert _edges(feedback.take_new()), "re-armed: the join direction is recorded"
+    finally:
+        feedback.stop()
 
 
 def test_out_of_scope_code_records_nothing():

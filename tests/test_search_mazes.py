@@ -18,6 +18,7 @@ CAP = 3000
 MAZES = [
     "maze_branch_ternary",
     "maze_branch_mixed",
+    "maze_branch_joins",
     "maze_protocol_state",
     "maze_decoded_fields",
     "maze_decoded_json",
@@ -52,6 +53,19 @@ def test_instruction_split_is_what_solves_the_ternary_maze(planted, campaign, mo
     monkeypatch.setattr(sysmon.SysmonFeedback, "split_by_instruction", split)
     monkeypatch.setattr(sysmon.SysmonFeedback, "rearm_on_news", split)
     solved = _solved_at(campaign([planted.get("maze_branch_ternary")], cases=CAP, seed=1)) is not None
+    assert solved == split
+
+
+@pytest.mark.campaign
+@pytest.mark.parametrize("split", [True, False])
+def test_edge_split_is_what_solves_the_join_maze(planted, campaign, monkeypatch, split):
+    # Each wanted direction is an ``or`` exit into a join.  Without the value profile
+    # only those directions show progress, and without the edge split each site is
+    # retired after JOIN_CAP one-way hits within the first input, with no new line in
+    # its code object to re-arm it.
+    monkeypatch.setattr(CmpLog, "value_profile", False)
+    monkeypatch.setattr(sysmon.SysmonFeedback, "split_edges", split)
+    solved = _solved_at(campaign([planted.get("maze_branch_joins")], cases=CAP, seed=1)) is not None
     assert solved == split
 
 

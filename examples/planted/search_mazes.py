@@ -51,6 +51,26 @@ def maze_branch_mixed(data: bytes) -> None:
         raise RuntimeError("maze: and chain, comprehension filter, while condition")
 
 
+@assay.target(seeds=[b"hello world"], max_len=64)
+def maze_branch_joins(data: bytes) -> None:
+    """Four ``or`` exits, each a jump into the join where the operands meet.
+
+    As maze_branch_ternary, but each wanted direction runs into a join: no instruction
+    of its own in the original code (only a ``BRANCH`` event, or an edge split, can
+    report it) and no new line.  Each constant depends on the one before by
+    arithmetic, not by another branch, and every site runs 40 times per input.
+    """
+    if len(data) < 4:
+        return
+    for _ in range(40):
+        a = data[0] == 0x4D or data[0] == 0x100
+        b = data[1] == 0x41 + 0x100 * (1 - a) or data[1] == 0x100
+        c = data[2] == 0x5A + 0x100 * (1 - b) or data[2] == 0x100
+        d = data[3] == 0x45 + 0x100 * (1 - c) or data[3] == 0x100
+    if d:
+        raise RuntimeError("maze: four or exits into joins")
+
+
 _TRANSITIONS = {"START": ("LOGIN", "AUTHED"), "AUTHED": ("SELECT", "SELECTED"),
                 "SELECTED": ("FETCH", "FETCHED"), "FETCHED": ("LOGOUT", "DONE")}
 

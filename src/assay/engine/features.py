@@ -26,6 +26,7 @@ from typing import Hashable
 
 from assay.engine import execute, isolate
 from assay.feedback.scope import Scope
+from assay.feedback import edgesplit
 from assay.feedback.sysmon import SysmonFeedback, monitoring
 from assay.target import Target
 from assay.verdict import Verdict
@@ -86,6 +87,7 @@ def record(target: Target, sources: list[str], inputs: list[bytes], timeout: flo
     """Replay each of ``inputs`` once on ``target``; one :class:`Replay` per input, in order."""
     timeout = target.timeout if timeout is None else timeout
     results: list[Replay | None] = [None] * len(inputs)
+    edgesplit.prepare(Scope(sources).contains)  # once here, not in every forked replayer
     start = 0
     while start < len(inputs):
         start = _one_worker(target, sources, inputs, start, timeout, results)

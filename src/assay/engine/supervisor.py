@@ -28,6 +28,7 @@ from typing import Any, Callable, Hashable
 from assay.engine import isolate, journal as jr, procs, strays
 from assay.errors import InternalError
 from assay.engine.worker import Plan, Worker, install_soft_timeout
+from assay.feedback import edgesplit
 from assay.feedback.cmplog import CmpLog
 from assay.feedback.scope import Scope
 from assay.feedback.sysmon import SysmonFeedback
@@ -157,6 +158,7 @@ class Supervisor:
             log = CmpLog(Scope(sources).contains)
             log.attach()  # in the parent, once: every worker inherits the compiled twins
             self.plan.cmplog = log
+        edgesplit.prepare(Scope(sources).contains)  # in the parent too: workers inherit the split code
         self.pending: dict[str, tuple] = {}
         self.first_seen: dict[str, tuple[float, int | None]] = {}  # signature -> (seconds, case number)
         self.records: dict[str, FindingRecord] = {}

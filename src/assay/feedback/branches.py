@@ -18,6 +18,9 @@ import dis
 import sys
 from dataclasses import dataclass
 from types import CodeType
+from typing import Callable, TypeVar
+
+T = TypeVar("T")
 
 _TERMINATORS = frozenset({"RETURN_VALUE", "RETURN_CONST", "RAISE_VARARGS", "RERAISE"})
 _UNCONDITIONAL = frozenset({"JUMP_FORWARD", "JUMP_BACKWARD", "JUMP_BACKWARD_NO_INTERRUPT", "JUMP", "JUMP_NO_INTERRUPT"})
@@ -47,6 +50,24 @@ class BranchLayout:
     joins: dict[int, tuple[int, ...]]
     #: join destination -> (all its predecessors, the sites that branch into it)
     join_preds: dict[int, tuple[tuple[int, ...], frozenset[int]]]
+
+
+#: id(code) -> (code, its layout): kept alive, so an id is never reused.
+_LAYOUTS: dict[int, tuple[CodeType, BranchLayout]] = {}
+
+
+def once_per_code(cache: dict[int, tuple[CodeType, T]], code: CodeType, compute: Callable[[CodeType], T]) -> T:
+    """``compute(code)``, remembered in ``cache`` (by id, the code kept alive) for this
+    process and its forks."""
+    hit = cache.get(id(code))
+    if hit is None or hit[0] is not code:
+        hit = cache[id(code)] = (code, compute(code))
+    return hit[1]
+
+
+def cached_layout(code: CodeType) -> BranchLayout:
+    """:func:`branch_layout`, computed once per code object."""
+    return once_per_code(_LAYOUTS, code, branch_layout)
 
 
 def _target(instr: dis.Instruction) -> int | None:

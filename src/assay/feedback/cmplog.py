@@ -10,7 +10,8 @@ chain such as ``0 <= x <= 0xD7FF``) becomes a call to a recorder, and
 (``set.issuperset``/``issubset``) go through one too: an instrumented twin of
 each code object (like pytest rewriting asserts). Only when a new corpus entry
 is analysed are the twins swapped into the live functions (``fn.__code__``), the
-entry is run once, and the originals are swapped back. Nested functions, lambdas
+entry is run once, and the code that was live (the feedback's split code, see
+:mod:`assay.feedback.edgesplit`) is swapped back. Nested functions, lambdas
 and comprehensions follow their parent's code, so swapping the module- and
 class-level functions covers them.
 
@@ -41,12 +42,11 @@ from __future__ import annotations
 import ast
 import heapq
 import operator
-import os
-import sys
-from types import CodeType, FunctionType, ModuleType
+from types import CodeType, FunctionType
 from typing import Any, Callable, Iterable
 
 from assay.feedback.decoded import DecodedForms
+from assay.feedback.livecode import functions_of, modules_by_file
 
 #: Most operand pairs recorded while analysing one input.
 MAX_RECORDS = 1024
@@ -272,29 +272,6 @@ def _twin_codes(path: str, rewriter: _Rewriter) -> dict[tuple[str, int], CodeTyp
     return found
 
 
-def _functions_of(module: ModuleType) -> Iterable[FunctionType]:
-    seen: set[int] = set()
-    stack: list[Any] = list(vars(module).values())
-    while stack:
-        obj = stack.pop()
-        if id(obj) in seen:
-            continue
-        seen.add(id(obj))
-        if isinstance(obj, (staticmethod, classmethod)):
-            stack.append(obj.__func__)
-        elif isinstance(obj, property):
-            stack.extend(f for f in (obj.fget, obj.fset, obj.fdel) if f is not None)
-        elif isinstance(obj, FunctionType):
-            if obj.__module__ == module.__name__:
-                yield obj
-            # Decorated functions, and the body of a Hypothesis @given test.
-            inner = getattr(obj, "__wrapped__", None) or getattr(getattr(obj, "hypothesis", None), "inner_test", None)
-            if inner is not None:
-                stack.append(inner)
-        elif isinstance(obj, type) and obj.__module__ == module.__name__:
-            stack.extend(vars(obj).values())
-
-
 class CmpLog:
     """Instrumented twins of the in-scope code, swapped in to analyse one input."""
 
@@ -310,11 +287,7 @@ class CmpLog:
 
     def attach(self) -> None:
         """Compile twins for every imported in-scope module and pair them with live functions."""
-        by_file: dict[str, list[ModuleType]] = {}
-        for module in list(sys.modules.values()):
-            path = getattr(module, "__file__", None)
-            if path and path.endswith(".py") and self.contains(path):
-                by_file.setdefault(os.path.realpath(path), []).append(module)
+        by_file = modules_by_file(self.contains)
         rewriter = _Rewriter(first_site=0)  # site numbers unique across files
         for path in sorted(by_file)[:MAX_FILES]:
             twins = _twin_codes(path, rewriter)
@@ -325,7 +298,7 @@ class CmpLog:
                 vars(module).setdefault(_CMP, assay_cmp)
                 vars(module).setdefault(_CALL, assay_call)
                 vars(module).setdefault(_LAST, assay_last)
-                for fn in _functions_of(module):
+                for fn in functions_of(module):
                     code = fn.__code__
                     twin = twins.get((code.co_qualname, code.co_firstlineno))
                     if twin is not None and len(twin.co_freevars) == len(code.co_freevars):
@@ -347,13 +320,16 @@ class CmpLog:
         _records = records if keep == "all" else None
         _guard_records = guard_records if keep in ("all", "guards") else None
         _value_records = self.last_values if keep in ("all", "values") else None
+        # What runs outside an analysis changed since attach() (the feedback's
+        # split code): put back what was live, not ``orig``.
+        live = [fn.__code__ for fn, _orig, _twin in self.swaps]
         for fn, _orig, twin in self.swaps:
             fn.__code__ = twin
         try:
             run()
         finally:
-            for fn, orig, _twin in self.swaps:
-                fn.__code__ = orig
+            for (fn, _orig, _twin), code in zip(self.swaps, live):
+                fn.__code__ = code
             _records = _guard_records = _value_records = None
         return records, guard_records
 

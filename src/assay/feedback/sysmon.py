@@ -25,8 +25,14 @@ never fires again in this process.
     then disables itself;
   - a direction into a *join* (the end of an ``if`` without ``else``, the exit of
     an ``and``/``or`` or a loop; also a one-instruction destination such as a
-    ``return x``, see :mod:`assay.feedback.branches`) is recorded by ``BRANCH``,
-    and the site stays armed until every such direction has been seen.
+    ``return x``, see :mod:`assay.feedback.branches`) is first given an
+    instruction of its own: the live functions run *split* code
+    (:mod:`assay.feedback.edgesplit`), in which the direction goes through a
+    trampoline or inserted ``NOP`` instructions: a direction of the first kind.
+    What the split leaves (an exhausted ``FOR_ITER``; code it cannot reach, such as a
+    lambda kept only in a container, or imported after the feedback started) is
+    recorded by ``BRANCH``, and the site stays armed until every
+    such direction has been seen.
 
   Lines then come from the same ``INSTRUCTION`` events (each instruction records
   its line the first time it runs) instead of ``LINE``: on 3.12 an instruction
@@ -36,10 +42,11 @@ never fires again in this process.
   A site whose unseen directions are all observable by instruction is disabled
   at its first hit: its other direction is recorded the first time it is taken,
   at any case index, at no saturated cost.  A site still waiting for a join
-  direction costs a callback per execution, so after :data:`JOIN_CAP` one-way
-  hits it is retired, and re-armed (``BRANCH`` only, that code object only) as
-  soon as its code object records anything new: a new line or edge there is the
-  sign that inputs now reach new states of that function.  (An earlier design
+  direction the split left costs a callback per execution, so after
+  :data:`JOIN_CAP` one-way hits it is retired, and re-armed (``BRANCH`` only,
+  that code object only) as soon as its code object records anything new: a new
+  line or edge there is the sign that inputs now reach new states of that
+  function.  (An earlier design
   retired *every* one-way site after 32 hits and re-armed everything only at case
   8192, 16384, ...; a conditional expression's direction, which shows no new
   line, then stayed unseen for thousands of cases.  ``split_by_instruction =
@@ -62,7 +69,8 @@ import sys
 from typing import Any, Hashable, Iterable
 
 from assay.errors import MonitoringUnavailable
-from assay.feedback.branches import branch_layout
+from assay.feedback import edgesplit
+from assay.feedback.branches import cached_layout
 from assay.feedback.scope import Scope
 
 #: One-way hits of a branch site whose unseen direction runs into a join (so only
@@ -128,6 +136,10 @@ class SysmonFeedback:
     split_by_instruction = True
     #: Re-arm a code object's retired branch sites when it records something new.
     rearm_on_news = True
+    #: 3.12/3.13: run split code (:mod:`assay.feedback.edgesplit`), so that a branch
+    #: direction into a join has an instruction of its own.  Every process measuring
+    #: the same campaign's keys must agree on this.
+    split_edges = True
 
     def __init__(self, scope: Scope) -> None:
         self.scope = scope
@@ -153,12 +165,16 @@ class SysmonFeedback:
         self._retired: dict[int, tuple[Any, list[tuple[int, int]]]] = {}
         self._rearm: set[int] = set()
         self._by_instruction = False
+        self._split: edgesplit.SplitCode | None = None
 
     # -- lifecycle -------------------------------------------------------------
     def start(self) -> None:
         mon = monitoring()
         self._by_instruction = self.split_by_instruction and not has_split_branches()
         self.tool_id = claim_tool_id(_TOOL_NAME)
+        if self.split_edges and not has_split_branches() and edgesplit.enabled():
+            self._split = edgesplit.SplitCode(self.scope.contains)
+            self._split.install()
         ev = mon.events
         mon.register_callback(self.tool_id, ev.PY_START, self._on_start)
         mon.register_callback(self.tool_id, ev.LINE, self._on_line)
@@ -180,6 +196,9 @@ class SysmonFeedback:
             return
         mon = monitoring()
         tool, self.tool_id = self.tool_id, None
+        if self._split is not None:
+            self._split.remove()
+            self._split = None
         events = [mon.events.PY_START, mon.events.LINE, mon.events.BRANCH, mon.events.INSTRUCTION]
         if has_split_branches():
             events += [mon.events.BRANCH_LEFT, mon.events.BRANCH_RIGHT]
@@ -262,7 +281,7 @@ class SysmonFeedback:
         instruction that starts a line skips its ``INSTRUCTION`` event while the
         ``LINE`` event there is armed, which would hide edges into line starts.
         """
-        layout = branch_layout(code)
+        layout = cached_layout(code)
         keys: dict[int, tuple[tuple[int, ...], ...]] = {}
         for start, end, line in code.co_lines():
             if line is not None:
