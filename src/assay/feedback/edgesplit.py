@@ -289,10 +289,13 @@ def _split_cached(code: CodeType) -> CodeType:
 
 
 def _live_functions(contains: Callable[[str], bool]) -> Iterator[FunctionType]:
+    """Each in-scope function once, however many modules reach it."""
+    seen: set[int] = set()
     for modules in modules_by_file(contains).values():
         for module in modules:
             for fn in functions_of(module):
-                if contains(fn.__code__.co_filename):
+                if id(fn) not in seen and contains(fn.__code__.co_filename):
+                    seen.add(id(fn))
                     yield fn
 
 
