@@ -150,7 +150,7 @@ def test_a_continue_inside_try_keeps_its_handler():
     split = edgesplit.SplitCode(Scope([SUBJECT]).contains)
     split.install()
     try:
-        assert subject.tolerant.__code__.co_code != split.swaps[0][1].co_code or len(split.swaps) > 1
+        assert any(fn is subject.tolerant for fn, _, _ in split.swaps), "tolerant runs split code"
         assert subject.tolerant(b"\x01 \x02") == 15 and subject.tolerant(b" \x00") == -1
     finally:
         split.remove()

@@ -122,21 +122,8 @@ def _location_table(positions: list[tuple], first_line: int) -> bytes:
 
 def _exception_entries(code: CodeType) -> list[tuple[int, int, int, int]]:
     """``(start, end, target, depth_lasti)`` in code units, as the table stores them."""
-    raw, i, out = code.co_exceptiontable, 0, []
-    while i < len(raw):
-        fields = []
-        for _ in range(4):
-            b = raw[i]
-            value = b & 63
-            while b & 64:
-                i += 1
-                b = raw[i]
-                value = (value << 6) | (b & 63)
-            i += 1
-            fields.append(value)
-        start, size, target, dl = fields
-        out.append((start, start + size, target, dl))
-    return out
+    return [(e.start // 2, e.end // 2, e.target // 2, (e.depth << 1) | e.lasti)
+            for e in dis.Bytecode(code).exception_entries]
 
 
 def _exception_table(entries: list[tuple[int, int, int, int]]) -> bytes:
