@@ -121,6 +121,49 @@ def test_writer_killed_mid_write_leaves_no_half_file(tmp_path, die_at):
     assert not left.exists() and any(str(left) in m for m in notices.messages)
 
 
+@pytest.mark.parametrize("signum", ["SIGINT", "SIGTERM"])
+@pytest.mark.parametrize("at", ["file", "folder"])
+def test_interrupt_right_after_the_temporary_is_created_leaves_nothing(tmp_path, monkeypatch, signum, at):
+    """The signal lands the moment the temporary file (or folder) exists, before its creator returns.
+
+    With ``tempfile.mkstemp``/``mkdtemp`` the ``KeyboardInterrupt`` escaped there, outside
+    the ``try`` that removes the temporary, and a ``.tmp-`` entry stayed (the CI failure
+    of stop 21).  Interrupted, a write leaves the old state or the whole new one.
+    """
+    import os
+    import signal
+
+    from assay import interrupts
+    from assay.store import atomic
+
+    monkeypatch.setattr(interrupts, "_state", {"mode": "unknown", "requested": False})
+    old = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
+    interrupts.install()
+    name = "open" if at == "file" else "mkdir"
+    real = getattr(os, name)
+    fired = []
+
+    def create_then_signal(path, *args, **kwargs):
+        made = real(path, *args, **kwargs)
+        if os.path.basename(path).startswith(atomic.TMP_PREFIX) and not fired:
+            fired.append(path)
+            signal.raise_signal(getattr(signal, signum))  # delivered to this thread, now
+        return made
+
+    monkeypatch.setattr(os, name, create_then_signal)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            if at == "file":
+                Corpus(tmp_path, "t", 100).add(b"entry")
+            else:
+                atomic.publish_dir(tmp_path / "t" / "finding", {"input": b"entry"})
+    finally:
+        for s, handler in old.items():
+            signal.signal(s, handler)
+    assert fired, "the signal was sent while the temporary existed"
+    assert list((tmp_path / "t").iterdir()) == []
+
+
 def test_campaign_refuses_before_running(planted, campaign, tmp_path):
     target = planted.get("planted_clean")
     folder = tmp_path / "corpus" / target.name

@@ -33,14 +33,13 @@ def test_temp_names_carry_the_writer_pid(tmp_path, monkeypatch):
     from assay.store import atomic
 
     seen = []
-    real = atomic.tempfile.mkstemp
+    real = os.open
 
-    def spy(*args, **kw):
-        fd, path = real(*args, **kw)
+    def spy(path, *args, **kw):
         seen.append(os.path.basename(path))
-        return fd, path
+        return real(path, *args, **kw)
 
-    monkeypatch.setattr(atomic.tempfile, "mkstemp", spy)
+    monkeypatch.setattr(atomic.os, "open", spy)
     atomic.write_bytes(tmp_path / "x", b"1")
     assert seen and atomic.writer_pid(seen[0]) == os.getpid()
 

@@ -14,8 +14,8 @@ from __future__ import annotations
 import json
 import os
 import re
+import secrets
 import shutil
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -84,12 +84,24 @@ def fsync_dir(path: str | os.PathLike[str]) -> None:
         os.close(fd)
 
 
+def _tmp_name(folder: Path) -> str:
+    """A fresh temporary path in ``folder``, named before anything is created under it.
+
+    ``tempfile.mkstemp`` creates the file and only then returns its name: an interrupt
+    (SIGTERM turned into ``KeyboardInterrupt``) landing in between left a file no
+    ``except`` clause knew of (seen in CI).  Named first, the file is created inside
+    the ``try`` that removes it.
+    """
+    return str(folder / f"{tmp_prefix()}{secrets.token_hex(6)}")
+
+
 def write_bytes(path: str | os.PathLike[str], data: bytes, *, private: bool = False) -> None:
     """Write ``data`` to ``path`` atomically (mode ``0666 & ~umask``; ``0600`` if ``private``)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=tmp_prefix(), dir=path.parent)
+    tmp = _tmp_name(path.parent)
     try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         os.fchmod(fd, 0o600 if private else 0o666 & ~umask())
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
@@ -118,8 +130,9 @@ def publish_dir(final: str | os.PathLike[str], files: dict[str, bytes], private:
     final.parent.mkdir(parents=True, exist_ok=True)
     if final.exists():
         return False
-    tmp = Path(tempfile.mkdtemp(prefix=tmp_prefix(), dir=final.parent))
+    tmp = Path(_tmp_name(final.parent))
     try:
+        os.mkdir(tmp, 0o700)
         mask = umask()
         os.chmod(tmp, 0o777 & ~mask)
         for name, data in files.items():
