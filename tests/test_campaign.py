@@ -186,9 +186,9 @@ def test_artifact_metadata_fields(planted, campaign, tmp_path):
 def test_hypothesis_given_test_is_a_target(planted, campaign, tmp_path):
     target = planted.get("maze_given_roundtrip")
     assert target.defined_in.endswith("mazes.py")
-    # Seed 1 reaches n == 7 at case 553 under any PYTHONHASHSEED (measured; seeds 1-8
+    # Seed 2 reaches n == 7 at case 1,473 under any PYTHONHASHSEED (measured; seeds 1-8
     # need 3 to 9,322 cases, one more than 10,000).
-    result = campaign([target], cases=3000, seed=1)
+    result = campaign([target], cases=3000, seed=2)
     (finding,) = result.targets[0].findings
     assert finding.oracle == "invariant" and "maze_given_roundtrip" in finding.signature
     art = load_artifact(finding.artifact)

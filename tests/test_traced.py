@@ -90,6 +90,54 @@ def test_closing_ends_the_child(counting):
     assert counting.pid is None and not _alive(pid)
 
 
+def test_a_submitted_count_runs_beside_the_caller_and_is_collected_later(counting):
+    expected = counting.count(b"30", 10.0)
+    counting.submit(b"30", 10.0)
+    assert counting.pending
+    with pytest.raises(RuntimeError):
+        counting.submit(b"1", 10.0)  # one count at a time
+    _outer(30)  # the caller's own work meanwhile: the child counts on its own
+    assert counting.collect() == expected and not counting.pending
+    with pytest.raises(RuntimeError):
+        counting.collect()
+    counting.submit(b"sleep", 0.5)  # the deadline runs from the submission
+    time.sleep(0.6)
+    assert counting.collect() == 1 << 20 and counting.pid is None
+
+
+def test_under_the_sandbox_the_child_works_in_a_folder_of_its_own(tmp_path):
+    """Its runs overlap the worker's: a file the target writes in its cwd must not be the worker's."""
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the forked test body
+        code = 1
+        try:
+            from assay.engine import sandbox
+
+            sandbox.enter(str(tmp_path))
+
+            def writes_in_cwd(data: bytes) -> None:
+                with open("scratch", "wb") as fh:
+                    fh.write(data)
+
+            child = traced.CountingChild(writes_in_cwd, 1 << 20)
+            lines = child.count(b"x", 10.0)
+            child.close()
+            mine = sorted(os.listdir(tmp_path))
+            theirs = [p for p in mine if p.startswith("count-")]
+            ok = lines > 0 and "scratch" not in mine and len(theirs) == 1 \
+                and os.listdir(tmp_path / theirs[0]) == ["scratch"]
+            os.write(write_end, repr((ok, lines, mine)).encode())
+            code = 0
+        finally:
+            os._exit(code)
+    os.close(write_end)
+    report = os.read(read_end, 4096).decode()
+    os.close(read_end)
+    _, status = os.waitpid(pid, 0)
+    assert status == 0 and report.startswith("(True"), report
+
+
 def test_the_c_tally_counts_the_events_the_python_one_counts(monkeypatch):
     from assay.gen.accelerated import cmutate
 

@@ -108,15 +108,6 @@ def remove_workdir(path: str) -> None:
     shutil.rmtree(path, ignore_errors=True)
 
 
-def enter_sandbox(workdir: str) -> None:
-    """In a forked child: work in ``workdir`` under the audit-hook sandbox (:mod:`assay.engine.sandbox`)."""
-    os.chdir(workdir)
-    os.environ["TMPDIR"] = workdir  # tempfile in a target writes where the sandbox allows it
-    tempfile.tempdir = workdir
-    sys.dont_write_bytecode = True  # importing inside a target must not count as a write
-    sandbox.install(workdir)
-
-
 def read_tail(path: str, start: int = 0) -> str:
     try:
         with open(path, "rb") as fh:
@@ -254,7 +245,7 @@ def run_isolated(target: Target, data: bytes, timeout: float | None = None) -> I
 
     def child(writer) -> None:
         child_setup(capture, target.rss_limit_mb)
-        enter_sandbox(workdir)
+        sandbox.enter(workdir)
         verdict = execute.run_input(target, data, timeout=timeout)
         writer.send(verdict.to_json() if verdict else None)
 

@@ -27,6 +27,7 @@ import os
 import socket
 import sys
 import sysconfig
+import tempfile
 from dataclasses import dataclass
 from typing import Any, Iterable
 
@@ -122,6 +123,15 @@ def install(root: str) -> None:
     if not _STATE.installed:
         _STATE.installed = True
         sys.addaudithook(_hook)
+
+
+def enter(workdir: str) -> None:
+    """In a forked child: work in ``workdir``, the one place the sandbox lets it write."""
+    os.chdir(workdir)
+    os.environ["TMPDIR"] = workdir  # tempfile in a target writes where the sandbox allows it
+    tempfile.tempdir = workdir
+    sys.dont_write_bytecode = True  # importing inside a target must not count as a write
+    install(workdir)
 
 
 def installed() -> bool:

@@ -25,7 +25,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Hashable
 
-from assay.engine import isolate, journal as jr, procs, strays
+from assay.engine import isolate, journal as jr, procs, sandbox, strays
 from assay.errors import InternalError
 from assay.engine.worker import Plan, Worker, install_soft_timeout
 from assay.feedback import edgesplit
@@ -311,7 +311,7 @@ class Supervisor:
 
     def _child(self, journal: jr.Journal, writer, capture: str, workdir: str) -> None:
         isolate.child_setup(capture, self.target.rss_limit_mb)
-        isolate.enter_sandbox(workdir)
+        sandbox.enter(workdir)
         strays.arm(journal)
         install_soft_timeout(journal)
         feedback = SysmonFeedback(Scope(self.sources))

@@ -10,7 +10,8 @@ re-instruments every code object, which loses the coverage tracer's
 per-instruction state (a branch direction seen only by its destination's first
 ``INSTRUCTION`` event would never be reported).  Line counts, taken every few
 dozen to every 1,024th case, go to one long-lived :class:`CountingChild`
-(``sys.monitoring`` LINE events); a stack picture, rare, to a fresh fork each
+(``sys.monitoring`` LINE events), which counts on another core while the worker
+goes on (:meth:`CountingChild.submit`, :meth:`CountingChild.collect`); a stack picture, rare, to a fresh fork each
 (``sys.settrace``, which has the frame), which reports through a pipe and leaves
 with ``os._exit`` as soon as it knows its answer, without running the rest of the input.
 """
@@ -22,11 +23,12 @@ import os
 import select
 import signal
 import sys
+import tempfile
 import time
 from dataclasses import asdict
 from typing import Any, Callable
 
-from assay.engine import procs
+from assay.engine import procs, sandbox
 from assay.feedback import sysmon
 from assay.gen.accelerated import cmutate
 from assay.verdict import Frame
@@ -162,17 +164,44 @@ class CountingChild:
         self.cap = cap
         self.pid: int | None = None
         self._requests = self._replies = -1
+        self._deadline: float | None = None  # set while a submitted count is not yet collected
+        self._lost = False  # the submitted request could not be written (the child is gone)
+
+    @property
+    def pending(self) -> bool:
+        """Whether a count was submitted and not yet collected."""
+        return self._deadline is not None
 
     def count(self, data: bytes, timeout: float) -> int:
         """Line events of one run of ``data`` (``cap`` at most, and when it timed out; 0 when the child died)."""
+        self.submit(data, timeout)
+        return self.collect()
+
+    def submit(self, data: bytes, timeout: float) -> None:
+        """Hand ``data`` to the child and return at once; :meth:`collect` waits for its count.
+
+        The child counts on another core while the worker goes on, and ``timeout``
+        runs from now.  One count at a time: collect before submitting again.
+        """
+        if self._deadline is not None:
+            raise RuntimeError("CountingChild.submit: the previous count was not collected")
         if self.pid is None:
             self._start()
+        self._lost = False
         try:
             _write_all(self._requests, len(data).to_bytes(8, "big") + data)
         except OSError:
             self.close()
+            self._lost = True
+        self._deadline = time.monotonic() + timeout
+
+    def collect(self) -> int:
+        """The submitted run's line events, as :meth:`count` returns them."""
+        deadline, self._deadline = self._deadline, None
+        if deadline is None:
+            raise RuntimeError("CountingChild.collect: nothing was submitted")
+        if self._lost:
             return 0
-        deadline = time.monotonic() + timeout
         reply = b""
         while len(reply) < 8:
             left = deadline - time.monotonic()
@@ -191,6 +220,7 @@ class CountingChild:
 
     def close(self, kill: bool = False) -> None:
         """End the child: EOF on its requests (it leaves), or SIGKILL by its pid."""
+        self._deadline = None
         if self.pid is None:
             return
         if kill:
@@ -216,6 +246,9 @@ class CountingChild:
                 os.close(requests_write)
                 os.close(replies_read)
                 procs.die_with_parent(parent)
+                if sandbox.installed():
+                    # Its own folder: its runs overlap the worker's, which must not meet its files.
+                    sandbox.enter(tempfile.mkdtemp(prefix="count-", dir=os.getcwd()))
                 self._serve(requests_read, replies_write)
             finally:
                 os._exit(0)

@@ -152,6 +152,7 @@ class Worker:
         self._boring: set = set()  # return-value classes whose outcome is already seen
         self._rejects: set = set()  # expected exception types whose outcome is already seen
         self.counting = traced.CountingChild(lambda data: execute.run(self.target, data), LINE_CAP)
+        self._counted: tuple | None = None  # the case whose line count is out (see case())
 
     # -- schedule ------------------------------------------------------------------------
     def run(self) -> tuple[int, int]:
@@ -174,6 +175,7 @@ class Worker:
         hot = self._hot_loop(stream)
         while plan.max_cases is None or i < plan.max_cases:
             if i % CLOCK_EVERY == 0:
+                self._collect_count()
                 if self._tick(i):
                     break
                 self.feedback.maybe_restart(i)  # restart indices are multiples of CLOCK_EVERY
@@ -189,6 +191,7 @@ class Worker:
             while i < end:  # timed cases: cost feedback from timing, and from counted lines
                 self._one(i, rng_of(i), count=i >= self.next_count)
                 i += 1
+        self._collect_count()
         return len(plan.initial), i
 
     def _one(self, i: int, rng, count: bool = False) -> None:
@@ -375,35 +378,74 @@ class Worker:
 
     # -- one case ----------------------------------------------------------------------------
     def case(self, phase: int, pos: int, data: bytes, ops: list[str], count: bool = False) -> None:
-        """One case on the general path; with ``count``, its Python line events are counted."""
+        """One case on the general path; with ``count``, its Python line events are counted.
+
+        Without ``slow=`` the count is *deferred*: the counting child gets the input
+        before the worker runs it and counts on another core while the worker goes on;
+        :meth:`_collect_count` takes the answer at the next clock boundary (or before
+        the next count), a position fixed by the schedule, so the campaign stays a
+        function of its seed.  With ``slow=`` cases are timed, and the count runs first,
+        alone.
+        """
         j = self.journal
         j.chain = hashlib.sha256(j.chain + len(data).to_bytes(4, "big") + data).digest()
         # Once the count saturates the climb is over; and tracing stays within its budget.
         count = count and self.lines_max < LINE_CAP.bit_length() and self.lines_traced <= COUNT_BUDGET * pos
-        if count:
+        deferred = count and self.slow is None
+        lines = 0
+        if deferred:
+            self._collect_count()
+            started = j.begin(phase, pos, jr.CASE, data)
+            self.counting.submit(data, self.target.timeout)
+        elif count:
             # Tracing slows the run down: the parent allows it more time before a wedge.
             started = j.begin(phase, pos, jr.CASE, data, COUNT_SLACK * self.target.timeout)
             lines = self._count_lines(data)
-            result = execute.run(self.target, data)
         else:
             started = j.begin(phase, pos, jr.CASE, data)
-            result = execute.run(self.target, data)
+        result = execute.run(self.target, data)
         elapsed = time.monotonic() - started
         j.end()
         self.executed += 1
         feedback = self.feedback
         new = feedback.take_new() if feedback.new else []
         if count:
-            self.lines_traced += lines
             self.count_misses += 1
-        if count and result.verdict is None:
-            bucket = lines.bit_length()
-            if bucket > self.lines_max:
-                self.lines_max = bucket
-                key = ("f", "cost-lines", str(bucket))
-                self.seen_features.add(key)
+        if deferred:
+            self._counted = (phase, pos, data, ops, result, elapsed)
+        elif count:
+            self.lines_traced += lines
+            key = self._cost_class(lines) if result.verdict is None else None
+            if key is not None:
                 new.append(key)
-        self._after(phase, pos, data, ops, result, elapsed, new, count)
+        self._after(phase, pos, data, ops, result, elapsed, new, count and not deferred)
+
+    def _cost_class(self, lines: int) -> tuple | None:
+        """The feature of a new highest line-count class (now seen), or None."""
+        bucket = lines.bit_length()
+        if bucket <= self.lines_max:
+            return None
+        self.lines_max = bucket
+        key = ("f", "cost-lines", str(bucket))
+        self.seen_features.add(key)
+        return key
+
+    def _collect_count(self) -> None:
+        """Take the deferred count of the last counted case (see :meth:`case`), if one is out.
+
+        A new line-count class keeps that case's input as a corpus entry (a quiet
+        one, a parent of the growing cases only), unless its coverage already made
+        it one.
+        """
+        if not self.counting.pending:
+            return
+        lines = self.counting.collect()
+        phase, pos, data, ops, result, elapsed = self._counted
+        self._counted = None
+        self.lines_traced += lines
+        key = self._cost_class(lines) if result.verdict is None else None
+        if key is not None and data not in self._in_corpus:
+            self._after(phase, pos, data, ops, result, elapsed, [key], True)
 
     def _countable_lines(self, data: bytes) -> int | None:
         """Line events of ``data``, or ``None`` when the count saturated or the run was cut short."""
@@ -417,6 +459,7 @@ class Worker:
         :data:`LINE_CAP`: as costly as counting goes.  The run that follows in this
         process hangs too and becomes the wedge, with its stack.
         """
+        self._collect_count()
         return self.counting.count(data, self.target.timeout)
 
     def _after(self, phase: int, pos: int, data: bytes, ops: list[str], result, elapsed: float, new: list,
