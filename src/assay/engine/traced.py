@@ -11,9 +11,10 @@ per-instruction state (a branch direction seen only by its destination's first
 ``INSTRUCTION`` event would never be reported).  Line counts, taken every few
 dozen to every 1,024th case, go to one long-lived :class:`CountingChild`
 (``sys.monitoring`` LINE events), which counts on another core while the worker
-goes on (:meth:`CountingChild.submit`, :meth:`CountingChild.collect`); a stack picture, rare, to a fresh fork each
-(``sys.settrace``, which has the frame), which reports through a pipe and leaves
-with ``os._exit`` as soon as it knows its answer, without running the rest of the input.
+goes on (:meth:`CountingChild.submit`, :meth:`CountingChild.collect`).  A stack
+picture, rare, goes to a fresh fork each (``sys.settrace``, which has the frame),
+which reports through a pipe and leaves with ``os._exit`` as soon as it knows its
+answer, without running the rest of the input.
 """
 
 from __future__ import annotations
