@@ -154,11 +154,12 @@ class Supervisor:
             strategy=strategy, dictionary=dictionary, slow=target.slow if target.slow is not None else slow,
             reload_dir=reload_dir,
         )
+        in_scope = Scope(sources).contains
         if cmplog:
-            log = CmpLog(Scope(sources).contains)
+            log = CmpLog(in_scope)
             log.attach()  # in the parent, once: every worker inherits the compiled twins
             self.plan.cmplog = log
-        edgesplit.prepare(Scope(sources).contains)  # in the parent too: workers inherit the split code
+        edgesplit.prepare(in_scope)  # in the parent too: workers inherit the split code
         self.pending: dict[str, tuple] = {}
         self.first_seen: dict[str, tuple[float, int | None]] = {}  # signature -> (seconds, case number)
         self.records: dict[str, FindingRecord] = {}

@@ -166,7 +166,6 @@ class CountingChild:
         self.pid: int | None = None
         self._requests = self._replies = -1
         self._deadline: float | None = None  # set while a submitted count is not yet collected
-        self._lost = False  # the submitted request could not be written (the child is gone)
 
     @property
     def pending(self) -> bool:
@@ -188,12 +187,10 @@ class CountingChild:
             raise RuntimeError("CountingChild.submit: the previous count was not collected")
         if self.pid is None:
             self._start()
-        self._lost = False
         try:
             _write_all(self._requests, len(data).to_bytes(8, "big") + data)
         except OSError:
-            self.close()
-            self._lost = True
+            self.close()  # the child is gone: collect() sees no pid and counts 0
         self._deadline = time.monotonic() + timeout
 
     def collect(self) -> int:
@@ -201,7 +198,7 @@ class CountingChild:
         deadline, self._deadline = self._deadline, None
         if deadline is None:
             raise RuntimeError("CountingChild.collect: nothing was submitted")
-        if self._lost:
+        if self.pid is None:  # the request could not be written
             return 0
         reply = b""
         while len(reply) < 8:
