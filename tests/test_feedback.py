@@ -150,6 +150,43 @@ def test_pause_records_nothing_and_disables_nothing(feedback):
     assert feedback.take_new(), "events were not disabled while paused"
 
 
+def test_paused_calls_ask_again_only_for_in_scope_code(monkeypatch):
+    """Out-of-scope code and the comparison twins are decided at their first paused
+    call; before, each paused call of them (assay's recorders run once per comparison
+    in an analysis) cost a callback for the whole campaign."""
+    import textwrap
+    from collections import Counter
+
+    from assay.feedback.cmplog import CmpLog
+
+    asked: Counter = Counter()
+    real = SysmonFeedback._on_start
+
+    def spy(self, code, offset):
+        asked[code.co_qualname] += 1
+        return real(self, code, offset)
+
+    monkeypatch.setattr(SysmonFeedback, "_on_start", spy)
+    fb = SysmonFeedback(Scope([SUBJECT]))
+    fb.start()
+    try:
+        log = CmpLog(Scope([SUBJECT]).contains)
+        log.attach()
+        fb.pause(True)
+        for _ in range(5):
+            log.record(lambda: subject.chained(3))  # twins of chained and of noted (no comparison)
+            textwrap.dedent("  x")  # out of scope
+            subject.looped(3)  # in scope, not yet decided: asks again
+        fb.pause(False)
+        assert asked["assay_cmp"] == 1 and asked["dedent"] == 1
+        assert asked["noted"] == 1, "the twin of a function without comparisons is decided too"
+        assert asked["looped"] == 5
+        subject.looped(3)
+        assert [k for k in fb.take_new() if len(k) == 2], "in-scope code first run paused still gets its events"
+    finally:
+        fb.stop()
+
+
 def test_tool_id_is_released():
     fb = SysmonFeedback(Scope([SUBJECT]))
     fb.start()

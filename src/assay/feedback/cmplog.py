@@ -47,6 +47,7 @@ from typing import Any, Callable, Iterable
 
 from assay.feedback.decoded import DecodedForms
 from assay.feedback.livecode import functions_of, modules_by_file
+from assay.feedback.protocol import TWIN_MARK
 
 #: Most operand pairs recorded while analysing one input.
 MAX_RECORDS = 1024
@@ -262,7 +263,7 @@ def _twin_codes(path: str, rewriter: _Rewriter) -> dict[tuple[str, int], CodeTyp
     except (OSError, SyntaxError, ValueError, RecursionError):
         return {}
     found: dict[tuple[str, int], CodeType] = {}
-    stack = [module_code]
+    stack = [_marked(module_code)]
     while stack:
         code = stack.pop()
         for const in code.co_consts:
@@ -270,6 +271,16 @@ def _twin_codes(path: str, rewriter: _Rewriter) -> dict[tuple[str, int], CodeTyp
                 found[(const.co_qualname, const.co_firstlineno)] = const
                 stack.append(const)
     return found
+
+
+def _marked(code: CodeType) -> CodeType:
+    """``code`` and the code it nests, each with :data:`TWIN_MARK` in ``co_names``.
+
+    A name appended to ``co_names`` changes no instruction (they index the names
+    before it); it tells the coverage feedback that this code runs only paused.
+    """
+    consts = tuple(_marked(c) if isinstance(c, CodeType) else c for c in code.co_consts)
+    return code.replace(co_consts=consts, co_names=(*code.co_names, TWIN_MARK))
 
 
 class CmpLog:

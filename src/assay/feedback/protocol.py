@@ -4,6 +4,11 @@ from __future__ import annotations
 
 from typing import Hashable, Protocol
 
+#: A name in ``co_names`` of code that only ever runs while the feedback is paused
+#: (the comparison twins of :mod:`assay.feedback.cmplog`): a collector decides it
+#: at its first call, as it does out-of-scope code, instead of at an unpaused one.
+TWIN_MARK = "__assay_twin__"
+
 
 class Feedback(Protocol):
     """Records coverage items; reports only the ones never seen before."""

@@ -71,6 +71,7 @@ from typing import Any, Hashable, Iterable
 from assay.errors import MonitoringUnavailable
 from assay.feedback import edgesplit
 from assay.feedback.branches import cached_layout
+from assay.feedback.protocol import TWIN_MARK
 from assay.feedback.scope import Scope
 
 #: One-way hits of a branch site whose unseen direction runs into a join (so only
@@ -258,12 +259,15 @@ class SysmonFeedback:
     def _on_start(self, code: Any, offset: int) -> Any:
         mon = sys.monitoring
         if self.paused:
-            # Decide at an unpaused call.  Code that only ever runs paused (the
-            # comparison twins of assay.feedback.cmplog) then never gets local events,
-            # which while paused would fire on every line or instruction it runs; a
-            # twin that calls the recorders is recognised and never asks again.
-            names = code.co_names
-            return mon.DISABLE if "__assay_cmp__" in names or "__assay_call__" in names else None
+            # In-scope code is decided at an unpaused call, so code that only ever
+            # runs paused never gets local events (they would fire on every line it
+            # runs).  Everything else is decided now, as an unpaused call would: out
+            # of scope (assay's own recorders, called once per comparison in an
+            # analysis) and the comparison twins; asking again costs a callback per
+            # call of it for the whole campaign.
+            if TWIN_MARK in code.co_names or not self.scope.contains(code.co_filename):
+                return mon.DISABLE
+            return None
         if id(code) not in self._code_keys and self.scope.contains(code.co_filename):
             ident = f"{code.co_filename}\0{code.co_qualname}\0{code.co_firstlineno}".encode()
             ck = int.from_bytes(hashlib.blake2b(ident, digest_size=8).digest(), "big")
