@@ -27,9 +27,10 @@ _UNCONDITIONAL = frozenset({"JUMP_FORWARD", "JUMP_BACKWARD", "JUMP_BACKWARD_NO_I
 _CONDITIONAL = frozenset({
     "POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE", "POP_JUMP_IF_NONE", "POP_JUMP_IF_NOT_NONE", "FOR_ITER",
 })
-#: Before 3.13 an exhausted ``FOR_ITER`` jumps past the ``END_FOR`` its argument
-#: names, and the ``BRANCH`` event reports that later offset as the destination.
-_FOR_ITER_SKIPS_END_FOR = sys.version_info < (3, 13)
+#: An exhausted ``FOR_ITER`` jumps past the ``END_FOR`` its argument names (3.12),
+#: or past ``END_FOR`` and the ``POP_TOP`` after it (3.13), and the ``BRANCH`` event
+#: reports that later offset as the destination: the instructions it skips.
+FOR_ITER_SKIPS = ("END_FOR",) if sys.version_info < (3, 13) else ("END_FOR", "POP_TOP")
 #: Instructions of a straight-line run after a branch destination that are watched.
 _CHAIN = 4
 
@@ -77,6 +78,16 @@ def _target(instr: dis.Instruction) -> int | None:
     return target if isinstance(target, int) else None
 
 
+def exhausted_target(instrs: list, j: int) -> int:
+    """Where an exhausted ``FOR_ITER`` whose argument names ``instrs[j]`` goes on."""
+    k = j
+    for name in FOR_ITER_SKIPS:
+        if k >= len(instrs) or instrs[k].opname != name:
+            return instrs[j].offset  # not the shape this version compiles: as the argument says
+        k += 1
+    return instrs[k].offset if k < len(instrs) else instrs[j].offset
+
+
 def branch_layout(code: CodeType) -> BranchLayout:
     """The observable and join directions of every conditional jump in ``code``."""
     try:
@@ -95,10 +106,8 @@ def branch_layout(code: CodeType) -> BranchLayout:
         elif ins.opname in _UNCONDITIONAL and target is not None:
             out = [target]
         elif ins.opname in _CONDITIONAL and target is not None and nxt is not None:
-            if ins.opname == "FOR_ITER" and _FOR_ITER_SKIPS_END_FOR and target in at:
-                j = at[target]
-                if instrs[j].opname == "END_FOR" and j + 1 < len(instrs):
-                    target = instrs[j + 1].offset
+            if ins.opname == "FOR_ITER" and target in at:
+                target = exhausted_target(instrs, at[target])
             out = [nxt, target]
             sites[ins.offset] = (nxt, target)
         else:

@@ -12,7 +12,7 @@ stay armed (a callback every time it runs) until that direction showed up, and w
 retired after a cap: a direction first taken later went unseen.
 
 Compilers remove such a *critical edge* by splitting it, and so does this module,
-with two edits:
+with three edits:
 
 * a jump into a join goes through a trampoline appended after the code::
 
@@ -21,15 +21,18 @@ with two edits:
 
 * a fall-through into a join (the ``while`` body's first test, a chain's last
   operand) gets two ``NOP`` instructions on the jump's line, inserted right after it: only the
-  fall-through reaches them, while every jump into the join still lands on it.
+  fall-through reaches them, while every jump into the join still lands on it;
+
+* an exhausted ``FOR_ITER`` goes on past the ``END_FOR`` its argument names (and,
+  on 3.13, the ``POP_TOP`` after it): two ``NOP`` instructions on the loop's line
+  are inserted there, and only it reaches them (a ``break`` into the same join
+  still lands on the join).
 
 Either way the direction now has an instruction of its own, whose ``INSTRUCTION``
 event fires the first time the direction is taken and then disables itself: it is
 recorded at its first traversal, at any case index, and costs a ``NOP`` or a jump
 afterwards.  (Two instructions on one line, because on 3.12 another tool's ``LINE``
-event hides the ``INSTRUCTION`` event of the instruction it fires at.)  Only an
-exhausted ``FOR_ITER`` is left to ``BRANCH`` (see :mod:`assay.feedback.sysmon`):
-where it lands depends on the version's skipping of ``END_FOR``.
+event hides the ``INSTRUCTION`` event of the instruction it fires at.)
 
 The edited code is re-assembled: instructions with their jump targets as
 instructions, laid out again with as many ``EXTENDED_ARG`` prefixes as each jump
@@ -54,7 +57,7 @@ import sys
 from types import CodeType, FunctionType
 from typing import Callable, Iterator
 
-from assay.feedback.branches import branch_layout, cached_layout, once_per_code
+from assay.feedback.branches import FOR_ITER_SKIPS, branch_layout, cached_layout, once_per_code
 from assay.feedback.livecode import functions_of, modules_by_file
 
 #: Versions whose bytecode this module knows (3.14+ reports each direction itself).
@@ -63,6 +66,7 @@ SUPPORTED = ((3, 12), (3, 13))
 _NOP = dis.opmap["NOP"]
 _EXTENDED_ARG = dis.opmap["EXTENDED_ARG"]
 _JUMP_BACK = dis.opmap["JUMP_BACKWARD_NO_INTERRUPT"]
+_FOR_ITER = dis.opmap["FOR_ITER"]
 _JREL = frozenset(op for op in dis.hasjrel if op < 256)
 _BACKWARD = frozenset(op for op in _JREL if "BACKWARD" in dis.opname[op])
 _FORWARD_IFS = frozenset(dis.opmap[n] for n in (
@@ -238,8 +242,16 @@ def split_code(code: CodeType) -> CodeType:
     by_op = {2 * (ins.offset + ins.prefixes): ins for ins in body}
     tail: list[_Ins] = []
     inserted: dict[int, list[_Ins]] = {}
+    index = {id(ins): k for k, ins in enumerate(body)}
     for src, dsts in sorted(layout.joins.items()):
         jump = by_op.get(src)
+        if jump is not None and jump.op == _FOR_ITER and jump.target is not None:
+            # Exhausted: two NOPs after the END_FOR (and POP_TOP) it skips, where it
+            # lands; the jumps into the join still land past them.
+            last = _last_skipped(body, index[id(jump.target)])
+            if last is not None and 2 * (last.offset + last.size) in dsts:
+                inserted[last.offset] = [_Ins(_NOP, 0, jump.position), _Ins(_NOP, 0, jump.position)]
+            continue
         if jump is None or jump.op not in _FORWARD_IFS:
             continue
         line = jump.position
@@ -265,6 +277,16 @@ def split_code(code: CodeType) -> CodeType:
     # A range reaching the end of the code stops before the trampolines (they cannot raise).
     handlers = [(at[lo], at.get(hi, tail[0] if tail else None), at[target], dl) for lo, hi, target, dl in table]
     return _assemble(code, new_body + tail, handlers)
+
+
+def _last_skipped(body: list[_Ins], j: int) -> _Ins | None:
+    """The last instruction an exhausted ``FOR_ITER`` whose target is ``body[j]`` skips."""
+    k = j
+    for name in FOR_ITER_SKIPS:
+        if k >= len(body) or dis.opname[body[k].op] != name:
+            return None
+        k += 1
+    return body[k - 1]
 
 
 #: id(original code) -> (original, split): kept alive, so an id is never reused.

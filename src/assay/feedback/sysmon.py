@@ -9,7 +9,8 @@ never fires again in this process.
 * ``PY_START`` fires once per code object.  The scope is decided there, once: code
   from the target's ``sources`` gets local ``LINE`` and branch events; every code
   object gets ``DISABLE`` for ``PY_START``, so out-of-scope code costs one callback
-  in the whole campaign.
+  in the whole campaign.  A paused call (an analysis) decides out-of-scope code
+  and the comparison twins the same way; in-scope code waits for an unpaused one.
 * ``LINE`` records ``(code, line)`` and disables itself (on 3.12/3.13 the first
   ``INSTRUCTION`` event of a line does this instead, see below).
 * Branches on 3.14+: ``BRANCH_LEFT`` and ``BRANCH_RIGHT`` are separate events, so
@@ -29,8 +30,8 @@ never fires again in this process.
     instruction of its own: the live functions run *split* code
     (:mod:`assay.feedback.edgesplit`), in which the direction goes through a
     trampoline or inserted ``NOP`` instructions: a direction of the first kind.
-    What the split leaves (an exhausted ``FOR_ITER``; code it cannot reach, such as a
-    lambda kept only in a container, or imported after the feedback started) is
+    What the split leaves (code it cannot reach, such as a lambda kept only in a
+    container, or imported after the feedback started) is
     recorded by ``BRANCH``, and the site stays armed until every
     such direction has been seen.
 
@@ -52,11 +53,11 @@ never fires again in this process.
   line, then stayed unseen for thousands of cases.  ``split_by_instruction =
   False`` still runs that design.)
 
-  3.13 has the same single ``BRANCH`` event, so the same split applies; two
-  details are unverified there: where an exhausted ``FOR_ITER`` reports its
-  destination (a mismatch only duplicates that edge under a second key), and
-  whether ``LINE`` still hides ``INSTRUCTION`` events (the split avoids ``LINE``
-  either way).
+  3.13 has the same single ``BRANCH`` event, so the same split applies.  There an
+  exhausted ``FOR_ITER`` goes on past ``END_FOR`` and the ``POP_TOP`` after it
+  (3.12: past ``END_FOR``), and ``BRANCH`` reports that offset (checked on 3.13.0).
+  Whether ``LINE`` still hides ``INSTRUCTION`` events there is unverified (the
+  split avoids ``LINE`` either way).
 
 Items are keyed by a stable per-code key (a hash of file, qualified name and first
 line), so keys mean the same thing in a restarted worker.
