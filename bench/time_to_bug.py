@@ -93,6 +93,7 @@ MAZES = [
     "maze_decoded_json",
     "maze_regex_compound",
     "maze_transform_xor",
+    "maze_unicode_netloc",
 ]
 MAZE_TOOLS = ["assay-cmp", "assay-nocmp", "atheris", "hypothesis", "hypofuzz"]
 HIST_TOOLS = ["assay-cmp", "atheris"]

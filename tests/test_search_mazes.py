@@ -11,6 +11,7 @@ import pytest
 
 from assay.feedback import decoded, sysmon
 from assay.feedback.cmplog import CmpLog
+from assay.gen import mutators
 from assay.store.artifacts import load_artifact
 
 CAP = 3000
@@ -24,6 +25,7 @@ MAZES = [
     "maze_decoded_json",
     "maze_regex_compound",
     "maze_transform_xor",
+    "maze_unicode_netloc",
 ]
 
 
@@ -82,6 +84,12 @@ def test_with_instruction_split_no_cap_matters(planted, campaign, monkeypatch):
 def test_without_value_profile_the_protocol_maze_is_not_solved(planted, campaign, monkeypatch):
     monkeypatch.setattr(CmpLog, "value_profile", False)
     assert _solved_at(campaign([planted.get("maze_protocol_state")], cases=CAP, seed=1)) is None
+
+
+@pytest.mark.campaign
+def test_without_unicode_chars_the_netloc_maze_is_not_solved(planted, campaign, monkeypatch):
+    monkeypatch.setattr(mutators, "MUTATIONS", {k: v for k, v in mutators.MUTATIONS.items() if k != "unicode-char"})
+    assert _solved_at(campaign([planted.get("maze_unicode_netloc")], cases=CAP, seed=1)) is None
 
 
 @pytest.mark.campaign

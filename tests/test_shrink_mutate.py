@@ -6,7 +6,7 @@ import random
 
 from assay.engine.seeds import case_rng, target_seed
 from assay.engine.shrink import shrink
-from assay.gen.mutators import MUTATIONS, ByteMutator, tokens_from
+from assay.gen.mutators import MUTATIONS, UNICODE_CHARS, ByteMutator, tokens_from
 
 
 def test_every_output_is_clamped_to_max_len():
@@ -40,6 +40,21 @@ def test_repeat_chunk_pumps_and_sometimes_cuts_the_suffix():
     kept = [o for o in outs if o.endswith(b";") and len(o) > len(data)]
     assert 100 < len(cut) < 300 and kept, "about half the pumps drop the suffix"
     assert any(o.startswith(b"a='") and set(o[3:]) == {0x5C} and len(o) > 20 for o in cut), "a backslash run to the end"
+
+
+def test_unicode_char_writes_whole_characters_in_place_or_between():
+    m = ByteMutator(64, [])
+    write = MUTATIONS["unicode-char"]
+    rng = random.Random(3)
+    data = b"http://host/"
+    outs = [bytes(write(m, bytearray(data), rng, b"")) for _ in range(600)]
+    for o in outs:
+        o.decode("utf-8")  # a whole character every time: still valid UTF-8
+    added = [next(ch for ch in UNICODE_CHARS if ch in o) for o in outs]
+    assert set(added) == set(UNICODE_CHARS), "every character is drawn"
+    inserted = [o for o, ch in zip(outs, added) if o.replace(ch, b"", 1) == data]
+    assert 200 < len(inserted) < 400, "about half insert, the rest write over one byte"
+    assert write(m, bytearray(), rng, b"") in [bytearray(ch) for ch in UNICODE_CHARS], "applies to an empty input"
 
 
 def test_dictionary_tokens_are_used():

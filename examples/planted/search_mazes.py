@@ -1,5 +1,5 @@
 """Search mazes, round two: progress that only a branch direction, a compared value
-or a decoded comparison shows.
+or a decoded comparison shows, and one that only a non-ASCII character reaches.
 
 Used by tests/test_search_mazes.py and ``bench/time_to_bug.py``.  Each raises
 ``RuntimeError`` once solved; nothing else ever fails.
@@ -10,6 +10,7 @@ from __future__ import annotations
 import base64
 import json
 import re
+import urllib.parse
 
 import assay
 
@@ -137,3 +138,13 @@ def maze_transform_xor(data: bytes) -> None:
     """A key compared after a byte-wise xor (an AFL++ CmpLog transform)."""
     if bytes(b ^ 0x5A for b in data[:6]) == b"\x1b\x09\x09\x1b\x03\x7b":
         raise RuntimeError("maze: xor transform")
+
+
+@assay.target(seeds=[b"http://example.com/index.html"], max_len=64)
+def maze_unicode_netloc(data: bytes) -> None:
+    """urllib.parse's own check: a host that NFKC folds into a delimiter (CVE-2019-9636)."""
+    try:
+        urllib.parse.urlsplit(data.decode("utf-8", "surrogateescape"))
+    except ValueError as e:
+        if "NFKC" in str(e):
+            raise RuntimeError("maze: a netloc that NFKC folds into a delimiter") from e

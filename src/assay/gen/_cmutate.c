@@ -6,7 +6,7 @@
  *
  *   Random  = assay.engine.seeds.FastRandom   (cmutate_random.c)
  *   Stream  = assay.engine.seeds.CaseStream   (cmutate_random.c)
- *   mutate  = assay.gen.mutators.ByteMutator.mutate and its fifteen mutations (cmutate_mutations.c)
+ *   mutate  = assay.gen.mutators.ByteMutator.mutate and its sixteen mutations (cmutate_mutations.c)
  *   HotLoop = assay.engine.worker.Worker._block's byte-mode loop, with InputSource.next (cmutate_loop.c)
  *
  * so a campaign's schedule, corpus and findings do not depend on whether this module
@@ -92,10 +92,17 @@ PyMODINIT_FUNC PyInit__cmutate(void) {
     if (!m) return NULL;
     Py_INCREF(&cm_RandomType);
     Py_INCREF(&cm_StreamType);
-    PyObject *names = Py_BuildValue("(sssssssssssssss)", "erase", "insert-byte", "insert-repeated", "change-byte",
+    PyObject *names = Py_BuildValue("(ssssssssssssssss)", "erase", "insert-byte", "insert-repeated", "change-byte",
                                     "flip-bit", "shuffle", "interesting-int", "add-to-int", "ascii-int", "copy-part",
-                                    "repeat-chunk", "nest", "crossover", "dict-insert", "dict-overwrite");
+                                    "repeat-chunk", "nest", "crossover", "dict-insert", "dict-overwrite", "unicode-char");
     if (!names || PyModule_AddObject(m, "NAMES", names) < 0) { Py_XDECREF(names); Py_DECREF(m); return NULL; }
+    PyObject *chars = PyTuple_New(cm_n_unicode_chars);
+    for (Py_ssize_t k = 0; chars && k < cm_n_unicode_chars; k++) {
+        PyObject *ch = PyBytes_FromString(cm_unicode_chars[k]);
+        if (!ch) Py_CLEAR(chars);
+        else PyTuple_SET_ITEM(chars, k, ch);
+    }
+    if (!chars || PyModule_AddObject(m, "UNICODE_CHARS", chars) < 0) { Py_XDECREF(chars); Py_DECREF(m); return NULL; }
     /* The tunables compiled in: the Python side uses this module only while its own agree. */
     PyObject *constants = Py_BuildValue(
         "{s:i,s:i,s:d,s:i,s:d,s:d,s:d,s:i,s:i,s:i,s:d,s:i,s:d,s:d,s:i,s:d,s:d,s:d,s:i,s:d,s:i}",

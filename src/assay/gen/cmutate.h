@@ -2,7 +2,7 @@
  * assay.gen._cmutate: declarations shared by its three files.
  *
  *   cmutate_random.c     the pool, Random (FastRandom) and Stream (CaseStream)
- *   cmutate_mutations.c  ByteMutator.mutate and its fifteen mutations
+ *   cmutate_mutations.c  ByteMutator.mutate and its sixteen mutations
  *   cmutate_source.c     InputSource.next's byte-mode path, for the hot loop
  *   cmutate_loop.c       HotLoop: the worker's byte-mode hot loop (Worker._block)
  *   _cmutate.c           LineTally and the module
@@ -112,6 +112,9 @@ RandomObject *cm_stream_case(StreamObject *stream, long long index);
 /* ByteMutator.mutate (METH_FASTCALL), and its parts for the hot loop (see cmutate_mutations.c). */
 PyObject *cm_mutate(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
 int cm_mutate_args(PyObject *const *args, cm_MutateArgs *a);
+/* mutators.UNICODE_CHARS (cmutate_mutations.c) */
+extern const char *const cm_unicode_chars[];
+extern const Py_ssize_t cm_n_unicode_chars;
 int cm_mutate_into(const cm_MutateArgs *a, RandomObject *rng, const unsigned char *data, Py_ssize_t data_len,
                    PyObject *other, Py_ssize_t limit, Buf *buf, int *applied, int *n_applied);
 PyObject *cm_applied_names(const cm_MutateArgs *a, const int *applied, int n_applied);

@@ -1,5 +1,5 @@
 /*
- * ByteMutator.mutate in C: the fifteen mutations of assay.gen.mutators, drawing from a
+ * ByteMutator.mutate in C: the sixteen mutations of assay.gen.mutators, drawing from a
  * cm_RandomType generator exactly as the Python reference draws, writing the same bytes.
  */
 #include "cmutate.h"
@@ -434,11 +434,32 @@ static int m_dict(Ctx *c, int overwrite) {
 static int m_dict_insert(Ctx *c) { return m_dict(c, 0); }
 static int m_dict_overwrite(Ctx *c) { return m_dict(c, 1); }
 
+/* mutators.UNICODE_CHARS, UTF-8 (module attribute UNICODE_CHARS; the Python side checks they agree) */
+const char *const cm_unicode_chars[] = {"\xc2\xa0", "\xe2\x84\x80", "\xef\xbc\x8f", "\xef\xbc\x83", "\xef\xbc\x9f", "\xef\xbc\xa0", "\xef\xbc\x9a", "\xc4\xb0", "\xc4\xb1", "\xe2\x84\xaa", "\xc5\xbf", "\xc3\x9f", "\xef\xac\x81", "\xd9\xa3", "\xef\xbc\x91", "\xc2\xb2", "\xe2\x80\xa8", "\xc2\x85", "\xe2\x80\x8b", "\xef\xbb\xbf", "\xcc\x81", "\xf0\x9f\x98\x80", "\xe3\x80\x80", "\xe3\x80\x82", "\xef\xbc\x8e", "\xe2\x80\xa4"};
+const Py_ssize_t cm_n_unicode_chars = (Py_ssize_t)(sizeof(cm_unicode_chars) / sizeof(cm_unicode_chars[0]));
+
+static int m_unicode_char(Ctx *c) {
+    Buf *b = c->b;
+    uint64_t x;
+    DRAW64((uint64_t)1 << 48, x);
+    const char *ch = cm_unicode_chars[x % (uint64_t)cm_n_unicode_chars];
+    Py_ssize_t len = (Py_ssize_t)strlen(ch);
+    x /= (uint64_t)cm_n_unicode_chars;
+    Py_ssize_t at;
+    if ((x & 1) && b->n) {
+        at = (Py_ssize_t)((x >> 1) % (uint64_t)b->n);
+        return buf_assign(b, at, at + 1, (const unsigned char *)ch, len) < 0 ? -1 : 1;
+    }
+    at = (Py_ssize_t)((x >> 1) % (uint64_t)(b->n + 1));
+    return buf_assign(b, at, at, (const unsigned char *)ch, len) < 0 ? -1 : 1;
+}
+
 /* In the order of mutators.MUTATIONS. */
 typedef int (*mutation)(Ctx *);
 static const mutation MUTATIONS[] = {
     m_erase, m_insert_byte, m_insert_repeated, m_change_byte, m_flip_bit, m_shuffle, m_interesting,
     m_add_to_int, m_ascii_int, m_copy_part, m_repeat_chunk, m_nest, m_crossover, m_dict_insert, m_dict_overwrite,
+    m_unicode_char,
 };
 #define N_MUTATIONS ((Py_ssize_t)(sizeof(MUTATIONS) / sizeof(MUTATIONS[0])))
 

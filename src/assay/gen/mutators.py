@@ -275,12 +275,42 @@ def _dict_overwrite(m, b, rng, other):
     return b
 
 
+#: Characters Python's text handling treats specially, as the mutation ``unicode-char``
+#: writes them (UTF-8): compatibility forms that NFKC folds into ASCII punctuation
+#: (U+2100 into "a/c", what urllib.parse's netloc check looks for; fullwidth ``/ # ? @ :``
+#: and dots, the IDNA full stop U+3002), case mappings that change length or leave ASCII
+#: (U+0130, U+0131, the Kelvin sign, long s, sharp s, the fi ligature), digits ``int()``
+#: takes or only ``str.isdigit()`` passes (U+0663, U+FF11, U+00B2), line breaks only
+#: ``str.splitlines()`` knows (U+2028, U+0085), spaces (U+00A0, U+3000), the zero-width
+#: space, a BOM, a combining mark and a character outside the BMP.  A byte mutation
+#: seldom writes a valid multi-byte sequence, let alone one of these.
+UNICODE_CHARS = tuple(ch.encode() for ch in (
+    "\u00a0", "\u2100", "\uff0f", "\uff03", "\uff1f", "\uff20", "\uff1a", "\u0130", "\u0131", "\u212a",
+    "\u017f", "\u00df", "\ufb01", "\u0663", "\uff11", "\u00b2", "\u2028", "\u0085", "\u200b", "\ufeff",
+    "\u0301", "\U0001f600", "\u3000", "\u3002", "\uff0e", "\u2024",
+))
+
+
+def _unicode_char(m, b, rng, other):
+    """Write a character of :data:`UNICODE_CHARS`: inserted, or in place of one byte."""
+    x = rng.randrange(1 << 48)  # one draw: character, insert or replace, place
+    char = UNICODE_CHARS[x % len(UNICODE_CHARS)]
+    x //= len(UNICODE_CHARS)
+    if x & 1 and b:
+        at = (x >> 1) % len(b)
+        b[at : at + 1] = char
+    else:
+        at = (x >> 1) % (len(b) + 1)
+        b[at:at] = char
+    return b
+
+
 #: Share of children allowed past the campaign's current length limit (up to
 #: ``max_len``): the long inputs super-linear bugs and deep nesting need.
 LONG_SHARE = 1 / 32
 
 #: Mutations that can apply to an empty input.
-_INSERTING = ("insert-byte", "insert-repeated", "crossover", "dict-insert")
+_INSERTING = ("insert-byte", "insert-repeated", "crossover", "dict-insert", "unicode-char")
 
 #: Every mutation by name; the names go into artifacts' ``mutation_operators``.
 MUTATIONS: dict[str, Mutation] = {
@@ -299,6 +329,7 @@ MUTATIONS: dict[str, Mutation] = {
     "crossover": _crossover,
     "dict-insert": _dict_insert,
     "dict-overwrite": _dict_overwrite,
+    "unicode-char": _unicode_char,
 }
 
 
@@ -317,7 +348,8 @@ class ByteMutator:
         # One draw picks a mutation: below win_cut (WIN_SHARE of the range) a recent win.
         self._picks = (len(self.funcs) * 10, int(len(self.funcs) * 10 * WIN_SHARE))
         #: The C twin of :meth:`mutate` (the same bytes), when it is built and agrees with this module.
-        self._c = cmutate if accelerated.agrees(globals()) and tuple(self.names) == cmutate.NAMES else None
+        self._c = cmutate if (accelerated.agrees(globals()) and tuple(self.names) == cmutate.NAMES
+                              and getattr(cmutate, "UNICODE_CHARS", None) == UNICODE_CHARS) else None
         #: ``mutate(rng, data, other, limit)`` in C, for a ``_cmutate.Random`` and bytes (None without the twin).
         self.mutate_c = None
         if self._c is not None:
