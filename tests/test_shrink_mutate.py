@@ -29,13 +29,16 @@ def test_same_case_rng_same_mutation():
     assert a != c
 
 
+def _applied(name: str, data: bytes, times: int, seed: int, max_len: int) -> list[bytes]:
+    """One mutation applied ``times`` times to ``data``, each on a fresh copy."""
+    m, mutation, rng = ByteMutator(max_len, []), MUTATIONS[name], random.Random(seed)
+    return [bytes(mutation(m, bytearray(data), rng, b"")) for _ in range(times)]
+
+
 def test_repeat_chunk_pumps_and_sometimes_cuts_the_suffix():
     # prefix + pump with the closing part gone is what catastrophic backtracking needs.
-    m = ByteMutator(4096, [])
-    repeat = MUTATIONS["repeat-chunk"]
-    rng = random.Random(5)
     data = b"a='\\x';"
-    outs = [bytes(repeat(m, bytearray(data), rng, b"")) for _ in range(400)]
+    outs = _applied("repeat-chunk", data, 400, seed=5, max_len=4096)
     cut = [o for o in outs if not o.endswith(b";")]
     kept = [o for o in outs if o.endswith(b";") and len(o) > len(data)]
     assert 100 < len(cut) < 300 and kept, "about half the pumps drop the suffix"
@@ -43,18 +46,15 @@ def test_repeat_chunk_pumps_and_sometimes_cuts_the_suffix():
 
 
 def test_unicode_char_writes_whole_characters_in_place_or_between():
-    m = ByteMutator(64, [])
-    write = MUTATIONS["unicode-char"]
-    rng = random.Random(3)
     data = b"http://host/"
-    outs = [bytes(write(m, bytearray(data), rng, b"")) for _ in range(600)]
+    outs = _applied("unicode-char", data, 600, seed=3, max_len=64)
     for o in outs:
         o.decode("utf-8")  # a whole character every time: still valid UTF-8
     added = [next(ch for ch in UNICODE_CHARS if ch in o) for o in outs]
     assert set(added) == set(UNICODE_CHARS), "every character is drawn"
     inserted = [o for o, ch in zip(outs, added) if o.replace(ch, b"", 1) == data]
     assert 200 < len(inserted) < 400, "about half insert, the rest write over one byte"
-    assert write(m, bytearray(), rng, b"") in [bytearray(ch) for ch in UNICODE_CHARS], "applies to an empty input"
+    assert _applied("unicode-char", b"", 1, seed=3, max_len=64)[0] in UNICODE_CHARS, "applies to an empty input"
 
 
 def test_dictionary_tokens_are_used():

@@ -18,7 +18,7 @@ import dis
 import sys
 from dataclasses import dataclass
 from types import CodeType
-from typing import Callable, TypeVar
+from typing import Callable, Sequence, TypeVar
 
 T = TypeVar("T")
 
@@ -78,14 +78,16 @@ def _target(instr: dis.Instruction) -> int | None:
     return target if isinstance(target, int) else None
 
 
-def exhausted_target(instrs: list, j: int) -> int:
-    """Where an exhausted ``FOR_ITER`` whose argument names ``instrs[j]`` goes on."""
+def past_skipped(opnames: Sequence[str], j: int) -> int | None:
+    """The index just past the instructions (:data:`FOR_ITER_SKIPS`) an exhausted
+    ``FOR_ITER`` whose argument names ``opnames[j]`` skips; None where they are not
+    the shape this version compiles."""
     k = j
     for name in FOR_ITER_SKIPS:
-        if k >= len(instrs) or instrs[k].opname != name:
-            return instrs[j].offset  # not the shape this version compiles: as the argument says
+        if k >= len(opnames) or opnames[k] != name:
+            return None
         k += 1
-    return instrs[k].offset if k < len(instrs) else instrs[j].offset
+    return k
 
 
 def branch_layout(code: CodeType) -> BranchLayout:
@@ -96,6 +98,7 @@ def branch_layout(code: CodeType) -> BranchLayout:
     except Exception:  # noqa: BLE001 - an odd code object: watch every site through BRANCH
         return BranchLayout({}, {}, {})
     at = {ins.offset: i for i, ins in enumerate(instrs)}
+    opnames = [ins.opname for ins in instrs]
     succs: dict[int, list[int]] = {}
     sites: dict[int, tuple[int, int]] = {}
     for i, ins in enumerate(instrs):
@@ -107,7 +110,9 @@ def branch_layout(code: CodeType) -> BranchLayout:
             out = [target]
         elif ins.opname in _CONDITIONAL and target is not None and nxt is not None:
             if ins.opname == "FOR_ITER" and target in at:
-                target = exhausted_target(instrs, at[target])
+                k = past_skipped(opnames, at[target])
+                if k is not None and k < len(instrs):  # else as the argument says
+                    target = instrs[k].offset
             out = [nxt, target]
             sites[ins.offset] = (nxt, target)
         else:

@@ -57,7 +57,7 @@ import sys
 from types import CodeType, FunctionType
 from typing import Callable, Iterator
 
-from assay.feedback.branches import FOR_ITER_SKIPS, branch_layout, cached_layout, once_per_code
+from assay.feedback.branches import branch_layout, cached_layout, once_per_code, past_skipped
 from assay.feedback.livecode import functions_of, modules_by_file
 
 #: Versions whose bytecode this module knows (3.14+ reports each direction itself).
@@ -242,13 +242,15 @@ def split_code(code: CodeType) -> CodeType:
     by_op = {2 * (ins.offset + ins.prefixes): ins for ins in body}
     tail: list[_Ins] = []
     inserted: dict[int, list[_Ins]] = {}
+    opnames = [dis.opname[ins.op] for ins in body]
     index = {id(ins): k for k, ins in enumerate(body)}
     for src, dsts in sorted(layout.joins.items()):
         jump = by_op.get(src)
         if jump is not None and jump.op == _FOR_ITER and jump.target is not None:
             # Exhausted: two NOPs after the END_FOR (and POP_TOP) it skips, where it
             # lands; the jumps into the join still land past them.
-            last = _last_skipped(body, index[id(jump.target)])
+            k = past_skipped(opnames, index[id(jump.target)])
+            last = body[k - 1] if k is not None else None
             if last is not None and 2 * (last.offset + last.size) in dsts:
                 inserted[last.offset] = [_Ins(_NOP, 0, jump.position), _Ins(_NOP, 0, jump.position)]
             continue
@@ -277,16 +279,6 @@ def split_code(code: CodeType) -> CodeType:
     # A range reaching the end of the code stops before the trampolines (they cannot raise).
     handlers = [(at[lo], at.get(hi, tail[0] if tail else None), at[target], dl) for lo, hi, target, dl in table]
     return _assemble(code, new_body + tail, handlers)
-
-
-def _last_skipped(body: list[_Ins], j: int) -> _Ins | None:
-    """The last instruction an exhausted ``FOR_ITER`` whose target is ``body[j]`` skips."""
-    k = j
-    for name in FOR_ITER_SKIPS:
-        if k >= len(body) or dis.opname[body[k].op] != name:
-            return None
-        k += 1
-    return body[k - 1]
 
 
 #: id(original code) -> (original, split): kept alive, so an id is never reused.
