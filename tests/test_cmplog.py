@@ -93,6 +93,34 @@ def test_a_run_that_keeps_only_guards_or_values_records_those_alone():
     assert log.last_values == values
 
 
+def test_a_run_past_max_compared_is_cut_short_through_the_targets_except_and_unjudged():
+    from assay.engine import execute
+    from assay.feedback import cmplog
+    from assay.target import make_target
+
+    log = _log()
+    finished = []
+
+    def target(data: bytes) -> None:
+        try:
+            subject.looped(2 * cmplog.MAX_COMPARED)  # one comparison per iteration
+        except Exception:  # noqa: BLE001 - a target that swallows its own errors
+            finished.append("swallowed")
+        finished.append("ran to the end")
+
+    known = dict(execute._KNOWN)
+    live = subject.looped.__code__
+    records, _ = log.record(lambda: execute.run(make_target(target, name="cut"), b""))
+    assert finished == [], "the cut ends the run; the target's except Exception does not catch it"
+    assert execute._KNOWN == known, "the cut is not judged as the target's failure"
+    assert len(records) == cmplog.MAX_RECORDS  # what came before the cut is kept
+    assert subject.looped.__code__ is live and subject.looped(10) == 145
+    records, _ = log.record(lambda: subject.gate(2))
+    assert (2, 1) in records, "the next recorded run starts its count afresh"
+    log.record(lambda: target(b""))
+    assert finished == [], "also outside the runner"
+
+
 def test_repair_restores_a_broken_checksum():
     log = _log()
     good = _frame(b"hello world")

@@ -11,6 +11,7 @@ from typing import Hashable
 
 from assay import interrupts, observe
 from assay.engine import sandbox, strays
+from assay.feedback.protocol import RecordingCut
 from assay.target import Target
 from assay.verdict import ExceptionInfo, Frame, Verdict, classify, code_frames, exception_info, frames_key, type_name
 
@@ -77,6 +78,8 @@ def run(target: Target, data: bytes, *, fresh: bool = False) -> RunResult:
         if refusal is None and interrupts.is_real():
             raise
         error = exc
+    except RecordingCut:  # the comparison twins ending a recorded run: not the target's doing
+        raise
     except BaseException as exc:  # every escape from the target is judged, SystemExit included
         error = exc
     finally:

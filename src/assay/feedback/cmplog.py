@@ -40,6 +40,7 @@ the other side computed (Redqueen's checksum handling, without patching the targ
 from __future__ import annotations
 
 import ast
+import functools
 import heapq
 import operator
 from types import CodeType, FunctionType
@@ -47,7 +48,7 @@ from typing import Any, Callable, Iterable
 
 from assay.feedback.decoded import DecodedForms
 from assay.feedback.livecode import functions_of, modules_by_file
-from assay.feedback.protocol import TWIN_MARK
+from assay.feedback.protocol import TWIN_MARK, RecordingCut
 
 #: Most operand pairs recorded while analysing one input.
 MAX_RECORDS = 1024
@@ -90,10 +91,17 @@ _CROSS = {2: (-1, 0), 3: (0, 1), 4: (1, 0), 5: (0, -1)}
 _records: list[tuple[Any, Any]] | None = None
 _guard_records: list[tuple[int, Any, Any]] | None = None
 _value_records: list[tuple[int, Any, Any]] | None = None
+#: Comparisons made so far in the current recorded run.
+_compared = 0
 #: The right operand of the last comparison: the left one of the next link of a chain.
 _last: Any = None
 #: Most (in)equality observations kept for the value profile per analysed input.
 MAX_VALUE_RECORDS = 512
+#: Most comparisons one recorded run makes before it is cut short (:class:`RecordingCut`).
+#: An ordinary input fills the buffers above within a few thousand; the cost climb's
+#: longest inputs make hundreds of thousands, at about 2 µs each, and little of what
+#: they compare past this point could still be kept.
+MAX_COMPARED = 1 << 16
 
 
 def _record(a: Any, b: Any) -> None:
@@ -112,7 +120,10 @@ def assay_cmp(op: int, site: int, vsite: int, a: Any, b: Any) -> Any:
     ``site`` numbers an (in)equality between two computed values, -1 elsewhere;
     ``vsite`` numbers every (in)equality (the value profile's sites).
     """
-    global _last
+    global _last, _compared
+    _compared += 1
+    if _compared > MAX_COMPARED:
+        raise RecordingCut
     _last = b
     result = _BY_ID[op](a, b)
     if op <= 1 and _value_records is not None and len(_value_records) < MAX_VALUE_RECORDS:
@@ -322,9 +333,10 @@ class CmpLog:
 
         ``keep`` is what to record: ``"all"``, or only ``"values"`` (:attr:`last_values`,
         for a value-profile run) or ``"guards"`` (for a repair); what is not kept comes
-        back empty.  Recording pairs is most of a recorded run's cost.
+        back empty.  Recording pairs is most of a recorded run's cost.  A run that
+        makes more than :data:`MAX_COMPARED` comparisons is cut short there.
         """
-        global _records, _guard_records, _value_records
+        global _records, _guard_records, _value_records, _compared
         records: list[tuple[Any, Any]] = []
         guard_records: list[tuple[int, Any, Any]] = []
         self.last_values = []
@@ -336,8 +348,11 @@ class CmpLog:
         live = [fn.__code__ for fn, _orig, _twin in self.swaps]
         for fn, _orig, twin in self.swaps:
             fn.__code__ = twin
+        _compared = 0
         try:
             run()
+        except RecordingCut:
+            pass  # what was recorded up to the cut is the answer
         finally:
             for (fn, _orig, _twin), code in zip(self.swaps, live):
                 fn.__code__ = code
@@ -346,7 +361,20 @@ class CmpLog:
 
 
 def _encodings(v: Any) -> dict[str, bytes]:
-    """The ways ``v`` may appear in input bytes, by kind."""
+    """The ways ``v`` may appear in input bytes, by kind (a shared dict: read it, never change it)."""
+    kind = type(v)
+    if kind is str or kind is bytes or kind is int:
+        return _cached_encodings(kind, v)
+    return _encode(v)
+
+
+@functools.lru_cache(maxsize=4096)
+def _cached_encodings(kind: type, v: Any) -> dict[str, bytes]:  # noqa: ARG001 - the type keeps 1 and True apart
+    # A parser compares every character against the same few constants: each is encoded once.
+    return _encode(v)
+
+
+def _encode(v: Any) -> dict[str, bytes]:
     if isinstance(v, (bytes, bytearray)):
         return {"raw": bytes(v)} if 0 < len(v) <= MAX_OPERAND else {}
     if isinstance(v, str):

@@ -133,6 +133,7 @@ class DecodedForms:
         self._hex: dict[int, list[bytes]] | None = None
         self._float: dict[float, list[bytes]] | None = None
         self._diffs: dict[str, bytes] = {}
+        self._views: dict[tuple[type, Any], tuple] = {}
 
     # -- runs of the input, by value (lazily) ---------------------------------------
     def _runs(self, pattern: re.Pattern, value: Callable[[bytes], Any]) -> dict:
@@ -213,32 +214,59 @@ class DecodedForms:
                 out.append((run, str(int(b)).encode()))
 
     def _text_pairs(self, a: Any, b: Any, out: list) -> None:
-        found = [(kind, x) for kind, x in _forms_of(a).items() if x in self.data]
-        fb = _forms_of(b) if found else {}  # mostly no form of ``a`` is in the input: skip ``b``'s
-        ra, rb = _as_bytes(a), _as_bytes(b)
-        for kind, x in found:
-            y = fb.get(kind)
-            if y is None:
-                continue
-            if x != ra:
-                out.append((x, y))
-            elif kind in _ESCAPES and y != rb and self._escapes(kind):
-                out.append((x, y))  # ``a`` needed no escaping, ``b`` does: keep the field valid
-        if ra is None or rb is None or not 0 < len(ra) <= MAX_FORM_OPERAND:
+        found, ra, case_run, transforms = self._text_views(a)
+        if found:
+            fb = _forms_of(b)
+            rb = _as_bytes(b)
+            for kind, x in found:
+                y = fb.get(kind)
+                if y is None:
+                    continue
+                if x != ra:
+                    out.append((x, y))
+                elif kind in _ESCAPES and y != rb and self._escapes(kind):
+                    out.append((x, y))  # ``a`` needed no escaping, ``b`` does: keep the field valid
+        if case_run is None and not transforms:
             return
-        if ra.lower() != ra.upper():  # has letters: look for it in another case
-            at = self.lower.find(ra.lower())
-            if at != -1 and self.data[at : at + len(ra)] != ra:
-                run = self.data[at : at + len(ra)]
-                out.append((run, _like_case(run, rb)))
-        if len(ra) >= MIN_TRANSFORM and ra not in self.data:
-            for name, op, inverse in (("xor", _xor, _xor), ("sub", _sub, lambda x, k: (x + k) & 0xFF)):
-                diffs = self._diffs.get(name)
-                if diffs is None:
-                    diffs = self._diffs[name] = _diff(self.data, op)
-                at = diffs.find(_diff(ra, op))
-                if at != -1:
-                    run = self.data[at : at + len(ra)]
-                    k = op(run[0], ra[0])  # run = a (op) k, so the replacement is b (op) k
-                    if k:
-                        out.append((run, bytes(inverse(c, k) if name == "sub" else c ^ k for c in rb)))
+        rb = _as_bytes(b)
+        if rb is None:
+            return
+        if case_run is not None:
+            out.append((case_run, _like_case(case_run, rb)))
+        for name, run, k in transforms:  # run = a (op) k, so the replacement is b (op) k
+            out.append((run, bytes((c + k) & 0xFF if name == "sub" else c ^ k for c in rb)))
+
+    def _text_views(self, a: Any) -> tuple[list[tuple[str, bytes]], bytes | None, bytes | None, list]:
+        """What of a str/bytes operand ``a`` is in the input: its encoded forms found, its raw
+        bytes, a run equal to it in another letter case, and its xor/shift transforms.
+
+        Worked out once per operand and input (a parser compares one character against many).
+        """
+        key = (type(a), a) if type(a) is not bytearray else None
+        cached = self._views.get(key) if key is not None else None
+        if cached is not None:
+            return cached
+        found = [(kind, x) for kind, x in _forms_of(a).items() if x in self.data]
+        ra = _as_bytes(a)
+        case_run = None
+        transforms: list[tuple[str, bytes, int]] = []
+        if ra is not None and 0 < len(ra) <= MAX_FORM_OPERAND:
+            if ra.lower() != ra.upper():  # has letters: look for it in another case
+                at = self.lower.find(ra.lower())
+                if at != -1 and self.data[at : at + len(ra)] != ra:
+                    case_run = self.data[at : at + len(ra)]
+            if len(ra) >= MIN_TRANSFORM and ra not in self.data:
+                for name, op in (("xor", _xor), ("sub", _sub)):
+                    diffs = self._diffs.get(name)
+                    if diffs is None:
+                        diffs = self._diffs[name] = _diff(self.data, op)
+                    at = diffs.find(_diff(ra, op))
+                    if at != -1:
+                        run = self.data[at : at + len(ra)]
+                        k = op(run[0], ra[0])
+                        if k:
+                            transforms.append((name, run, k))
+        views = (found, ra, case_run, transforms)
+        if key is not None:
+            self._views[key] = views
+        return views

@@ -10,6 +10,14 @@ from typing import Hashable, Protocol
 TWIN_MARK = "__assay_twin__"
 
 
+class RecordingCut(BaseException):
+    """Ends a recorded run of the comparison twins early (see :data:`assay.feedback.cmplog.MAX_COMPARED`).
+
+    Not an error, and a ``BaseException`` (as Hypothesis' ``StopTest`` is) so that a
+    target's ``except Exception`` lets it through; the runner re-raises it unjudged.
+    """
+
+
 class Feedback(Protocol):
     """Records coverage items; reports only the ones never seen before."""
 

@@ -112,6 +112,9 @@ class ValueProfile:
         new: list[Hashable] = []
         if self.features >= MAX_FEATURES:
             return new
+        # Whether a value (by digest, which fixes its forms) is in ``data``: a parser compares
+        # each character of the input at several sites, so each is looked for once.
+        in_data: dict[int, bool] = {}
         for site, a, b in records:
             seen = self.sites.get(site, ())
             if len(seen) >= PER_SITE:
@@ -122,7 +125,10 @@ class ValueProfile:
                 h = _cached_digest(kind, v) if cached else _digest(v)  # others: unhashable, or no value
                 if h is None or h in seen:
                     continue
-                if any(form in data for form in _plain_forms(v)):
+                inside = in_data.get(h)
+                if inside is None:
+                    inside = in_data[h] = any(form in data for form in _plain_forms(v))
+                if inside:
                     continue  # the input's own bytes, not program state
                 if self._add(site, h):
                     new.append((_KIND, site, h))
