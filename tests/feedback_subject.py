@@ -129,3 +129,12 @@ def searched(data: bytes) -> int:
             break
     size = len(data)
     return size * 2 + size // 3
+
+
+def classified(token: str, limit: object) -> str:
+    """Membership both ways, and an ordering that raises when ``limit`` is not a number."""
+    if token in ("GET", "PUT"):
+        return "verb"
+    if token not in "abc" and token != "":
+        return "other" if len(token) < limit else "long"
+    return "letter"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 import feedback_subject as subject
 
 from assay.feedback.cmplog import CmpLog, guards_of, input_to_state, repair, replace_one
@@ -119,6 +120,46 @@ def test_a_run_past_max_compared_is_cut_short_through_the_targets_except_and_unj
     assert (2, 1) in records, "the next recorded run starts its count afresh"
     log.record(lambda: target(b""))
     assert finished == [], "also outside the runner"
+
+
+def test_the_c_value_recorder_records_and_evaluates_as_the_python_one_does(monkeypatch):
+    from assay.feedback import cmplog
+    from assay.gen.accelerated import cmutate
+
+    if cmutate is None:
+        pytest.skip("the C twin is not built (no compiler at install)")
+    log = _log()
+
+    def calls() -> list:
+        out = [subject.branchy(9), subject.looped(12), subject.gate(1), subject.chained(5), subject.chained(70000),
+               subject.hex_escape("\\u00e9"), subject.framed(_frame(b"hi")), subject.either(b"\x01\x02\x00\x04"),
+               subject.counted(b"ab,c"), subject.scalar_escape("0041")]
+        out += [subject.classified(t, 3) for t in ("GET", "a", "zz", "zzzz", "")]
+        try:
+            subject.classified("zz", "x")  # the ordering raises TypeError inside the twin
+        except TypeError as exc:
+            out.append(str(exc))
+        return out
+
+    seen = {}
+    for native in (False, True, False):
+        log.native_values = native
+        subject.CALLS.clear()
+        got: list = []
+        assert log.record(lambda: got.append(calls()), keep="values") == ([], [])
+        seen[native] = (got, log.last_values, list(subject.CALLS))
+    assert seen[True] == seen[False]
+    assert any(v[0] >= 0 for v in seen[True][1]) and len(seen[True][1]) > 20
+    assert seen[True][0] == [calls()]  # both evaluate like the original code
+    records, _ = log.record(lambda: subject.branchy(3))
+    assert (3, 5) in records, "after a native run the Python recorder records pairs again"
+
+    monkeypatch.setattr(cmplog, "MAX_COMPARED", 10)
+    for native in (False, True):
+        log.native_values = native
+        finished = []
+        log.record(lambda: finished.append(subject.looped(100)), keep="values")
+        assert finished == [] and [v[1] for v in log.last_values] == list(range(10)), "cut after 10 alike"
 
 
 def test_repair_restores_a_broken_checksum():

@@ -43,12 +43,13 @@ import ast
 import functools
 import heapq
 import operator
-from types import CodeType, FunctionType
+from types import CodeType, FunctionType, ModuleType
 from typing import Any, Callable, Iterable
 
 from assay.feedback.decoded import DecodedForms
 from assay.feedback.livecode import functions_of, modules_by_file
 from assay.feedback.protocol import TWIN_MARK, RecordingCut
+from assay.gen.accelerated import cmutate
 
 #: Most operand pairs recorded while analysing one input.
 MAX_RECORDS = 1024
@@ -299,10 +300,15 @@ class CmpLog:
 
     #: Also feed comparison progress back as features (:mod:`assay.feedback.valueprofile`).
     value_profile = True
+    #: Record a value-profile run with the C recorder (``_cmutate.ValueRecorder``) when it is
+    #: built: the same observations, without a Python call per comparison.
+    native_values = cmutate is not None
 
     def __init__(self, scope_contains: Callable[[str], bool]) -> None:
         self.contains = scope_contains
         self.swaps: list[tuple[FunctionType, CodeType, CodeType]] = []
+        #: The modules whose functions have twins (they hold the recorder names).
+        self.modules: list[ModuleType] = []
         self.files = 0
         #: The (in)equality observations ``(vsite, a, b)`` of the last :meth:`record`.
         self.last_values: list[tuple[int, Any, Any]] = []
@@ -320,6 +326,7 @@ class CmpLog:
                 vars(module).setdefault(_CMP, assay_cmp)
                 vars(module).setdefault(_CALL, assay_call)
                 vars(module).setdefault(_LAST, assay_last)
+                self.modules.append(module)
                 for fn in functions_of(module):
                     code = fn.__code__
                     twin = twins.get((code.co_qualname, code.co_firstlineno))
@@ -343,6 +350,11 @@ class CmpLog:
         _records = records if keep == "all" else None
         _guard_records = guard_records if keep in ("all", "guards") else None
         _value_records = self.last_values if keep in ("all", "values") else None
+        native = keep == "values" and self.native_values
+        if native:
+            recorder = cmutate.ValueRecorder(self.last_values, MAX_VALUE_RECORDS, MAX_COMPARED, RecordingCut)
+            for module in self.modules:
+                vars(module).update({_CMP: recorder, _LAST: recorder.last})
         # What runs outside an analysis changed since attach() (the feedback's
         # split code): put back what was live, not ``orig``.
         live = [fn.__code__ for fn, _orig, _twin in self.swaps]
@@ -357,6 +369,9 @@ class CmpLog:
             for (fn, _orig, _twin), code in zip(self.swaps, live):
                 fn.__code__ = code
             _records = _guard_records = _value_records = None
+            if native:
+                for module in self.modules:
+                    vars(module).update({_CMP: assay_cmp, _LAST: assay_last})
         return records, guard_records
 
 

@@ -11,7 +11,8 @@
  *
  * so a campaign's schedule, corpus and findings do not depend on whether this module
  * was built.  tests/test_cmutate.py compares the two on many thousands of cases.  It
- * also holds the counting child's LINE callback (assay.engine.traced.LineTally's twin).
+ * also holds the counting child's LINE callback (assay.engine.traced.LineTally's twin)
+ * and the value-profile run's comparison recorder (cmutate_record.c).
  */
 #include "cmutate.h"
 
@@ -87,7 +88,8 @@ static struct PyModuleDef module_def = {
 };
 
 PyMODINIT_FUNC PyInit__cmutate(void) {
-    if (cm_random_init() < 0 || cm_loop_init() < 0 || PyType_Ready(&TallyType) < 0) return NULL;
+    if (cm_random_init() < 0 || cm_loop_init() < 0 || PyType_Ready(&TallyType) < 0
+        || PyType_Ready(&cm_ValueRecorderType) < 0) return NULL;
     PyObject *m = PyModule_Create(&module_def);
     if (!m) return NULL;
     Py_INCREF(&cm_RandomType);
@@ -117,6 +119,8 @@ PyMODINIT_FUNC PyInit__cmutate(void) {
     if (PyModule_AddObject(m, "HotLoop", (PyObject *)&cm_HotLoopType) < 0) { Py_DECREF(m); return NULL; }
     Py_INCREF(&TallyType);
     if (PyModule_AddObject(m, "LineTally", (PyObject *)&TallyType) < 0) { Py_DECREF(m); return NULL; }
+    Py_INCREF(&cm_ValueRecorderType);
+    if (PyModule_AddObject(m, "ValueRecorder", (PyObject *)&cm_ValueRecorderType) < 0) { Py_DECREF(m); return NULL; }
     if (PyModule_AddObject(m, "Random", (PyObject *)&cm_RandomType) < 0
         || PyModule_AddObject(m, "Stream", (PyObject *)&cm_StreamType) < 0) {
         Py_DECREF(m);

@@ -97,6 +97,7 @@ typedef struct {
 extern PyTypeObject cm_RandomType;
 extern PyTypeObject cm_StreamType;
 extern PyTypeObject cm_HotLoopType;
+extern PyTypeObject cm_ValueRecorderType;
 
 /* hashlib's functions, looked up once; -1 with an exception set on failure. */
 int cm_random_init(void);
