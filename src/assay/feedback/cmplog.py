@@ -35,6 +35,11 @@ values (neither side a literal) that held for the entry and whose value occurs i
 its bytes.  A child of that entry can then be *repaired*: run once more with the
 twins, and wherever a guard now fails, the stale value is overwritten with the one
 the other side computed (Redqueen's checksum handling, without patching the target).
+
+A recorded run costs a call per comparison.  It is cut short past
+:data:`MAX_COMPARED` comparisons (the buffers are full long before; only the cost
+climb's longest inputs get there), and a value-profile run, the most frequent kind,
+goes through the C twin's recorder when it is built.
 """
 
 from __future__ import annotations
@@ -384,7 +389,7 @@ def _encodings(v: Any) -> dict[str, bytes]:
 
 
 @functools.lru_cache(maxsize=4096)
-def _cached_encodings(kind: type, v: Any) -> dict[str, bytes]:  # noqa: ARG001 - the type keeps 1 and True apart
+def _cached_encodings(kind: type, v: Any) -> dict[str, bytes]:  # noqa: ARG001 - part of the cache key
     # A parser compares every character against the same few constants: each is encoded once.
     return _encode(v)
 
