@@ -1,10 +1,11 @@
 /*
- * assay.gen._cmutate: declarations shared by its three files.
+ * assay.gen._cmutate: declarations shared by its files.
  *
  *   cmutate_random.c     the pool, Random (FastRandom) and Stream (CaseStream)
  *   cmutate_mutations.c  ByteMutator.mutate and its sixteen mutations
  *   cmutate_source.c     InputSource.next's byte-mode path, for the hot loop
  *   cmutate_loop.c       HotLoop: the worker's byte-mode hot loop (Worker._block)
+ *   cmutate_record.c     ValueRecorder: a value-profile run's comparison recorder (cmplog.assay_cmp)
  *   _cmutate.c           LineTally and the module
  */
 #ifndef ASSAY_CMUTATE_H

@@ -111,15 +111,8 @@ static void Recorder_dealloc(RecorderObject *self) {
 
 static PyObject *Recorder_last(RecorderObject *self, PyObject *unused) { return Py_NewRef(self->last); }
 
-static PyObject *Recorder_get_compared(RecorderObject *self, void *c) { return PyLong_FromLongLong(self->compared); }
-
 static PyMethodDef Recorder_methods[] = {
     {"last", (PyCFunction)Recorder_last, METH_NOARGS, "The right operand of the comparison just made (assay_last)."},
-    {NULL},
-};
-
-static PyGetSetDef Recorder_getset[] = {
-    {"compared", (getter)Recorder_get_compared, NULL, "comparisons made so far", NULL},
     {NULL},
 };
 
@@ -137,5 +130,4 @@ PyTypeObject cm_ValueRecorderType = {
     .tp_clear = (inquiry)Recorder_clear,
     .tp_dealloc = (destructor)Recorder_dealloc,
     .tp_methods = Recorder_methods,
-    .tp_getset = Recorder_getset,
 };
