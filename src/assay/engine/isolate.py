@@ -20,6 +20,7 @@ import sys
 import tempfile
 import time
 from dataclasses import dataclass
+from typing import Any, Callable
 from multiprocessing.connection import Pipe
 
 from assay import interrupts
@@ -260,6 +261,32 @@ def run_isolated(target: Target, data: bytes, timeout: float | None = None) -> I
         if result is not _NOTHING:
             return IsolatedResult(Verdict.from_json(result) if result else None, output)
         return IsolatedResult(death_verdict(status, output, killed_for_timeout=killed, timeout=timeout), output)
+    finally:
+        if not reaped:
+            procs.reap_group(pid)
+        reader.close()
+        os.unlink(capture)
+        remove_workdir(workdir)
+
+
+def call_isolated(target: Target, body: Callable[[Callable[[Any], None]], None], timeout: float) -> Any:
+    """What ``body(send)`` sends from a child set up as :func:`run_isolated`'s (output
+    captured, the sandbox entered, its own process group); ``None`` when it sends
+    nothing, fails, dies or overstays ``timeout``.  The child is gone afterwards."""
+    capture = new_capture()
+    workdir = new_workdir()
+
+    def child(writer) -> None:
+        child_setup(capture, target.rss_limit_mb)
+        sandbox.enter(workdir)
+        body(writer.send)
+
+    pid, reader = fork_with_pipe(child)
+    reaped = False
+    try:
+        result, _status, _killed = _wait_child(pid, reader, timeout)
+        reaped = True
+        return None if result is _NOTHING or isinstance(result, ChildFailure) else result
     finally:
         if not reaped:
             procs.reap_group(pid)

@@ -25,7 +25,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Hashable
 
-from assay.engine import isolate, journal as jr, procs, sandbox, strays
+from assay.engine import execute, isolate, journal as jr, procs, sandbox, strays, wedges
 from assay.errors import InternalError
 from assay.engine.worker import Plan, Worker, install_soft_timeout
 from assay.feedback import edgesplit
@@ -163,6 +163,7 @@ class Supervisor:
         self.pending: dict[str, tuple] = {}
         self.first_seen: dict[str, tuple[float, int | None]] = {}  # signature -> (seconds, case number)
         self.records: dict[str, FindingRecord] = {}
+        self.held: dict[str, list[str] | None] = {}  # a hard wedge's signature at its kill -> its held frames
         self.started = 0.0
         self.last_stats: tuple = (0, {"edges": 0, "lines": 0}, 0, 0)
         self.idle_deaths = 0
@@ -400,6 +401,8 @@ class Supervisor:
         if phase == jr.GENERATED and len(self.plan.fatal_inputs) < MAX_FATAL_INPUTS:
             self.plan.fatal_inputs.append(data)
         verdict = isolate.death_verdict(status, output, killed_for_timeout=killed, timeout=self.target.timeout)
+        if verdict.oracle == "wedge":
+            verdict = self._held_wedge(data, verdict)
         sig = verdict.signature
         if sig in self.plan.known_signatures:
             rec = self.records.get(sig)
@@ -410,14 +413,22 @@ class Supervisor:
         self._seen_now(sig, position + 1 if phase == jr.INITIAL else len(self.plan.initial) + position + 1)
         same = 0
         for _ in range(DEATH_REPLAYS):
-            again = isolate.run_isolated(self.target, data).verdict
-            same += again is not None and again.signature == sig
+            same += wedges.reproduces(isolate.run_isolated(self.target, data).verdict, verdict)
         self._record(Finding(
             target=self.target.name, verdict=verdict, input=data, original=data,
             determinism={"replays": DEATH_REPLAYS, "reproduced": same, "same_signature": same == DEATH_REPLAYS},
             case_index=position, diagnostic=output,
             extra={"infrastructure": True, "during": "shrink" if sub == jr.DERIVED else "case"},
         ))
+
+    def _held_wedge(self, data: bytes, verdict: Verdict) -> Verdict:
+        """A hard wedge keyed as the worker keys a soft one (:mod:`assay.engine.wedges`),
+        remembered by the signature its kill gave it."""
+        held = self.held.get(verdict.signature, False)
+        if held is False:
+            held = self.held[verdict.signature] = wedges.held_frames_isolated(
+                self.target, lambda: execute.run(self.target, data))
+        return wedges.rekeyed(verdict, held)
 
     def _resume_after(self, journal: jr.Journal) -> None:
         """Move the schedule past the case the journal names (its worker is gone)."""

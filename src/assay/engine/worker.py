@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any, Hashable
 
 from assay import interrupts, observe
-from assay.engine import execute, generate, journal as jr, sandbox, slow, strays, traced
+from assay.engine import execute, generate, journal as jr, sandbox, slow, strays, traced, wedges
 from assay.engine.generate import InputSource, LengthControl
 from assay.engine.seeds import case_rng, case_stream
 from assay.engine.shrink import shrink
@@ -125,6 +125,7 @@ class Worker:
         self.seen_features: set[Hashable] = {k for k in plan.seen if isinstance(k, tuple) and k and k[0] in ("f", "outcome", "vp")}
         self.values = ValueProfile(plan.seen) if plan.cmplog is not None and plan.cmplog.value_profile else None
         self.known = set(plan.known_signatures)
+        self._held: dict[str, list[str] | None] = {}  # a wedge's signature at its timeout -> its held frames
         self.journal.chain = plan.chain
         self._last_progress = time.monotonic()
         self.executed = 0
@@ -486,6 +487,8 @@ class Worker:
             new = self._values_of(phase, pos, data)
         if result.verdict is not None:
             verdict = result.verdict
+            if verdict.oracle == "wedge":
+                verdict = self._held_wedge(data, verdict)
             self.source.failed(known=verdict.signature in self.known, wedge=verdict.oracle == "wedge")
             self.finding(phase, pos, data, ops, verdict)
         elif new:
@@ -620,6 +623,18 @@ class Worker:
             self.journal.end()
             self.feedback.pause(False)
 
+    def _held_wedge(self, data: bytes, verdict):
+        """A wedge keyed by the frames its loop holds (:mod:`assay.engine.wedges`).
+
+        Remembered by the signature the timeout gave it: the same stack there again
+        is the same hang, and is not traced again.
+        """
+        held = self._held.get(verdict.signature, False)
+        if held is False:
+            held = self._held[verdict.signature] = wedges.held_frames(
+                lambda: execute.run(self.target, data), self.target.timeout)
+        return wedges.rekeyed(verdict, held)
+
     def finding(self, phase: int, pos: int, data: bytes, ops: list[str], verdict) -> None:
         sig = verdict.signature
         if sig in self.known:
@@ -635,7 +650,7 @@ class Worker:
                 t0 = time.perf_counter()
                 again = self._derived(phase, pos, data)
                 slowest = max(slowest, time.perf_counter() - t0)
-                same += again is not None and again.signature == sig
+                same += wedges.reproduces(again, verdict)
             minimized, shrink_cases = data, 0
             if same == DETERMINISM_REPLAYS and verdict.oracle != "wedge":
                 # A candidate far slower than the failure itself is not worth waiting

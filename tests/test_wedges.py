@@ -1,0 +1,84 @@
+"""A wedge's key: the frames its loop holds, whichever moment the timeout caught it at.
+
+The targets (tests/wedge_targets.py) loop through helpers, so the stack at a timeout
+is chance; the key must not be.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+import wedge_targets as wt
+from assay.engine import wedges
+from assay.engine.isolate import run_isolated
+from assay.store.artifacts import load_artifact
+from assay.store.corpus import Corpus
+from assay.target import make_target
+
+MOD = "wedge_targets"
+
+
+def _held(fn, data: bytes):
+    return wedges.held_frames(lambda: fn(data), timeout=60.0)
+
+
+def test_the_held_frames_are_the_loops_and_its_callers():
+    # The lambda here is not assay's code, so it is held too (outermost).
+    assert _held(wt.wandering_hang, b"W") == ["test_wedges:_held.<locals>.<lambda>", f"{MOD}:wandering_hang"]
+    assert _held(wt.hang_in_helper, b"Hxy")[1:] == [f"{MOD}:hang_in_helper", f"{MOD}:_spin"]
+    assert _held(wt.finishes, b"") is None, "a run that ends before the window closes holds nothing"
+
+
+@pytest.mark.parametrize("data", [b"H", b"Hx", b"H" + b"y" * 29])
+def test_the_held_frames_do_not_depend_on_where_in_the_loop_the_window_starts(data):
+    # Different inputs start the window at different places of _spin's body (the
+    # helper it calls takes len(data) + 20 steps): the loop's frames are the same.
+    assert _held(wt.hang_in_helper, data)[1:] == [f"{MOD}:hang_in_helper", f"{MOD}:_spin"]
+
+
+def test_a_stack_at_one_moment_is_chance():
+    """Non-vacuity: the stack at a single line event of these loops differs by the moment,
+    so a key from it (what a timeout gives) would split one hang into several bugs."""
+    stacks = set()
+    for after in (wedges.AFTER, wedges.AFTER + 7, wedges.AFTER + 51, wedges.AFTER + 97):
+        raw = _stack_at(wt.wandering_hang, b"W", after)
+        stacks.add(tuple(raw))
+    assert len(stacks) > 1, stacks
+    assert {s[-1] for s in stacks} >= {f"{MOD}:_step_up", f"{MOD}:_step_down"}
+
+
+def _stack_at(fn, data: bytes, at: int) -> list[str]:
+    from assay.engine.traced import in_child
+
+    class StackAt(wedges.HeldFrames):
+        def report(self) -> bytes:  # the whole stack at ``after``, before any return cut it
+            return json.dumps([wedges._identity(f) for f in self.stack]).encode()
+
+    raw = in_child(lambda: fn(data), lambda finish: StackAt(at, 1, finish), 60.0)
+    return json.loads(raw)
+
+
+def _campaign_on(target, triggers, campaign, tmp_path):
+    store = Corpus(tmp_path / "corpus", target.name, target.max_len)
+    for data in triggers:
+        store.add(data)
+    return campaign([target], cases=40, seed=2).targets[0]
+
+
+@pytest.mark.parametrize("fn, trigger", [(wt.wandering_hang, b"W"), (wt.wandering_hang_swallow, b"S")],
+                         ids=["soft timeout (worker)", "hard kill (parent)"])
+def test_one_hang_reached_by_several_inputs_is_one_deterministic_bug(fn, trigger, campaign, tmp_path):
+    target = make_target(fn, seeds=[b"hello"], max_len=64, timeout=0.5)
+    t = _campaign_on(target, [trigger + b"a", trigger + b"bc", trigger + b"def"], campaign, tmp_path)
+    wedged = [f for f in t.findings if f.oracle == "wedge"]
+    assert len(wedged) == 1, f"one hang, one bug: {[f.signature for f in wedged]}"
+    (finding,) = wedged
+    assert finding.signature == f"wedge:timeout@{MOD}:{fn.__name__}"
+    assert finding.occurrences >= 3
+    meta = load_artifact(finding.artifact).metadata
+    assert meta["determinism"]["same_signature"] is True, meta["determinism"]
+    assert meta["verdict"]["data"]["held_frames"] == [f"{MOD}:{fn.__name__}"]
+    again = run_isolated(target, load_artifact(finding.artifact).input).verdict
+    assert again is not None and again.oracle == "wedge"
