@@ -138,3 +138,22 @@ def classified(token: str, limit: object) -> str:
     if token not in "abc" and token != "":
         return "other" if len(token) < limit else "long"
     return "letter"
+
+
+WORDS = frozenset({"alpha", "beta", "gamma", 7, 3.5, None, b"raw"})
+MANY = tuple(f"w{i}" for i in range(20))  # past the 16 elements recorded
+
+
+def membership(token: object) -> int:
+    """Membership in each kind of container, as a parser tests a character or a keyword."""
+    hits = 0
+    hits += token in WORDS
+    hits += token in {"x", "yy", str(token) + "!"}
+    hits += token in {"k1": 1, "k2": 2}
+    hits += token in ["l1", 2, ("t",), b"b"]
+    hits += token in MANY
+    hits += token in list(range(5000))  # too long to record
+    if isinstance(token, str):
+        hits += token in "a beta z"
+        hits += bytearray(token.encode()) in b"beta"
+    return hits

@@ -122,7 +122,8 @@ def test_a_run_past_max_compared_is_cut_short_through_the_targets_except_and_unj
     assert finished == [], "also outside the runner"
 
 
-def test_the_c_value_recorder_records_and_evaluates_as_the_python_one_does(monkeypatch):
+@pytest.mark.parametrize("keep", ["all", "values", "guards"])
+def test_the_c_recorder_records_and_evaluates_as_the_python_one_does(monkeypatch, keep):
     from assay.feedback import cmplog
     from assay.gen.accelerated import cmutate
 
@@ -135,6 +136,7 @@ def test_the_c_value_recorder_records_and_evaluates_as_the_python_one_does(monke
                subject.hex_escape("\\u00e9"), subject.framed(_frame(b"hi")), subject.either(b"\x01\x02\x00\x04"),
                subject.counted(b"ab,c"), subject.scalar_escape("0041")]
         out += [subject.classified(t, 3) for t in ("GET", "a", "zz", "zzzz", "")]
+        out += [subject.membership(t) for t in ("beta", "zz", 7, b"b", 2.5)]
         try:
             subject.classified("zz", "x")  # the ordering raises TypeError inside the twin
         except TypeError as exc:
@@ -143,23 +145,36 @@ def test_the_c_value_recorder_records_and_evaluates_as_the_python_one_does(monke
 
     seen = {}
     for native in (False, True, False):
-        log.native_values = native
+        log.native = native
         subject.CALLS.clear()
         got: list = []
-        assert log.record(lambda: got.append(calls()), keep="values") == ([], [])
-        seen[native] = (got, log.last_values, list(subject.CALLS))
+        records, guards = log.record(lambda: got.append(calls()), keep=keep)
+        seen[native] = (got, records, guards, log.last_values, list(subject.CALLS))
     assert seen[True] == seen[False]
-    assert any(v[0] >= 0 for v in seen[True][1]) and len(seen[True][1]) > 20
-    assert seen[True][0] == [calls()]  # both evaluate like the original code
-    records, _ = log.record(lambda: subject.branchy(3))
-    assert (3, 5) in records, "after a native run the Python recorder records pairs again"
+    got, records, guards, values, _calls = seen[True]
+    assert got == [calls()]  # both evaluate like the original code
+    assert bool(records) == (keep == "all") and bool(guards) == (keep != "values")
+    assert bool(values) == (keep != "guards")
+    if keep == "all":  # every kind of record: pairs, an ordering's flips, a container's members
+        assert (9, 5) in records and (65, 55296) in records and ("zz", "PUT") in records and (None, "zz") in records
+        assert ("zz", "alpha") in records and ("zz", "k2") in records and (7, 2) in records
+        assert not any(b == 4999 for _a, b in records), "a container past 4,096 is not recorded"
+        monkeypatch.setattr(cmplog, "MAX_RECORDS", 7)  # full lists: the same first seven either way
+        full = []
+        for native in (False, True):
+            log.native = native
+            full.append(log.record(calls)[0])
+        assert full[0] == full[1] and len(full[0]) == 7
+    if keep != "guards":
+        assert any(v[0] >= 0 for v in values) and len(values) > 20
 
     monkeypatch.setattr(cmplog, "MAX_COMPARED", 10)
     for native in (False, True):
-        log.native_values = native
+        log.native = native
         finished = []
-        log.record(lambda: finished.append(subject.looped(100)), keep="values")
-        assert finished == [] and [v[1] for v in log.last_values] == list(range(10)), "cut after 10 alike"
+        log.record(lambda: finished.append(subject.looped(100)), keep=keep)
+        if keep != "guards":
+            assert finished == [] and [v[1] for v in log.last_values] == list(range(10)), "cut after 10 alike"
 
 
 def test_repair_restores_a_broken_checksum():

@@ -147,6 +147,28 @@ def test_the_c_mutator_makes_the_same_children(max_len: int) -> None:
     assert used == set(MUTATIONS), "every mutation ran"
 
 
+@needs_c
+def test_the_c_replace_one_replaces_what_the_reference_replaces() -> None:
+    """cmplog.replace_one through C and through Python: the same bytes or None, for
+    overlapping, missing and empty patterns and any pick (negative, past 2**63)."""
+    from assay.feedback.cmplog import replace_one
+
+    meta = random.Random(7)
+    for _ in range(50_000):
+        data = bytes(meta.choice(b"ab=\n") for _ in range(meta.randrange(0, 90)))
+        pattern = bytes(meta.choice(b"ab=\n") for _ in range(meta.randrange(0, 4)))
+        replacement = bytes(meta.choice(b"xyz") for _ in range(meta.randrange(0, 5)))
+        pick = meta.choice([0, meta.randrange(64), -meta.randrange(1, 100), 2**70 + meta.randrange(99)])
+        expected = replace_one(data, pattern, replacement, pick)
+        assert cmutate.replace_one(data, pattern, replacement, pick) == expected, (data, pattern, replacement, pick)
+    # Only the first 64 occurrences count; occurrences overlap.
+    for args in ((b"a" * 100, b"a", b"X", 70), (b"aaa", b"aa", b"X", 1), (b"ab", b"", b"X", 2), (b"ab", b"abc", b"X", 0)):
+        assert cmutate.replace_one(*args) == replace_one(*args)
+    assert cmutate.replace_one(b"a" * 100, b"a", b"X", 70) == b"a" * 6 + b"X" + b"a" * 93
+    with pytest.raises(TypeError):
+        cmutate.replace_one("text", b"t", b"x", 0)
+
+
 def _campaign(tmp_path: Path, pure: bool) -> dict:
     out = tmp_path / ("pure" if pure else "c")
     env = {**os.environ, "ASSAY_PURE_PYTHON": "1" if pure else "0"}

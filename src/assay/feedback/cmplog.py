@@ -139,14 +139,7 @@ def assay_cmp(op: int, site: int, vsite: int, a: Any, b: Any) -> Any:
             _guard_records.append((site, a, b))
     if _records is not None:
         if op >= 6:
-            if _is_operand(a) and isinstance(b, (tuple, list, set, frozenset, dict)) and len(b) <= 4096:
-                for i, elem in enumerate(_in_order(b)):
-                    if i >= MAX_CONTAINER:
-                        break
-                    if _is_operand(elem):
-                        _record(a, elem)
-            elif isinstance(a, (str, bytes)) and isinstance(b, (str, bytes)):
-                _record(None, a)  # wants ``a`` somewhere in the input: a dictionary token
+            _record_membership(a, b)
         elif (_is_operand(a) or type(a) is float) and (_is_operand(b) or type(b) is float) and a != b:
             _record(a, b)  # floats: only their decoded forms (assay.feedback.decoded) can match
         if op in _CROSS and type(a) is int and type(b) is int:
@@ -155,6 +148,21 @@ def assay_cmp(op: int, site: int, vsite: int, a: Any, b: Any) -> Any:
                 _record(a, b + step)
                 _record(a - step, b)
     return result
+
+
+def _record_membership(a: Any, b: Any) -> None:
+    """The pairs of ``a in b`` (or ``not in``): ``a`` against the container's first
+    elements, or, for a substring, ``a`` wanted somewhere in the input (a token)."""
+    if _records is None or len(_records) >= MAX_RECORDS:
+        return  # full: the loop below would record nothing (a parser tests every character)
+    if _is_operand(a) and isinstance(b, (tuple, list, set, frozenset, dict)) and len(b) <= 4096:
+        for i, elem in enumerate(_in_order(b)):
+            if i >= MAX_CONTAINER:
+                break
+            if _is_operand(elem):
+                _record(a, elem)
+    elif isinstance(a, (str, bytes)) and isinstance(b, (str, bytes)):
+        _record(None, a)
 
 
 def assay_last() -> Any:
@@ -305,9 +313,9 @@ class CmpLog:
 
     #: Also feed comparison progress back as features (:mod:`assay.feedback.valueprofile`).
     value_profile = True
-    #: Record a value-profile run with the C recorder (``_cmutate.ValueRecorder``) when it is
-    #: built: the same observations, without a Python call per comparison.
-    native_values = cmutate is not None
+    #: Record with the C recorder (``_cmutate.Recorder``) when it is built: the same
+    #: records, without a Python call per comparison.
+    native = cmutate is not None
 
     def __init__(self, scope_contains: Callable[[str], bool]) -> None:
         self.contains = scope_contains
@@ -355,9 +363,12 @@ class CmpLog:
         _records = records if keep == "all" else None
         _guard_records = guard_records if keep in ("all", "guards") else None
         _value_records = self.last_values if keep in ("all", "values") else None
-        native = keep == "values" and self.native_values
+        native = self.native and cmutate is not None
         if native:
-            recorder = cmutate.ValueRecorder(self.last_values, MAX_VALUE_RECORDS, MAX_COMPARED, RecordingCut)
+            recorder = cmutate.Recorder(
+                self.last_values if _value_records is not None else None, MAX_VALUE_RECORDS, MAX_COMPARED,
+                RecordingCut, guards=_guard_records, max_guards=MAX_GUARD_RECORDS, records=_records,
+                max_records=MAX_RECORDS, in_order=_in_order, max_members=MAX_CONTAINER)
             for module in self.modules:
                 vars(module).update({_CMP: recorder, _LAST: recorder.last})
         # What runs outside an analysis changed since attach() (the feedback's

@@ -79,6 +79,8 @@ static PyTypeObject TallyType = {
 static PyMethodDef module_methods[] = {
     {"mutate", (PyCFunction)(void (*)(void))cm_mutate, METH_FASTCALL,
      "mutate(max_len, dictionary, wins, inserting, names, n_picks, win_cut, rng, data, other, limit)"},
+    {"replace_one", (PyCFunction)(void (*)(void))cm_replace_one, METH_FASTCALL,
+     "replace_one(data, pattern, replacement, pick): assay.feedback.cmplog.replace_one's twin"},
     {NULL},
 };
 
@@ -89,7 +91,7 @@ static struct PyModuleDef module_def = {
 
 PyMODINIT_FUNC PyInit__cmutate(void) {
     if (cm_random_init() < 0 || cm_loop_init() < 0 || PyType_Ready(&TallyType) < 0
-        || PyType_Ready(&cm_ValueRecorderType) < 0) return NULL;
+        || PyType_Ready(&cm_RecorderType) < 0) return NULL;
     PyObject *m = PyModule_Create(&module_def);
     if (!m) return NULL;
     Py_INCREF(&cm_RandomType);
@@ -119,8 +121,8 @@ PyMODINIT_FUNC PyInit__cmutate(void) {
     if (PyModule_AddObject(m, "HotLoop", (PyObject *)&cm_HotLoopType) < 0) { Py_DECREF(m); return NULL; }
     Py_INCREF(&TallyType);
     if (PyModule_AddObject(m, "LineTally", (PyObject *)&TallyType) < 0) { Py_DECREF(m); return NULL; }
-    Py_INCREF(&cm_ValueRecorderType);
-    if (PyModule_AddObject(m, "ValueRecorder", (PyObject *)&cm_ValueRecorderType) < 0) { Py_DECREF(m); return NULL; }
+    Py_INCREF(&cm_RecorderType);
+    if (PyModule_AddObject(m, "Recorder", (PyObject *)&cm_RecorderType) < 0) { Py_DECREF(m); return NULL; }
     if (PyModule_AddObject(m, "Random", (PyObject *)&cm_RandomType) < 0
         || PyModule_AddObject(m, "Stream", (PyObject *)&cm_StreamType) < 0) {
         Py_DECREF(m);

@@ -5,7 +5,7 @@
  *   cmutate_mutations.c  ByteMutator.mutate and its sixteen mutations
  *   cmutate_source.c     InputSource.next's byte-mode path, for the hot loop
  *   cmutate_loop.c       HotLoop: the worker's byte-mode hot loop (Worker._block)
- *   cmutate_record.c     ValueRecorder: a value-profile run's comparison recorder (cmplog.assay_cmp)
+ *   cmutate_record.c     Recorder: a recorded run's comparison recorder (cmplog.assay_cmp)
  *   _cmutate.c           LineTally and the module
  */
 #ifndef ASSAY_CMUTATE_H
@@ -98,7 +98,7 @@ typedef struct {
 extern PyTypeObject cm_RandomType;
 extern PyTypeObject cm_StreamType;
 extern PyTypeObject cm_HotLoopType;
-extern PyTypeObject cm_ValueRecorderType;
+extern PyTypeObject cm_RecorderType;
 
 /* hashlib's functions, looked up once; -1 with an exception set on failure. */
 int cm_random_init(void);
@@ -124,6 +124,7 @@ PyObject *cm_applied_names(const cm_MutateArgs *a, const int *applied, int n_app
    past its checks (1 when the child is marked for repair), leave writes the counters back. */
 int cm_source_init(void);
 int cm_source_enter(cm_Source *st, PyObject *source, PyObject *mutate_args, PyObject *replace_one, Buf *buf);
+PyObject *cm_replace_one(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
 int cm_source_next(cm_Source *st, RandomObject *rng, PyObject **data, PyObject **ops);
 int cm_source_leave(cm_Source *st, PyObject *source);
 long long cm_attr_ll(PyObject *o, PyObject *name);

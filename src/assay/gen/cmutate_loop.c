@@ -21,6 +21,7 @@
  */
 #include "cmutate.h"
 #include <openssl/evp.h>
+#include <pthread.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -44,6 +45,13 @@ enum { ST_DONE = 0, ST_PYTHON = 1, ST_REPAIR = 2, ST_RAN = 3 };
 #define J_CASE 0
 
 static PyObject *s_new, *s_keys, *s_chain, *s_armed, *s_refusal, *s_allow, *s_runs, *s_features;
+
+/* Forks of this process so far, counted in each child (pthread_atfork): a case whose
+   count differs from its loop's ran in a process the target forked.  getpid() would
+   say the same at the price of a system call per case (glibc no longer caches it). */
+static volatile unsigned long forks_seen;
+
+static void count_fork(void) { forks_seen++; }
 
 double cm_monotonic(void) {
     /* time.monotonic(): CLOCK_MONOTONIC in nanoseconds, then to seconds as _PyTime_AsSecondsDouble does */
@@ -70,7 +78,7 @@ typedef struct {
     PyObject *allow;
     double outlier;            /* < 0: none */
     Py_ssize_t max_len, capacity, data_at;
-    long owner;
+    unsigned long owner;       /* forks_seen where the loop was made */
     EVP_MD_CTX *sha;
     EVP_MD *sha256;            /* fetched once: an implicit fetch per case takes a lock */
     Buf buf;
@@ -172,7 +180,7 @@ static int call(HotLoopObject *self, PyObject *data, PyObject **value, PyObject 
         Py_SETREF(*refusal, got);
         if (PyObject_SetAttr(self->sandbox, s_refusal, Py_None) < 0) return -1;
     }
-    if ((long)getpid() != self->owner) {   /* a process the target forked came back here */
+    if (forks_seen != self->owner) {   /* a process the target forked came back here */
         PyObject *args[] = {self->target, data};
         PyObject *r = PyObject_Vectorcall(self->strays_returned, args, 2, NULL);
         if (!r) Py_XSETREF(*error, PyErr_GetRaisedException());   /* raised in `finally`: it replaces */
@@ -360,7 +368,7 @@ static PyObject *HotLoop_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     self->max_len = ma.max_len;
     self->capacity = cap;
     self->data_at = data_at;
-    self->owner = (long)getpid();
+    self->owner = forks_seen;
     self->sha = EVP_MD_CTX_new();
     self->sha256 = EVP_MD_fetch(NULL, "SHA256", NULL);
     if (!self->sha || !self->sha256) { Py_DECREF(self); return PyErr_NoMemory(); }
@@ -418,5 +426,9 @@ int cm_loop_init(void) {
     for (size_t k = 0; k < sizeof(names) / sizeof(names[0]); k++)
         if (!(*names[k].slot = PyUnicode_InternFromString(names[k].name))) return -1;
     if (cm_source_init() < 0) return -1;
+    if (pthread_atfork(NULL, NULL, count_fork) != 0) {
+        PyErr_SetString(PyExc_RuntimeError, "HotLoop: pthread_atfork failed");
+        return -1;
+    }
     return PyType_Ready(&cm_HotLoopType);
 }

@@ -292,3 +292,46 @@ int cm_source_next(cm_Source *st, RandomObject *rng, PyObject **data, PyObject *
     if (PyList_GET_SIZE(PyList_GET_ITEM(st->guards, index))) return maybe_repair(st, rng, index);
     return 0;
 }
+
+/* cmplog.replace_one's twin: data with the pick-th occurrence (modulo their count, the
+   first 64 counted, overlapping) of pattern replaced; None when there is none. */
+PyObject *cm_replace_one(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
+    (void)module;
+    if (nargs != 4 || !PyBytes_Check(args[0]) || !PyBytes_Check(args[1]) || !PyBytes_Check(args[2])
+        || !PyLong_Check(args[3])) {
+        PyErr_SetString(PyExc_TypeError, "replace_one(data: bytes, pattern: bytes, replacement: bytes, pick: int)");
+        return NULL;
+    }
+    const char *d = PyBytes_AS_STRING(args[0]), *p = PyBytes_AS_STRING(args[1]);
+    Py_ssize_t n = PyBytes_GET_SIZE(args[0]), m = PyBytes_GET_SIZE(args[1]), r = PyBytes_GET_SIZE(args[2]);
+    Py_ssize_t spots[64], count = 0, start = 0;
+    while (count < 64 && start + m <= n) {   /* bytes.find(pattern, start), start + 1 after each hit */
+        const char *hit = m ? memmem(d + start, (size_t)(n - start), p, (size_t)m) : d + start;
+        if (!hit) break;
+        spots[count++] = hit - d;
+        start = hit - d + 1;
+    }
+    if (!count) Py_RETURN_NONE;
+    int overflow;
+    long long pick = PyLong_AsLongLongAndOverflow(args[3], &overflow);
+    Py_ssize_t k;
+    if (pick == -1 && PyErr_Occurred()) return NULL;
+    if (overflow) {   /* Python's modulo of a huge pick */
+        PyObject *c = PyLong_FromSsize_t(count), *rem = c ? PyNumber_Remainder(args[3], c) : NULL;
+        Py_XDECREF(c);
+        if (!rem) return NULL;
+        k = PyLong_AsSsize_t(rem);
+        Py_DECREF(rem);
+    } else {
+        k = (Py_ssize_t)(pick % count);
+        if (k < 0) k += count;
+    }
+    Py_ssize_t at = spots[k];
+    PyObject *out = PyBytes_FromStringAndSize(NULL, n - m + r);
+    if (!out) return NULL;
+    char *o = PyBytes_AS_STRING(out);
+    memcpy(o, d, (size_t)at);
+    memcpy(o + at, PyBytes_AS_STRING(args[2]), (size_t)r);
+    memcpy(o + at + r, d + at + m, (size_t)(n - at - m));
+    return out;
+}
