@@ -20,8 +20,8 @@ import sys
 import tempfile
 import time
 from dataclasses import dataclass
-from typing import Any, Callable
 from multiprocessing.connection import Pipe
+from typing import Any, Callable
 
 from assay import interrupts
 from assay.engine import execute, procs, sandbox

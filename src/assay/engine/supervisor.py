@@ -163,7 +163,7 @@ class Supervisor:
         self.pending: dict[str, tuple] = {}
         self.first_seen: dict[str, tuple[float, int | None]] = {}  # signature -> (seconds, case number)
         self.records: dict[str, FindingRecord] = {}
-        self.held: dict[str, list[str] | None] = {}  # a hard wedge's signature at its kill -> its held frames
+        self.held = wedges.HeldByStack()
         self.started = 0.0
         self.last_stats: tuple = (0, {"edges": 0, "lines": 0}, 0, 0)
         self.idle_deaths = 0
@@ -401,8 +401,9 @@ class Supervisor:
         if phase == jr.GENERATED and len(self.plan.fatal_inputs) < MAX_FATAL_INPUTS:
             self.plan.fatal_inputs.append(data)
         verdict = isolate.death_verdict(status, output, killed_for_timeout=killed, timeout=self.target.timeout)
-        if verdict.oracle == "wedge":
-            verdict = self._held_wedge(data, verdict)
+        if verdict.oracle == "wedge":  # keyed as the worker keys a soft one (assay.engine.wedges)
+            verdict = self.held.rekeyed(verdict, lambda: wedges.held_frames_isolated(
+                self.target, lambda: execute.run(self.target, data)))
         sig = verdict.signature
         if sig in self.plan.known_signatures:
             rec = self.records.get(sig)
@@ -420,15 +421,6 @@ class Supervisor:
             case_index=position, diagnostic=output,
             extra={"infrastructure": True, "during": "shrink" if sub == jr.DERIVED else "case"},
         ))
-
-    def _held_wedge(self, data: bytes, verdict: Verdict) -> Verdict:
-        """A hard wedge keyed as the worker keys a soft one (:mod:`assay.engine.wedges`),
-        remembered by the signature its kill gave it."""
-        held = self.held.get(verdict.signature, False)
-        if held is False:
-            held = self.held[verdict.signature] = wedges.held_frames_isolated(
-                self.target, lambda: execute.run(self.target, data))
-        return wedges.rekeyed(verdict, held)
 
     def _resume_after(self, journal: jr.Journal) -> None:
         """Move the schedule past the case the journal names (its worker is gone)."""

@@ -172,6 +172,21 @@ def rekeyed(verdict: Verdict, held: list[str] | None) -> Verdict:
     return replace(verdict, key=wedge_key(held), data={**verdict.data, "held_frames": held})
 
 
+class HeldByStack:
+    """Held frames remembered by the signature a wedge's timeout (or kill) gave it: the
+    same stack there again is the same hang, and is not traced again."""
+
+    def __init__(self) -> None:
+        self._held: dict[str, list[str] | None] = {}
+
+    def rekeyed(self, verdict: Verdict, trace: Callable[[], list[str] | None]) -> Verdict:
+        """``verdict`` keyed by its held frames, from ``trace()`` the first time its signature is seen."""
+        held = self._held.get(verdict.signature, False)
+        if held is False:
+            held = self._held[verdict.signature] = trace()
+        return rekeyed(verdict, held)
+
+
 def reproduces(again: Verdict | None, first: Verdict) -> bool:
     """Did a replay of ``first``'s input fail as ``first`` did?  For a wedge, a replay
     that wedged did: where its timeout caught it is chance, and the key comes from

@@ -125,7 +125,7 @@ class Worker:
         self.seen_features: set[Hashable] = {k for k in plan.seen if isinstance(k, tuple) and k and k[0] in ("f", "outcome", "vp")}
         self.values = ValueProfile(plan.seen) if plan.cmplog is not None and plan.cmplog.value_profile else None
         self.known = set(plan.known_signatures)
-        self._held: dict[str, list[str] | None] = {}  # a wedge's signature at its timeout -> its held frames
+        self._held = wedges.HeldByStack()
         self.journal.chain = plan.chain
         self._last_progress = time.monotonic()
         self.executed = 0
@@ -487,8 +487,9 @@ class Worker:
             new = self._values_of(phase, pos, data)
         if result.verdict is not None:
             verdict = result.verdict
-            if verdict.oracle == "wedge":
-                verdict = self._held_wedge(data, verdict)
+            if verdict.oracle == "wedge":  # keyed by the frames its loop holds (assay.engine.wedges)
+                verdict = self._held.rekeyed(verdict, lambda: wedges.held_frames(
+                    lambda: execute.run(self.target, data), self.target.timeout))
             self.source.failed(known=verdict.signature in self.known, wedge=verdict.oracle == "wedge")
             self.finding(phase, pos, data, ops, verdict)
         elif new:
@@ -622,18 +623,6 @@ class Worker:
         finally:
             self.journal.end()
             self.feedback.pause(False)
-
-    def _held_wedge(self, data: bytes, verdict):
-        """A wedge keyed by the frames its loop holds (:mod:`assay.engine.wedges`).
-
-        Remembered by the signature the timeout gave it: the same stack there again
-        is the same hang, and is not traced again.
-        """
-        held = self._held.get(verdict.signature, False)
-        if held is False:
-            held = self._held[verdict.signature] = wedges.held_frames(
-                lambda: execute.run(self.target, data), self.target.timeout)
-        return wedges.rekeyed(verdict, held)
 
     def finding(self, phase: int, pos: int, data: bytes, ops: list[str], verdict) -> None:
         sig = verdict.signature

@@ -162,7 +162,7 @@ def _record_membership(a: Any, b: Any) -> None:
             if _is_operand(elem):
                 _record(a, elem)
     elif isinstance(a, (str, bytes)) and isinstance(b, (str, bytes)):
-        _record(None, a)
+        _record(None, a)  # wants ``a`` somewhere in the input: a dictionary token
 
 
 def assay_last() -> Any:
