@@ -171,6 +171,7 @@ def test_paused_calls_ask_again_only_for_in_scope_code(monkeypatch):
     fb.start()
     try:
         log = CmpLog(Scope([SUBJECT]).contains)
+        log.native = False  # the Python recorder: assay_cmp is a Python function called per comparison
         log.attach()
         fb.pause(True)
         for _ in range(5):
