@@ -41,6 +41,9 @@ AFTER = 1 << 17
 WINDOW = 1 << 17
 #: Deepest stack walked.
 MAX_DEPTH = 1000
+#: Longest a traced run may take (at most the target's timeout): a hang in C code never
+#: closes the window, and each new stack at a timeout costs one such run.
+MAX_SECONDS = 10.0
 
 _ASSAY_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 
@@ -131,7 +134,7 @@ def held_frames(run: Callable[[], Any], timeout: float) -> list[str] | None:
     worker's, under its sandbox); ``None`` when it ends, dies or times out before the
     window closes, or no frame held."""
     try:
-        return _held(in_child(run, lambda finish: HeldFrames(AFTER, WINDOW, finish), timeout))
+        return _held(in_child(run, lambda finish: HeldFrames(AFTER, WINDOW, finish), min(timeout, MAX_SECONDS)))
     except TimedOut:
         return None
 
@@ -154,7 +157,7 @@ def held_frames_isolated(target: Target, run: Callable[[], Any]) -> list[str] | 
             sys.settrace(None)
         send(tracer.report())
 
-    return _held(isolate.call_isolated(target, body, target.timeout))
+    return _held(isolate.call_isolated(target, body, min(target.timeout, MAX_SECONDS)))
 
 
 def _held(raw: bytes | None) -> list[str] | None:
