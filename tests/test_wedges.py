@@ -82,3 +82,17 @@ def test_one_hang_reached_by_several_inputs_is_one_deterministic_bug(fn, trigger
     assert meta["verdict"]["data"]["held_frames"] == [f"{MOD}:{fn.__name__}"]
     again = run_isolated(target, load_artifact(finding.artifact).input).verdict
     assert again is not None and again.oracle == "wedge"
+
+
+def test_an_oracles_own_wedge_keeps_its_key():
+    """An HTTP step timeout is a ``wedge`` keyed by its step: neither traced nor re-keyed,
+    and a replay reproduces it only under the same key."""
+    from assay.verdict import Verdict
+
+    step = Verdict("wedge", "GET /items/step-timeout")
+    caught = Verdict("wedge", f"timeout@{MOD}:wandering_hang<{MOD}:_step_up")
+    assert not wedges.is_timeout(step) and wedges.is_timeout(caught)
+    assert not wedges.reproduces(Verdict("wedge", "POST /items/step-timeout"), step)
+    assert wedges.reproduces(step, step)
+    assert wedges.reproduces(Verdict("wedge", f"timeout@{MOD}:wandering_hang"), caught)
+    assert not wedges.reproduces(step, caught) and not wedges.reproduces(None, caught)

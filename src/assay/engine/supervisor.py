@@ -401,7 +401,7 @@ class Supervisor:
         if phase == jr.GENERATED and len(self.plan.fatal_inputs) < MAX_FATAL_INPUTS:
             self.plan.fatal_inputs.append(data)
         verdict = isolate.death_verdict(status, output, killed_for_timeout=killed, timeout=self.target.timeout)
-        if verdict.oracle == "wedge":  # keyed as the worker keys a soft one (assay.engine.wedges)
+        if wedges.is_timeout(verdict):  # keyed as the worker keys a soft one (assay.engine.wedges)
             verdict = self.held.rekeyed(verdict, lambda: wedges.held_frames_isolated(
                 self.target, lambda: execute.run(self.target, data)))
         sig = verdict.signature

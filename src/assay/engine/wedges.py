@@ -168,6 +168,12 @@ def _held(raw: bytes | None) -> list[str] | None:
     return held if isinstance(held, list) and held and all(isinstance(x, str) for x in held) else None
 
 
+def is_timeout(verdict: Verdict | None) -> bool:
+    """A wedge keyed by where a timeout caught it (not an oracle's own ``wedge``, such as an
+    HTTP step timeout, whose key names the step)."""
+    return verdict is not None and verdict.oracle == "wedge" and verdict.key.startswith("timeout@")
+
+
 def rekeyed(verdict: Verdict, held: list[str] | None) -> Verdict:
     """``verdict`` (a wedge) keyed by the frames its loop holds, when they are known."""
     if held is None:
@@ -196,4 +202,4 @@ def reproduces(again: Verdict | None, first: Verdict) -> bool:
     the input (:func:`held_frames`), not from that place."""
     if again is None:
         return False
-    return again.signature == first.signature or (first.oracle == "wedge" and again.oracle == "wedge")
+    return again.signature == first.signature or (is_timeout(first) and is_timeout(again))

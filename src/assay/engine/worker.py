@@ -487,7 +487,7 @@ class Worker:
             new = self._values_of(phase, pos, data)
         if result.verdict is not None:
             verdict = result.verdict
-            if verdict.oracle == "wedge":  # keyed by the frames its loop holds (assay.engine.wedges)
+            if wedges.is_timeout(verdict):  # keyed by the frames its loop holds (assay.engine.wedges)
                 verdict = self._held.rekeyed(verdict, lambda: wedges.held_frames(
                     lambda: execute.run(self.target, data), self.target.timeout))
             self.source.failed(known=verdict.signature in self.known, wedge=verdict.oracle == "wedge")
