@@ -56,7 +56,7 @@ static int keep(PyObject *list, Py_ssize_t max, PyObject *x, PyObject *y, PyObje
     return rc;
 }
 
-/* record(a, b + dx) when dy == 0, else record(a - dy, b): an ordering's flipping values. */
+/* record(a, b + step) (on_right) or record(a - step, b): a value one past the other, which flips an ordering. */
 static int keep_shifted(RecorderObject *self, PyObject *a, PyObject *b, int step, int on_right) {
     PyObject *d = PyLong_FromLong(step);
     if (!d) return -1;
@@ -69,7 +69,6 @@ static int keep_shifted(RecorderObject *self, PyObject *a, PyObject *b, int step
     return rc;
 }
 
-/* The records of one comparison (assay_cmp's `if _records is not None:` part). */
 /* cmplog._record_membership: the records of `a in b`. */
 static int keep_members(RecorderObject *self, PyObject *a, PyObject *b) {
     if (is_operand(a) && (PyTuple_Check(b) || PyList_Check(b) || PyAnySet_Check(b) || PyDict_Check(b))) {
@@ -95,6 +94,7 @@ static int keep_members(RecorderObject *self, PyObject *a, PyObject *b) {
     return 0;
 }
 
+/* The records of one comparison (assay_cmp's `if _records is not None:` part). */
 static int keep_pairs(RecorderObject *self, long op, PyObject *a, PyObject *b, PyObject *result) {
     if (PyList_GET_SIZE(self->records) >= self->max_records) return 0;   /* full: nothing more is kept */
     if (op >= 6) return keep_members(self, a, b);
