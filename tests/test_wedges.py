@@ -82,17 +82,33 @@ def test_one_hang_reached_by_several_inputs_is_one_deterministic_bug(fn, trigger
     assert meta["verdict"]["data"]["held_frames"] == [f"{MOD}:{fn.__name__}"]
     again = run_isolated(target, load_artifact(finding.artifact).input).verdict
     assert again is not None and again.oracle == "wedge"
+    # The promoter's replays match it too, wherever their timeouts catch the loop.
+    from assay.promote.from_fuzz import ArtifactCandidate
+    from assay.verdict import Verdict
+
+    candidate = ArtifactCandidate(load_artifact(finding.artifact), target, tmp_path)
+    assert candidate.same_failure(again) and not candidate.same_failure(Verdict("panic", "x"))
 
 
 def test_an_oracles_own_wedge_keeps_its_key():
     """An HTTP step timeout is a ``wedge`` keyed by its step: neither traced nor re-keyed,
     and a replay reproduces it only under the same key."""
-    from assay.verdict import Verdict
+    from assay.verdict import Verdict, is_timeout_wedge
 
     step = Verdict("wedge", "GET /items/step-timeout")
     caught = Verdict("wedge", f"timeout@{MOD}:wandering_hang<{MOD}:_step_up")
-    assert not wedges.is_timeout(step) and wedges.is_timeout(caught)
+    assert not is_timeout_wedge(step) and is_timeout_wedge(caught)
     assert not wedges.reproduces(Verdict("wedge", "POST /items/step-timeout"), step)
     assert wedges.reproduces(step, step)
     assert wedges.reproduces(Verdict("wedge", f"timeout@{MOD}:wandering_hang"), caught)
     assert not wedges.reproduces(step, caught) and not wedges.reproduces(None, caught)
+
+
+def test_a_promoted_hang_caught_elsewhere_in_its_loop_has_not_changed():
+    from assay.promote.replay import failure_message
+    from assay.verdict import Verdict
+
+    promoted_as = f"wedge:timeout@{MOD}:wandering_hang"
+    elsewhere = Verdict("wedge", f"timeout@{MOD}:wandering_hang<{MOD}:_step_down")
+    assert "has changed" not in failure_message(elsewhere, promoted_as)
+    assert "has changed" in failure_message(Verdict("panic", "builtins.ValueError@x"), promoted_as)

@@ -116,6 +116,12 @@ class Verdict:
         )
 
 
+def is_timeout_wedge(verdict: "Verdict | None") -> bool:
+    """A ``wedge`` keyed by where a timeout caught it (``timeout@...``), not an oracle's own
+    ``wedge`` such as an HTTP step timeout, whose key names the step."""
+    return verdict is not None and verdict.oracle == "wedge" and verdict.key.startswith("timeout@")
+
+
 def type_name(exc_type: type) -> str:
     """``module.qualname`` of an exception class (``builtins.ValueError``)."""
     return f"{exc_type.__module__}.{exc_type.__qualname__}"

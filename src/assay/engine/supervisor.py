@@ -37,7 +37,7 @@ from assay.store.artifacts import Finding, build_metadata, record_seen, write_ar
 from assay.store.corpus import Corpus, digest
 from assay.target import Target
 from assay.timeline import Timeline
-from assay.verdict import Verdict
+from assay.verdict import Verdict, is_timeout_wedge
 
 #: Seconds between the parent's looks at the worker's journal.
 POLL = 0.05
@@ -401,7 +401,7 @@ class Supervisor:
         if phase == jr.GENERATED and len(self.plan.fatal_inputs) < MAX_FATAL_INPUTS:
             self.plan.fatal_inputs.append(data)
         verdict = isolate.death_verdict(status, output, killed_for_timeout=killed, timeout=self.target.timeout)
-        if wedges.is_timeout(verdict):  # keyed as the worker keys a soft one (assay.engine.wedges)
+        if is_timeout_wedge(verdict):  # keyed as the worker keys a soft one (assay.engine.wedges)
             verdict = self.held.rekeyed(verdict, lambda: wedges.held_frames_isolated(
                 self.target, lambda: execute.run(self.target, data)))
         sig = verdict.signature

@@ -32,7 +32,7 @@ from assay.engine import isolate
 from assay.engine.traced import TimedOut, in_child
 from assay.recursion import module_name
 from assay.target import Target
-from assay.verdict import KEY_FRAMES, Verdict
+from assay.verdict import KEY_FRAMES, Verdict, is_timeout_wedge
 
 #: Line events a wedge's input runs, traced, before its stack is taken (a hang takes
 #: millions before its timeout; setup before its loop takes far fewer).
@@ -168,12 +168,6 @@ def _held(raw: bytes | None) -> list[str] | None:
     return held if isinstance(held, list) and held and all(isinstance(x, str) for x in held) else None
 
 
-def is_timeout(verdict: Verdict | None) -> bool:
-    """A wedge keyed by where a timeout caught it (not an oracle's own ``wedge``, such as an
-    HTTP step timeout, whose key names the step)."""
-    return verdict is not None and verdict.oracle == "wedge" and verdict.key.startswith("timeout@")
-
-
 def rekeyed(verdict: Verdict, held: list[str] | None) -> Verdict:
     """``verdict`` (a wedge) keyed by the frames its loop holds, when they are known."""
     if held is None:
@@ -202,4 +196,4 @@ def reproduces(again: Verdict | None, first: Verdict) -> bool:
     the input (:func:`held_frames`), not from that place."""
     if again is None:
         return False
-    return again.signature == first.signature or (is_timeout(first) and is_timeout(again))
+    return again.signature == first.signature or (is_timeout_wedge(first) and is_timeout_wedge(again))

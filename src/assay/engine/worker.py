@@ -32,6 +32,7 @@ from assay.feedback.protocol import Feedback
 from assay.feedback.valueprofile import ValueProfile
 from assay.gen import accelerated
 from assay.target import Target
+from assay.verdict import is_timeout_wedge
 
 #: Cases between checks of the clock (budget, progress messages).
 CLOCK_EVERY = 64
@@ -487,7 +488,7 @@ class Worker:
             new = self._values_of(phase, pos, data)
         if result.verdict is not None:
             verdict = result.verdict
-            if wedges.is_timeout(verdict):  # keyed by the frames its loop holds (assay.engine.wedges)
+            if is_timeout_wedge(verdict):  # keyed by the frames its loop holds (assay.engine.wedges)
                 verdict = self._held.rekeyed(verdict, lambda: wedges.held_frames(
                     lambda: execute.run(self.target, data), self.target.timeout))
             self.source.failed(known=verdict.signature in self.known, wedge=verdict.oracle == "wedge")

@@ -3,7 +3,8 @@
 An artifact is replayed through the project's real target, exactly as its emitted
 test will: in this process with the target's timeout, or in a forked child for
 ``crash`` and ``wedge`` findings (which kill or hang their process).  The replay
-only compares signatures, so every oracle tag goes through the same path.
+only compares signatures, so every oracle tag goes through the same path (a wedge
+keyed by its timeout matches any such wedge: :func:`assay.engine.wedges.reproduces`).
 
 A finding of a Hypothesis target (its metadata holds the falsifying example, see
 :mod:`assay.given`) is replayed and emitted as that example through ``@example``,
@@ -20,6 +21,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from assay.config import Project
+from assay.engine import wedges
 from assay.engine.execute import run_input
 from assay.engine.isolate import run_isolated
 from assay.errors import ArtifactError, ConfigError
@@ -79,6 +81,11 @@ class ArtifactCandidate(Candidate):
         if self.isolated:
             return run_isolated(self.target_obj, self.artifact.input).verdict
         return run_input(self.target_obj, self.artifact.input, timeout=self.target_obj.timeout)
+
+    def same_failure(self, verdict: Verdict | None) -> bool:
+        """The artifact's signature; for a wedge keyed by its timeout, any such wedge: where
+        a replay's timeout catches a hang is chance (:mod:`assay.engine.wedges`)."""
+        return wedges.reproduces(verdict, self.artifact.verdict)
 
     def render(self, test_path: Path, project_root: Path) -> dict[Path, bytes]:
         assert self.signature is not None

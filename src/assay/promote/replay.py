@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from assay.promote.literals import SAFE_NAMES, NotReplayable
-from assay.verdict import Verdict, classify
+from assay.verdict import Verdict, classify, is_timeout_wedge
 
 #: Top-level modules whose frames are the harness, not the code under test.
 FRAMEWORK_MODULES = frozenset({"_pytest", "pytest", "pluggy", "unittest", "hypothesis", "assay", "contextlib"})
@@ -82,7 +82,8 @@ def failure_message(verdict: Verdict | None, promoted_as: str) -> str:
     if verdict is None:
         return "passed"
     text = f"the promoted bug is still present: {verdict.signature}"
-    if verdict.signature != promoted_as:
+    # A hang caught elsewhere in its loop has not changed (assay.engine.wedges).
+    if verdict.signature != promoted_as and not (is_timeout_wedge(verdict) and promoted_as.startswith("wedge:timeout@")):
         text += f"\n(it was promoted as {promoted_as}; the failure has changed)"
     trace = verdict.exception.traceback if verdict.exception is not None else ""
     if trace:
