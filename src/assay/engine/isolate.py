@@ -241,38 +241,34 @@ def run_isolated(target: Target, data: bytes, timeout: float | None = None) -> I
     process group are gone afterwards.
     """
     timeout = target.timeout if timeout is None else timeout
-    capture = new_capture()
-    workdir = new_workdir()
 
-    def child(writer) -> None:
-        child_setup(capture, target.rss_limit_mb)
-        sandbox.enter(workdir)
+    def body(send: Callable[[Any], None]) -> None:
         verdict = execute.run_input(target, data, timeout=timeout)
-        writer.send(verdict.to_json() if verdict else None)
+        send(verdict.to_json() if verdict else None)
 
-    pid, reader = fork_with_pipe(child)
-    reaped = False
-    try:
-        result, status, killed = _wait_child(pid, reader, timeout)
-        reaped = True
-        output = read_tail(capture)
-        if isinstance(result, ChildFailure):
-            raise InternalError(f"a replay child of target {target.name!r} failed in assay's code:\n{result.traceback}")
-        if result is not _NOTHING:
-            return IsolatedResult(Verdict.from_json(result) if result else None, output)
-        return IsolatedResult(death_verdict(status, output, killed_for_timeout=killed, timeout=timeout), output)
-    finally:
-        if not reaped:
-            procs.reap_group(pid)
-        reader.close()
-        os.unlink(capture)
-        remove_workdir(workdir)
+    result, status, killed, output = _in_target_child(target, body, timeout)
+    if isinstance(result, ChildFailure):
+        raise InternalError(f"a replay child of target {target.name!r} failed in assay's code:\n{result.traceback}")
+    if result is not _NOTHING:
+        return IsolatedResult(Verdict.from_json(result) if result else None, output)
+    return IsolatedResult(death_verdict(status, output, killed_for_timeout=killed, timeout=timeout), output)
 
 
 def call_isolated(target: Target, body: Callable[[Callable[[Any], None]], None], timeout: float) -> Any:
     """What ``body(send)`` sends from a child set up as :func:`run_isolated`'s (output
     captured, the sandbox entered, its own process group); ``None`` when it sends
     nothing, fails, dies or overstays ``timeout``.  The child is gone afterwards."""
+    result, _status, _killed, _output = _in_target_child(target, body, timeout)
+    return None if result is _NOTHING or isinstance(result, ChildFailure) else result
+
+
+def _in_target_child(target: Target, body: Callable[[Callable[[Any], None]], None], timeout: float,
+                     ) -> tuple[Any, int, bool, str]:
+    """``body(send)`` in a forked child with ``target``'s output capture, memory limit and
+    sandbox: (what it sent or ``_NOTHING``, wait status, killed for the timeout, output).
+
+    However this returns or raises, the child and its process group are gone afterwards.
+    """
     capture = new_capture()
     workdir = new_workdir()
 
@@ -284,9 +280,9 @@ def call_isolated(target: Target, body: Callable[[Callable[[Any], None]], None],
     pid, reader = fork_with_pipe(child)
     reaped = False
     try:
-        result, _status, _killed = _wait_child(pid, reader, timeout)
+        result, status, killed = _wait_child(pid, reader, timeout)
         reaped = True
-        return None if result is _NOTHING or isinstance(result, ChildFailure) else result
+        return result, status, killed, read_tail(capture)
     finally:
         if not reaped:
             procs.reap_group(pid)
