@@ -60,19 +60,7 @@ def in_child(run: Callable[[], Any], make_tracer: Callable[[Callable[[bytes], No
     if pid == 0:  # pragma: no cover - the child only traces, then leaves without cleanup
         try:
             os.close(read_end)
-
-            def finish(report: bytes) -> None:
-                sys.settrace(None)
-                _write_all(write_end, report)
-                os._exit(0)
-
-            tracer = make_tracer(finish)
-            sys.settrace(tracer.trace)
-            try:
-                run()
-            finally:
-                sys.settrace(None)
-            finish(tracer.report())
+            report_traced(run, make_tracer, lambda report: _write_all(write_end, report))
         finally:
             os._exit(0)
     os.close(write_end)
@@ -92,6 +80,28 @@ def in_child(run: Callable[[], Any], make_tracer: Callable[[Callable[[bytes], No
         os.close(read_end)
         os.waitpid(pid, 0)
     return b"".join(chunks) or None
+
+
+def report_traced(run: Callable[[], Any], make_tracer: Callable[[Callable[[bytes], None]], Any],
+                  send: Callable[[bytes], Any]) -> None:  # pragma: no cover - runs in a forked child
+    """In a forked child: ``run()`` traced by ``make_tracer(finish)``; ``send`` gets its report.
+
+    ``finish(report)`` sends the report and leaves the process at once (the tracer has
+    its answer; a hang need not go on); after the run the tracer's ``report()`` is sent.
+    """
+
+    def finish(report: bytes) -> None:
+        sys.settrace(None)
+        send(report)
+        os._exit(0)
+
+    tracer = make_tracer(finish)
+    sys.settrace(tracer.trace)
+    try:
+        run()
+    finally:
+        sys.settrace(None)
+    finish(tracer.report())
 
 
 class StackAtLine:

@@ -29,7 +29,7 @@ from dataclasses import replace
 from typing import Any, Callable
 
 from assay.engine import isolate
-from assay.engine.traced import TimedOut, in_child
+from assay.engine.traced import TimedOut, in_child, report_traced
 from assay.recursion import module_name
 from assay.target import Target
 from assay.verdict import KEY_FRAMES, Verdict, is_timeout_wedge
@@ -144,18 +144,7 @@ def held_frames_isolated(target: Target, run: Callable[[], Any]) -> list[str] | 
     in a child set up as a replay's (:func:`assay.engine.isolate.call_isolated`)."""
 
     def body(send: Callable[[Any], None]) -> None:
-        def finish(report: bytes) -> None:
-            sys.settrace(None)
-            send(report)
-            os._exit(0)  # the window closed: the hang need not go on
-
-        tracer = HeldFrames(AFTER, WINDOW, finish)
-        sys.settrace(tracer.trace)
-        try:
-            run()
-        finally:
-            sys.settrace(None)
-        send(tracer.report())
+        report_traced(run, lambda finish: HeldFrames(AFTER, WINDOW, finish), send)
 
     return _held(isolate.call_isolated(target, body, min(target.timeout, MAX_SECONDS)))
 
