@@ -38,8 +38,8 @@ the other side computed (Redqueen's checksum handling, without patching the targ
 
 A recorded run costs a call per comparison.  It is cut short past
 :data:`MAX_COMPARED` comparisons (the buffers are full long before; only the cost
-climb's longest inputs get there), and a value-profile run, the most frequent kind,
-goes through the C twin's recorder when it is built.
+climb's longest inputs get there), and every recorded run goes through the C twin's
+recorder (``_cmutate.Recorder``) when it is built.
 """
 
 from __future__ import annotations
