@@ -18,9 +18,9 @@ median of a column is "not found" when more than half its seeds are):
 
 ``assay cmp``     ``run_campaign`` with comparison feedback (``cmplog=True``);
 ``assay no-cmp``  the same with ``cmplog=False`` (byte mutation + harvested constants);
-``atheris``       libFuzzer through atheris, the maze function instrumented with
-                  ``atheris.instrument_func``, ``-runs=CAP -seed=S``, started from the
-                  target's seeds, executions read from libFuzzer's
+``atheris``       libFuzzer through atheris, the maze function and its module's
+                  other functions instrumented with ``atheris.instrument_func``,
+                  ``-runs=CAP -seed=S``, started from the target's seeds, executions read from libFuzzer's
                   ``stat::number_of_executed_units`` (it exits on the first crash);
 ``hypothesis``    ``@given(st.binary(max_size=max_len))`` driven through
                   ``fuzz_one_input`` with random buffers from ``random.Random(S)``;
@@ -94,6 +94,7 @@ MAZES = [
     "maze_regex_compound",
     "maze_transform_xor",
     "maze_unicode_netloc",
+    "maze_memoized",
 ]
 MAZE_TOOLS = ["assay-cmp", "assay-nocmp", "atheris", "hypothesis", "hypofuzz"]
 HIST_TOOLS = ["assay-cmp", "atheris"]
@@ -280,6 +281,12 @@ def atheris_child(spec: dict[str, Any], out: str, argv: list[str]) -> None:
     fn = target.fn
     if spec["kind"] == "maze":
         fn = atheris.instrument_func(fn)
+        # Its module's helpers too (those behind functools.lru_cache included), as assay's scope has them.
+        from assay.feedback.livecode import functions_of
+
+        for helper in functions_of(sys.modules[fn.__module__]):
+            if helper is not fn:
+                atheris.instrument_func(helper)
     expected = tuple(target.expected)
     bug = spec["bug"]
     state = {"n": 0, "t0": None}

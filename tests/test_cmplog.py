@@ -233,3 +233,16 @@ def test_one_character_operands_have_no_hex_form():
     assert (b"32", b"74") not in pairs
     pairs, _ = input_to_state(b"key = 6869", [("hi", "ok")])
     assert (b"6869", b"6f6b") in pairs
+
+
+def test_a_recorded_run_sees_the_comparisons_a_memo_cache_would_hide():
+    log = _log()
+    assert subject.offset("-05") == 5  # both caches now hold "-"
+    before = (subject.memo_sign, subject.Signs.__dict__["sign"])
+    hits = (subject.memo_sign.cache_info(), subject.Signs.__dict__["sign"].cache_info())
+    records, _ = log.record(lambda: subject.offset("-05"))
+    assert records.count(("-", "+")) == 2, "the function and the method, each run, not served from the cache"
+    # The caches are bound again, untouched: the recorded run went around them.
+    assert (subject.memo_sign, subject.Signs.__dict__["sign"]) == before
+    assert (subject.memo_sign.cache_info(), subject.Signs.__dict__["sign"].cache_info()) == hits
+    assert subject.offset("-05") == 5 and subject.memo_sign.cache_info().hits == hits[0].hits + 1

@@ -19,6 +19,7 @@ import pytest
 from assay.feedback import edgesplit, sysmon
 from assay.feedback.branches import branch_layout
 from assay.feedback.cmplog import CmpLog
+from assay.feedback.livecode import functions_of
 from assay.feedback.scope import Scope
 from assay.feedback.sysmon import SysmonFeedback
 
@@ -245,6 +246,21 @@ def test_split_code_computes_what_the_original_computes():
     assert tomllib._parser.parse_value.__code__.co_code == next(
         c for c in _codes(compile(open(tomllib._parser.__file__, encoding="utf-8").read(), tomllib._parser.__file__, "exec"))
         if c.co_name == "parse_value").co_code, "remove() put the originals back"
+
+
+def test_functions_behind_memo_caches_are_split_too():
+    # functools.lru_cache and functools.cache wrap a function in a C object: the swap
+    # must reach the function inside, at module level and in a class.
+    split = edgesplit.SplitCode(Scope([SUBJECT]).contains)
+    split.install()
+    try:
+        assert subject.memo_counted.__wrapped__ in {fn for fn, _orig, _new in split.swaps}
+        assert subject.memo_counted(b"ab,c") == 2
+        # The comparison twins reach the same functions (a ternary needs no split).
+        found = set(functions_of(subject))
+        assert {subject.memo_sign.__wrapped__, subject.Signs.__dict__["sign"].__wrapped__} <= found
+    finally:
+        split.remove()
 
 
 def test_remove_leaves_a_function_someone_else_swapped_since():

@@ -26,6 +26,7 @@ MAZES = [
     "maze_regex_compound",
     "maze_transform_xor",
     "maze_unicode_netloc",
+    "maze_memoized",
 ]
 
 
@@ -96,6 +97,19 @@ def test_without_unicode_chars_the_netloc_maze_is_not_solved(planted, campaign, 
 def test_without_decoded_forms_the_fields_maze_is_not_solved(planted, campaign, monkeypatch):
     monkeypatch.setattr(decoded.DecodedForms, "pairs", lambda self, a, b: [])
     assert _solved_at(campaign([planted.get("maze_decoded_fields")], cases=CAP, seed=1)) is None
+
+
+@pytest.mark.campaign
+def test_without_going_around_memo_caches_the_memoized_maze_is_not_solved(planted, campaign, monkeypatch):
+    monkeypatch.setattr(CmpLog, "attach", _without_caches(CmpLog.attach))
+    assert _solved_at(campaign([planted.get("maze_memoized")], cases=CAP, seed=1)) is None
+
+
+def _without_caches(attach):
+    def attach_keeping_caches(self):
+        attach(self)
+        self.caches = []
+    return attach_keeping_caches
 
 
 def test_decoded_forms_of_one_input():

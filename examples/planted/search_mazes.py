@@ -8,6 +8,7 @@ Used by tests/test_search_mazes.py and ``bench/time_to_bug.py``.  Each raises
 from __future__ import annotations
 
 import base64
+import functools
 import json
 import re
 import urllib.parse
@@ -148,3 +149,31 @@ def maze_unicode_netloc(data: bytes) -> None:
     except ValueError as e:
         if "NFKC" in str(e):
             raise RuntimeError("maze: a netloc that NFKC folds into a delimiter") from e
+
+
+#: Built at run time, so that no literal in the source hands them to the dictionary.
+_VERB = bytes((0x51, 0x55, 0x4F, 0x54, 0x41))
+_SCOPE = bytes((0x73, 0x68, 0x61, 0x72, 0x65, 0x64))
+
+
+@functools.lru_cache(maxsize=None)
+def _verb_kind(verb: bytes) -> int:
+    return 1 if verb == _VERB else 0
+
+
+@functools.lru_cache(maxsize=None)
+def _scope_kind(scope: bytes) -> int:
+    return 2 if scope == _SCOPE else 0
+
+
+@assay.target(seeds=[b"GET user 17"], max_len=64)
+def maze_memoized(data: bytes) -> None:
+    """Comparisons inside ``functools.lru_cache`` helpers, as a parser memoizes its lookups.
+
+    An entry's comparisons are recorded after its plain run, when the caches already
+    hold its words: a hit runs none of the helper's code.
+    """
+    verb, _, rest = data.partition(b" ")
+    scope, _, _ = rest.partition(b" ")
+    if _verb_kind(verb) + _scope_kind(scope) == 3:
+        raise RuntimeError("maze: comparisons behind a memo cache")

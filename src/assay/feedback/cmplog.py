@@ -13,7 +13,10 @@ is analysed are the twins swapped into the live functions (``fn.__code__``), the
 entry is run once, and the code that was live (the feedback's split code, see
 :mod:`assay.feedback.edgesplit`) is swapped back. Nested functions, lambdas
 and comprehensions follow their parent's code, so swapping the module- and
-class-level functions covers them.
+class-level functions covers them.  A function behind ``functools.lru_cache`` gets
+a twin too, and while an entry is recorded its name is bound to the function
+itself: the entry's plain run has just filled the cache, and a hit would run none
+of the comparisons (``tomllib``'s time-zone sign, all of ``urllib.parse.urlsplit``).
 
 The recorded operand pairs become *input-to-state* replacements: when one
 operand's encoding (bytes, UTF-8, a byte, ASCII decimal, little/big-endian
@@ -52,7 +55,7 @@ from types import CodeType, FunctionType, ModuleType
 from typing import Any, Callable, Iterable
 
 from assay.feedback.decoded import DecodedForms
-from assay.feedback.livecode import functions_of, modules_by_file
+from assay.feedback.livecode import functions_of, memo_caches, modules_by_file
 from assay.feedback.protocol import TWIN_MARK, RecordingCut
 from assay.gen.accelerated import cmutate
 
@@ -325,6 +328,8 @@ class CmpLog:
         self.files = 0
         #: The (in)equality observations ``(vsite, a, b)`` of the last :meth:`record`.
         self.last_values: list[tuple[int, Any, Any]] = []
+        #: ``(namespace, name, cache)``: in-scope memo caches, bypassed while recording.
+        self.caches: list[tuple[Any, str, Any]] = []
 
     def attach(self) -> None:
         """Compile twins for every imported in-scope module and pair them with live functions."""
@@ -345,6 +350,8 @@ class CmpLog:
                     twin = twins.get((code.co_qualname, code.co_firstlineno))
                     if twin is not None and len(twin.co_freevars) == len(code.co_freevars):
                         self.swaps.append((fn, code, twin))
+                self.caches.extend(c for c in memo_caches(module)
+                                   if self.contains(c[2].__wrapped__.__code__.co_filename))
 
     def record(self, run: Callable[[], Any], keep: str = "all",
                ) -> tuple[list[tuple[Any, Any]], list[tuple[int, Any, Any]]]:
@@ -376,12 +383,17 @@ class CmpLog:
         live = [fn.__code__ for fn, _orig, _twin in self.swaps]
         for fn, _orig, twin in self.swaps:
             fn.__code__ = twin
+        # A memo cache's hit would hide the comparisons of every call it has seen.
+        for space, name, cache in self.caches:
+            setattr(space, name, cache.__wrapped__)
         _compared = 0
         try:
             run()
         except RecordingCut:
             pass  # what was recorded up to the cut is the answer
         finally:
+            for space, name, cache in self.caches:
+                setattr(space, name, cache)
             for (fn, _orig, _twin), code in zip(self.swaps, live):
                 fn.__code__ = code
             _records = _guard_records = _value_records = None
