@@ -1,6 +1,7 @@
 """Code measured by test_feedback.py (kept apart so the tests' own code is out of scope)."""
 
 import functools
+import re
 
 
 def branchy(x: int) -> int:
@@ -187,3 +188,17 @@ def offset(text: str) -> int:
 @functools.lru_cache(maxsize=None)
 def memo_sign(ch: str) -> int:
     return 1 if ch == "+" else -1
+
+
+STAMP = re.compile(r"""
+    (\d{2}):(\d{2})           # hour and minute
+    (?:(Z)|([+-])(\d{2}))?    # zulu, or an offset
+""", re.VERBOSE)
+
+
+def stamp(text: str, at: int = 0) -> str:
+    """A regex with an optional alternative, as a date parser has; and ``re``'s own function."""
+    m = STAMP.match(text, at)
+    if m is None:
+        return "hex" if re.fullmatch(r"[0-9a-f]{4}", text) else "none"
+    return "zulu" if m.group(3) else "local"

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 import feedback_subject as subject
 
@@ -246,3 +248,23 @@ def test_a_recorded_run_sees_the_comparisons_a_memo_cache_would_hide():
     assert (subject.memo_sign, subject.Signs.__dict__["sign"]) == before
     assert (subject.memo_sign.cache_info(), subject.Signs.__dict__["sign"].cache_info()) == hits
     assert subject.offset("-05") == 5 and subject.memo_sign.cache_info().hits == hits[0].hits + 1
+
+
+def test_a_regex_match_records_other_strings_the_expression_accepts():
+    from assay.feedback import cmplog
+
+    log = _log()
+    records, _ = log.record(lambda: subject.stamp("x 07:32-08", 2))
+    theirs = [(a, b) for a, b in records if a == "07:32-08"]
+    assert len(theirs) == cmplog.REGEX_PAIRS, "what it matched, against samples drawn from it (a VERBOSE pattern)"
+    assert all(subject.STAMP.fullmatch(b) and b != a for a, b in theirs)
+    # A failed match: the text where it was tried, as long as each sample, at its position.
+    records, _ = log.record(lambda: subject.stamp("ab:cd?"))
+    tried = [(a, b) for a, b in records if subject.STAMP.fullmatch(b)]
+    assert tried and all(a == "ab:cd?"[: len(b)] for a, b in tried)
+    # ``re.fullmatch(pattern, text)`` too, with the module's pattern compiled.
+    assert [b for a, b in records if a == "ab:cd?"[: len(b)] and re.fullmatch(r"[0-9a-f]{4}", b)]
+    # One expression's records are bounded per run however often it matches.
+    many = " ".join(f"{h:02d}:00" for h in range(20))
+    records, _ = log.record(lambda: [subject.stamp(many, 6 * k) for k in range(20)])
+    assert sum(1 for _a, b in records if subject.STAMP.fullmatch(b)) == cmplog.REGEX_RECORDS

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from assay.feedback import decoded, sysmon
+from assay.feedback import cmplog, decoded, sysmon
 from assay.feedback.cmplog import CmpLog
 from assay.gen import mutators
 from assay.store.artifacts import load_artifact
@@ -27,6 +27,7 @@ MAZES = [
     "maze_transform_xor",
     "maze_unicode_netloc",
     "maze_memoized",
+    "maze_regex_alternative",
 ]
 
 
@@ -103,6 +104,12 @@ def test_without_decoded_forms_the_fields_maze_is_not_solved(planted, campaign, 
 def test_without_going_around_memo_caches_the_memoized_maze_is_not_solved(planted, campaign, monkeypatch):
     monkeypatch.setattr(CmpLog, "attach", _without_caches(CmpLog.attach))
     assert _solved_at(campaign([planted.get("maze_memoized")], cases=CAP, seed=1)) is None
+
+
+@pytest.mark.campaign
+def test_without_regex_samples_the_alternative_maze_is_not_solved(planted, campaign, monkeypatch):
+    monkeypatch.setattr(cmplog, "_record_regex", lambda *args: None)
+    assert _solved_at(campaign([planted.get("maze_regex_alternative")], cases=CAP, seed=1)) is None
 
 
 def _without_caches(attach):

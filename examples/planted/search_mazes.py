@@ -134,6 +134,17 @@ def maze_regex_compound(data: bytes) -> None:
         raise RuntimeError("maze: regex groups")
 
 
+_STAMP = re.compile(rb"(\d\d):(\d\d)(?:(Z)|([+-])(\d\d):(\d\d))?")
+
+
+@assay.target(seeds=[b"at 07:32-08:00 ok"], max_len=64)
+def maze_regex_alternative(data: bytes) -> None:
+    """A regex's other alternative: the zulu suffix, which no comparison names."""
+    m = _STAMP.search(data)
+    if m and m.group(3) and m.group(1) == b"23":
+        raise RuntimeError("maze: a regex alternative")
+
+
 @assay.target(seeds=[b"abcdefgh"], max_len=64)
 def maze_transform_xor(data: bytes) -> None:
     """A key compared after a byte-wise xor (an AFL++ CmpLog transform)."""

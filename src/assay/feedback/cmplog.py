@@ -51,6 +51,8 @@ import ast
 import functools
 import heapq
 import operator
+import re
+import zlib
 from types import CodeType, FunctionType, ModuleType
 from typing import Any, Callable, Iterable
 
@@ -91,7 +93,14 @@ _OPS: dict[type, tuple[int, Callable[[Any, Any], Any]]] = {
     ast.NotIn: (7, lambda a, b: a not in b),
 }
 _BY_ID = {i: fn for i, fn in _OPS.values()}
-_CALLS = ("startswith", "endswith", "get", "issuperset", "issubset")
+_CALLS = ("startswith", "endswith", "get", "issuperset", "issubset", "match", "fullmatch", "search")
+#: Strings drawn once per regular expression (:func:`_record_regex`); each match
+#: gets :data:`REGEX_PAIRS` of them, chosen by the text it matched.
+REGEX_POOL = 16
+REGEX_PAIRS = 4
+#: Most pairs one expression contributes to one recorded run: a long input matches
+#: the same number pattern hundreds of times, and the records are shared.
+REGEX_RECORDS = 16
 _CMP, _CALL, _LAST = "__assay_cmp__", "__assay_call__", "__assay_last__"
 #: For an ordering of two ints that equal operands would not flip, the step past the
 #: other operand that does (``x <= 55295`` holds: 55296 makes it fail); by op id.
@@ -102,6 +111,8 @@ _guard_records: list[tuple[int, Any, Any]] | None = None
 _value_records: list[tuple[int, Any, Any]] | None = None
 #: Comparisons made so far in the current recorded run.
 _compared = 0
+#: Pairs each regular expression recorded in the current recorded run.
+_regex_records: dict[Any, int] = {}
 #: The right operand of the last comparison: the left one of the next link of a chain.
 _last: Any = None
 #: Most (in)equality observations kept for the value profile per analysed input.
@@ -214,6 +225,8 @@ def assay_call(name: str, obj: Any, *args: Any, **kwargs: Any) -> Any:
             fixed = _within(run, allowed)
             if fixed is not None:
                 _record(run, fixed)
+        elif name in ("match", "fullmatch", "search"):
+            _record_regex(obj, args, kwargs, result)
         elif name == "get" and isinstance(obj, dict) and _is_operand(want) and want not in obj:
             for i, key in enumerate(obj):
                 if i >= MAX_CONTAINER:
@@ -221,6 +234,59 @@ def assay_call(name: str, obj: Any, *args: Any, **kwargs: Any) -> Any:
                 if _is_operand(key):
                     _record(want, key)
     return result
+
+
+def _record_regex(obj: Any, args: tuple, kwargs: dict, result: Any) -> None:
+    """A regular expression's match as comparisons: what it matched (or, failing,
+    the text where it was tried) against other strings the expression accepts.
+
+    A regex hides its alternatives from comparison feedback: ``(?:(Z)|([+-])\\d\\d)?``
+    compares nothing a recorder sees, and the branch taken after it tests only
+    whether a group matched.  Strings drawn from the expression itself (each
+    optional part, alternative and class member in turn likely) are the other
+    operand.  ``re.match(pattern, string)`` and a compiled pattern's methods alike.
+    """
+    if obj is re:
+        if len(args) < 2:
+            return
+        try:
+            compiled = re.compile(args[0], args[2] if len(args) > 2 else kwargs.get("flags", 0))
+        except (TypeError, re.error, ValueError, RecursionError):
+            return
+        string, pos = args[1], 0
+    elif isinstance(obj, re.Pattern):
+        compiled, string = obj, args[0]
+        pos = args[1] if len(args) > 1 else kwargs.get("pos", 0)
+    else:
+        return
+    if type(string) is not type(compiled.pattern) or not isinstance(pos, int):
+        return
+    made = _regex_records.get(compiled, 0)
+    if made >= REGEX_RECORDS:
+        return
+    pool = _regex_pool(compiled)
+    if not pool:
+        return
+    seen = result.group(0) if result is not None else string[pos : pos + MAX_OPERAND]
+    first = _crc(seen)
+    for k in range(min(REGEX_PAIRS, len(pool))):
+        sample = pool[(first + k) % len(pool)]
+        other = seen if result is not None else string[pos : pos + len(sample)]
+        if other and other != sample:
+            _record(other, sample)
+            made += 1
+    _regex_records[compiled] = made
+
+
+def _crc(text: str | bytes) -> int:
+    return zlib.crc32(text if isinstance(text, bytes) else text.encode("utf-8", "surrogatepass"))
+
+
+@functools.lru_cache(maxsize=256)
+def _regex_pool(compiled: re.Pattern) -> tuple[Any, ...]:
+    from assay.gen.schema.regex import full_matches
+
+    return tuple(full_matches(compiled, REGEX_POOL, _crc(compiled.pattern), MAX_OPERAND))
 
 
 def _within(run: Any, allowed: Any) -> Any:
@@ -387,6 +453,7 @@ class CmpLog:
         for space, name, cache in self.caches:
             setattr(space, name, cache.__wrapped__)
         _compared = 0
+        _regex_records.clear()
         try:
             run()
         except RecordingCut:

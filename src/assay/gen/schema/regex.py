@@ -2,28 +2,52 @@
 
 from __future__ import annotations
 
+import random
 import re
 from typing import Any
 
-from assay.gen.schema.draw import _Draw
+from assay.gen.schema.draw import _Draw, _RandomDraw
 from assay.gen.schema.model import Unsatisfiable
 
 _ALPHABET = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 -_.:/@+"
 _UNICODE = "éß中😀Ω\u00a0"
 
 
-def _regex_string(pattern: str, draw: _Draw) -> str:
+def _regex_string(pattern: str, draw: _Draw, flags: int = 0) -> str:
     """A string ``re.search(pattern, s)`` should accept (checked by the caller)."""
     try:
         import re._parser as sre_parse  # type: ignore[import-not-found]
     except ImportError:  # pragma: no cover - Python < 3.11
         import sre_parse  # type: ignore[no-redef]
     try:
-        parsed = sre_parse.parse(pattern)
+        parsed = sre_parse.parse(pattern, flags)
     except re.error as exc:
         raise Unsatisfiable(f"pattern {pattern!r} does not parse: {exc}") from None
     groups: dict[int, str] = {}
     return _emit(parsed, draw, groups, sre_parse)
+
+
+def full_matches(compiled: re.Pattern, count: int, seed: int, longest: int) -> list[str | bytes]:
+    """Up to ``count`` distinct strings that ``compiled.fullmatch`` accepts, each at most
+    ``longest`` long, drawn from its parse tree with ``random.Random(seed)``.
+
+    Strings of a bytes pattern are bytes.  Constructs the generator cannot build
+    (or draws the pattern then rejects: lookarounds, negated classes) give fewer.
+    """
+    draw = _RandomDraw(random.Random(seed))
+    out: list[str | bytes] = []
+    for _ in range(4 * count):
+        try:
+            text: str | bytes = _regex_string(compiled.pattern, draw, compiled.flags)
+            if isinstance(compiled.pattern, bytes):
+                text = text.encode("latin-1")  # type: ignore[union-attr]
+        except (Unsatisfiable, UnicodeEncodeError, RecursionError):
+            continue
+        if len(text) <= longest and text not in out and compiled.fullmatch(text):
+            out.append(text)
+            if len(out) == count:
+                break
+    return out
 
 
 def _emit(items: Any, draw: _Draw, groups: dict[int, str], sp: Any) -> str:
