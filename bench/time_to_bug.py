@@ -95,6 +95,7 @@ MAZES = [
     "maze_transform_xor",
     "maze_unicode_netloc",
     "maze_memoized",
+    "maze_regex_alternative",
 ]
 MAZE_TOOLS = ["assay-cmp", "assay-nocmp", "atheris", "hypothesis", "hypofuzz"]
 HIST_TOOLS = ["assay-cmp", "atheris"]
@@ -645,6 +646,9 @@ def main(argv: list[str] | None = None) -> int:
         if getattr(args, key) is not None:
             conf[key] = getattr(args, key)
     only = {s for s in args.only.split(",") if s}
+    unknown = only - set(MAZES) - {s["name"] for s in historical_specs()}
+    if unknown:
+        ap.error(f"--only: no maze or historical bug named {', '.join(sorted(unknown))}")
     tools = [t for t in args.tools.split(",") if t] or MAZE_TOOLS
     hist = [] if args.no_historical else [s for s in historical_specs() if not only or s["name"] in only]
     mazes = [] if args.no_mazes or args.verify else [m for m in MAZES if not only or m in only]

@@ -268,3 +268,20 @@ def test_a_regex_match_records_other_strings_the_expression_accepts():
     many = " ".join(f"{h:02d}:00" for h in range(20))
     records, _ = log.record(lambda: [subject.stamp(many, 6 * k) for k in range(20)])
     assert sum(1 for _a, b in records if subject.STAMP.fullmatch(b)) == cmplog.REGEX_RECORDS
+
+
+def test_a_regex_samples_replacements_come_after_the_comparisons_with_a_budget_of_their_own():
+    from assay.feedback.cmplog import PAIR_CANDIDATES, Sample
+
+    data = b"key = 07:32 " + bytes(range(97, 123))
+    records = [Sample(("07:32", "23:00Z")), ("key", "port")]
+    pairs, _ = input_to_state(data, records)
+    assert pairs[0] == (b"key", b"port"), "a comparison's replacement first, though recorded later"
+    guess = pairs.index((b"07:32", b"23:00Z"))
+    assert guess > 0 and type(pairs[guess]) is Sample and type(pairs[0]) is not Sample
+    # A run whose one-byte comparisons fill every candidate (a parser's character
+    # classes) still keeps the sample, ahead of them.
+    flood = [(chr(97 + i % 26), chr(65 + i // 26)) for i in range(26 * 12)]
+    assert len(flood) > PAIR_CANDIDATES
+    pairs, _ = input_to_state(data, [*flood, Sample(("07:32", "23:00Z"))])
+    assert pairs[0] == (b"07:32", b"23:00Z") and all(len(x) == 1 for x, _y in pairs[1:])

@@ -56,3 +56,31 @@ def test_an_entry_of_the_cost_climb_stays_cost_only_beside_value_profile_news():
     assert not _cost_only([vp])  # a comparison replacement that advanced a state machine
     assert not _cost_only([cost, edge])
     assert not _cost_only([])
+
+
+def test_an_entrys_comparisons_are_staged_before_the_guesses_still_waiting():
+    from assay.feedback.cmplog import Sample
+
+    def stage_order(source: InputSource) -> list[bytes]:
+        out = []
+        for i in range(40):
+            data, ops = source.next(random.Random(i))
+            if ops == ["cmp-stage"]:
+                out.append(data)
+        return out
+
+    source = InputSource(max_len=64, dictionary=[])
+    source.add(b"at 07:32 ok", pairs=[(b"at", b"on"), Sample((b"07:32", b"23:00Z"))])
+    source.add(b"by 08:15 ok", pairs=[Sample((b"08:15", b"00:00")), (b"ok", b"no")])
+    assert stage_order(source) == [b"on 07:32 ok", b"by 08:15 no", b"at 23:00Z ok", b"by 00:00 ok"]
+    # A comparison arriving while guesses wait (one of them already tried) goes before them.
+    source.add(b"at 07:32 ok", pairs=[(b"at", b"on"), Sample((b"07:32", b"23:00Z"))])
+    source.add(b"by 08:15 ok", pairs=[Sample((b"08:15", b"00:00")), Sample((b"by", b"up"))])
+    tried: list[bytes] = []
+    while not tried:
+        data, ops = source.next(random.Random(0))
+        if ops == ["cmp-stage"]:
+            tried.append(data)
+    source.add(b"to 09:00 ok", pairs=[(b"to", b"in")])
+    assert tried + stage_order(source) == [b"on 07:32 ok", b"in 09:00 ok", b"at 23:00Z ok", b"by 00:00 ok",
+                                           b"up 08:15 ok"]

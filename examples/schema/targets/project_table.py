@@ -49,10 +49,14 @@ _EMPTY_DIR = tempfile.mkdtemp(prefix="assay-schema-example-")  # readme/license 
 
 
 def _table(data: bytes) -> object | None:
-    """The JSON value, or None for bytes that are not JSON (byte mutations make some: not the consumer's input)."""
+    """The JSON value, or None for bytes that are not JSON (byte mutations make some: not the consumer's input).
+
+    Nesting deeper than the interpreter's recursion limit is not JSON ``json.loads``
+    can read either: it raises ``RecursionError``.
+    """
     try:
         return json.loads(data)
-    except ValueError:
+    except (ValueError, RecursionError):
         return None
 
 

@@ -81,6 +81,7 @@ class InputSource:
         self.last_pair: tuple[int, tuple[bytes, bytes]] | None = None
         #: The input-to-state stage: (entry index, pair) not yet tried, oldest first.
         self.staged: collections.deque[tuple[int, tuple[bytes, bytes]]] = collections.deque(maxlen=STAGE_BACKLOG)
+        self._guesses = 0  # how many of the staged replacements, at its end, are guesses (see _stage)
         self._known_tokens = set(self.mutator.dictionary)
         #: The length limit of byte-mode children (None: only ``max_len``); see :class:`LengthControl`.
         self.len_limit: int | None = None
@@ -103,7 +104,7 @@ class InputSource:
         self.trouble.append(0)
         self.cmp_pairs.append(list(pairs))
         if self.strategy is None and not quiet:  # a cost-only entry is long padding, rarely the frontier
-            self.staged.extend((len(self.corpus) - 1, pair) for pair in pairs)
+            self._stage(len(self.corpus) - 1, pairs)
         self.guards.append(list(guards))
         self._add_tokens(tokens)
         if self.strategy is not None:
@@ -113,6 +114,21 @@ class InputSource:
                 self.parsed.append(len(self.values) - 1)
             if value is not None:
                 self._add_tokens(self.strategy.tokens(value))
+
+    def _stage(self, index: int, pairs: list[tuple[bytes, bytes]]) -> None:
+        """Queue an entry's replacements: its comparisons' before every guess still
+        waiting (a regular expression's :class:`~assay.feedback.cmplog.Sample`), its
+        guesses last.  Guesses wait at the deque's end, so those not yet tried are
+        the last ``min(self._guesses, len(staged))``."""
+        staged = self.staged
+        waiting = min(self._guesses, len(staged))
+        compared = [(index, p) for p in pairs if type(p) is not cmplog.Sample]
+        guesses = [(index, p) for p in pairs if type(p) is cmplog.Sample]
+        tail = [staged.pop() for _ in range(waiting)][::-1] if compared else []
+        staged.extend(compared)
+        staged.extend(tail)
+        staged.extend(guesses)
+        self._guesses = min(waiting + len(guesses), len(staged))
 
     def _add_tokens(self, tokens) -> None:
         dictionary = self.mutator.dictionary

@@ -67,6 +67,8 @@ MAX_RECORDS = 1024
 MAX_PAIRS = 64
 #: Candidate pairs considered per analysis before the :data:`MAX_PAIRS` are chosen.
 PAIR_CANDIDATES = 4 * MAX_PAIRS
+#: Candidate pairs from regular expressions' samples (:class:`Sample`), on top.
+SAMPLE_CANDIDATES = MAX_PAIRS // 2
 #: Most dictionary tokens one analysis contributes.
 MAX_TOKENS = 32
 #: Longest operand (in bytes) worth recording.
@@ -269,13 +271,23 @@ def _record_regex(obj: Any, args: tuple, kwargs: dict, result: Any) -> None:
         return
     seen = result.group(0) if result is not None else string[pos : pos + MAX_OPERAND]
     first = _crc(seen)
+    rec = _records
     for k in range(min(REGEX_PAIRS, len(pool))):
         sample = pool[(first + k) % len(pool)]
         other = seen if result is not None else string[pos : pos + len(sample)]
-        if other and other != sample:
-            _record(other, sample)
+        if other and other != sample and rec is not None and len(rec) < MAX_RECORDS:
+            rec.append(Sample((other, sample)))
             made += 1
     _regex_records[compiled] = made
+
+
+class Sample(tuple):
+    """A pair whose second operand is a guess (a string a regular expression
+    accepts), not a value the program compared against: as a record, and as the
+    replacement :func:`input_to_state` makes of it, which comes after the
+    comparisons' replacements there and in the input-to-state stage."""
+
+    __slots__ = ()
 
 
 def _crc(text: str | bytes) -> int:
@@ -529,19 +541,23 @@ def input_to_state(data: bytes, records: list[tuple[Any, Any]]) -> tuple[list[tu
     character of a key against a class (``c in BARE_KEY_CHARS``), and those
     one-byte pairs would otherwise crowd out the rarer field-sized ones (a
     keyword, a hex field, a magic number) recorded later in the same run.
+    Within each length class the comparisons' pairs come before the regular
+    expressions' :class:`Sample` guesses, which have a candidate budget of their own
+    (:data:`SAMPLE_CANDIDATES`) so a run full of comparisons still keeps a few.
     """
-    pairs: dict[tuple[bytes, bytes], None] = {}
-    tokens: dict[bytes, None] = {}
     forms = DecodedForms(data)
-    budget = PAIR_CANDIDATES
-    for a, b in _distinct(records):
+    compared: dict[tuple[bytes, bytes], None] = {}
+    guessed: dict[tuple[bytes, bytes], None] = {}
+    tokens: dict[bytes, None] = {}
+    for record in _distinct(records):
+        a, b = record
         if a is None:
             for tok in _encodings(b).values():
                 if tok not in data:
                     tokens.setdefault(tok, None)
             continue
-        direct = _matching(a, b) + _matching(b, a)
-        for x, y in direct:
+        pairs, budget = (guessed, SAMPLE_CANDIDATES) if type(record) is Sample else (compared, PAIR_CANDIDATES)
+        for x, y in _matching(a, b) + _matching(b, a):
             if x != y and x in data:
                 if len(pairs) < budget:
                     pairs.setdefault((x, y), None)
@@ -551,7 +567,9 @@ def input_to_state(data: bytes, records: list[tuple[Any, Any]]) -> tuple[list[tu
             for x, y in forms.pairs(a, b) + forms.pairs(b, a):
                 if x != y and len(pairs) < budget:
                     pairs.setdefault((x, y), None)
-    ordered = [p for p in pairs if len(p[0]) > 1] + [p for p in pairs if len(p[0]) <= 1]
+    guesses = [Sample(p) for p in guessed if p not in compared]
+    ordered = ([p for p in compared if len(p[0]) > 1] + [p for p in guesses if len(p[0]) > 1]
+               + [p for p in compared if len(p[0]) <= 1] + [p for p in guesses if len(p[0]) <= 1])
     return ordered[:MAX_PAIRS], list(tokens)[:MAX_TOKENS]
 
 
