@@ -73,7 +73,7 @@ def test_an_entrys_comparisons_are_staged_before_the_guesses_still_waiting():
     source.add(b"at 07:32 ok", pairs=[(b"at", b"on"), Sample((b"07:32", b"23:00Z"))])
     source.add(b"by 08:15 ok", pairs=[Sample((b"08:15", b"00:00")), (b"ok", b"no")])
     assert stage_order(source) == [b"on 07:32 ok", b"by 08:15 no", b"at 23:00Z ok", b"by 00:00 ok"]
-    # A comparison arriving while guesses wait (one of them already tried) goes before them.
+    # A comparison arriving while guesses wait (the one queued before them already tried) goes before them.
     source.add(b"at 07:32 ok", pairs=[(b"at", b"on"), Sample((b"07:32", b"23:00Z"))])
     source.add(b"by 08:15 ok", pairs=[Sample((b"08:15", b"00:00")), Sample((b"by", b"up"))])
     tried: list[bytes] = []

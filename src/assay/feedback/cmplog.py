@@ -275,7 +275,7 @@ def _record_regex(obj: Any, args: tuple, kwargs: dict, result: Any) -> None:
     for k in range(min(REGEX_PAIRS, len(pool))):
         sample = pool[(first + k) % len(pool)]
         other = seen if result is not None else string[pos : pos + len(sample)]
-        if other and other != sample and rec is not None and len(rec) < MAX_RECORDS:
+        if other and other != sample and len(rec) < MAX_RECORDS:  # assay_call records only when _records is set
             rec.append(Sample((other, sample)))
             made += 1
     _regex_records[compiled] = made
