@@ -93,6 +93,11 @@ typedef struct {
     cm_MutateArgs ma;
     PyObject *replace_one;  /* borrowed */
     Buf *buf;               /* the loop's scratch buffer */
+    /* How the last child was made, named only for a case that goes to Python: by
+       op (an interned name) when not NULL, else by the mutations applied. */
+    PyObject *op;
+    int applied[MAX_STACK];
+    int n_applied;
 } cm_Source;
 
 extern PyTypeObject cm_RandomType;
@@ -121,11 +126,13 @@ int cm_mutate_into(const cm_MutateArgs *a, RandomObject *rng, const unsigned cha
                    PyObject *other, Py_ssize_t limit, Buf *buf, int *applied, int *n_applied);
 PyObject *cm_applied_names(const cm_MutateArgs *a, const int *applied, int n_applied);
 /* InputSource in C (cmutate_source.c): enter reads the source, next is InputSource.next(rng)
-   past its checks (1 when the child is marked for repair), leave writes the counters back. */
+   past its checks (1 when the child is marked for repair), leave writes the counters back;
+   cm_source_ops is the list of names InputSource.next returns with the child. */
 int cm_source_init(void);
 int cm_source_enter(cm_Source *st, PyObject *source, PyObject *mutate_args, PyObject *replace_one, Buf *buf);
 PyObject *cm_replace_one(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
-int cm_source_next(cm_Source *st, RandomObject *rng, PyObject **data, PyObject **ops);
+int cm_source_next(cm_Source *st, RandomObject *rng, PyObject **data);
+PyObject *cm_source_ops(const cm_Source *st);
 int cm_source_leave(cm_Source *st, PyObject *source);
 long long cm_attr_ll(PyObject *o, PyObject *name);
 /* The monotonic clock as time.monotonic() reads it. */

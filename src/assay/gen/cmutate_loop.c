@@ -19,8 +19,11 @@
  * and the journal's chain are written back before every return.  tests/test_cmutate.py
  * runs whole campaigns both ways and compares their schedule digests.
  */
+/* The low-level SHA-256 calls are deprecated in OpenSSL 3 in favour of EVP, whose
+   per-digest set-up costs 50 ns more at the hot loop's input sizes (a third of the step). */
+#define OPENSSL_SUPPRESS_DEPRECATED
 #include "cmutate.h"
-#include <openssl/evp.h>
+#include <openssl/sha.h>
 #include <pthread.h>
 #include <time.h>
 #include <unistd.h>
@@ -79,8 +82,7 @@ typedef struct {
     double outlier;            /* < 0: none */
     Py_ssize_t max_len, capacity, data_at;
     unsigned long owner;       /* forks_seen where the loop was made */
-    EVP_MD_CTX *sha;
-    EVP_MD *sha256;            /* fetched once: an implicit fetch per case takes a lock */
+    Py_ssize_t armed_at, refusal_at;   /* the sandbox state's slots (byte offsets), when there is one */
     Buf buf;
 } HotLoopObject;
 
@@ -89,6 +91,9 @@ typedef struct {
     cm_Source src;
     unsigned char chain[32];
     Py_buffer view;
+    /* feedback.new and sink.keys: only Python code between two run() calls rebinds them
+       (Worker._eventful, feedback.take_new); the target's calls append to them. */
+    PyObject *news, *keys;
 } RunState;
 
 static int enter(HotLoopObject *self, RunState *st) {
@@ -103,6 +108,12 @@ static int enter(HotLoopObject *self, RunState *st) {
     }
     memcpy(st->chain, PyBytes_AS_STRING(chain), 32);
     Py_DECREF(chain);
+    if (!(st->news = PyObject_GetAttr(self->feedback, s_new)) || !(st->keys = PyObject_GetAttr(self->sink, s_keys)))
+        return -1;
+    if (!PyList_CheckExact(st->news) || !PyList_CheckExact(st->keys)) {
+        PyErr_SetString(PyExc_TypeError, "HotLoop: feedback.new and sink.keys are lists");
+        return -1;
+    }
     if (PyObject_GetBuffer(self->mem, &st->view, PyBUF_WRITABLE) < 0) return -1;
     if (st->view.len < self->data_at + self->capacity) {
         PyBuffer_Release(&st->view);
@@ -123,6 +134,8 @@ static int leave(HotLoopObject *self, RunState *st) {
         Py_XDECREF(chain);
     }
     if (st->view.buf) PyBuffer_Release(&st->view);
+    Py_CLEAR(st->news);
+    Py_CLEAR(st->keys);
     if (exc) {
         if (rc < 0) PyErr_Clear();
         PyErr_SetRaisedException(exc);
@@ -131,11 +144,12 @@ static int leave(HotLoopObject *self, RunState *st) {
     return rc;
 }
 
-static int chain_step(HotLoopObject *self, unsigned char *chain, const char *data, Py_ssize_t n) {
+/* chain = sha256(chain + len(data).to_bytes(4, "big") + data) */
+static int chain_step(unsigned char *chain, const char *data, Py_ssize_t n) {
     unsigned char size[4] = {(unsigned char)(n >> 24), (unsigned char)(n >> 16), (unsigned char)(n >> 8), (unsigned char)n};
-    if (EVP_DigestInit_ex(self->sha, self->sha256, NULL) != 1 || EVP_DigestUpdate(self->sha, chain, 32) != 1
-        || EVP_DigestUpdate(self->sha, size, 4) != 1 || EVP_DigestUpdate(self->sha, data, (size_t)n) != 1
-        || EVP_DigestFinal_ex(self->sha, chain, NULL) != 1) {
+    SHA256_CTX sha;
+    if (SHA256_Init(&sha) != 1 || SHA256_Update(&sha, chain, 32) != 1 || SHA256_Update(&sha, size, 4) != 1
+        || SHA256_Update(&sha, data, (size_t)n) != 1 || SHA256_Final(chain, &sha) != 1) {
         PyErr_SetString(PyExc_RuntimeError, "HotLoop: SHA-256 failed");
         return -1;
     }
@@ -167,18 +181,22 @@ static double journal_begin(HotLoopObject *self, RunState *st, long long i, cons
    sandbox.arm's other two fields need no setting per case: run() sets ``allow`` (the
    same object every arm of this target sets), and ``refusal`` is None whenever the
    sandbox is disarmed (only an armed hook sets it; every disarm clears it). */
+static inline PyObject **slot(PyObject *o, Py_ssize_t at) { return (PyObject **)((char *)o + at); }
+
 static int call(HotLoopObject *self, PyObject *data, PyObject **value, PyObject **error, PyObject **refusal) {
     *value = *error = NULL;
-    *refusal = Py_NewRef(Py_None);
-    if (self->sandbox != Py_None && PyObject_SetAttr(self->sandbox, s_armed, Py_True) < 0) return -1;
+    PyObject *sandbox = self->sandbox;
+    if (sandbox != Py_None) Py_XSETREF(*slot(sandbox, self->armed_at), Py_NewRef(Py_True));
     *value = PyObject_CallOneArg(self->fn, data);
     if (!*value) *error = PyErr_GetRaisedException();
-    if (self->sandbox != Py_None) {
-        PyObject *got;
-        if (PyObject_SetAttr(self->sandbox, s_armed, Py_False) < 0
-            || !(got = PyObject_GetAttr(self->sandbox, s_refusal))) return -1;
-        Py_SETREF(*refusal, got);
-        if (PyObject_SetAttr(self->sandbox, s_refusal, Py_None) < 0) return -1;
+    if (sandbox != Py_None) {
+        Py_XSETREF(*slot(sandbox, self->armed_at), Py_NewRef(Py_False));
+        /* the refusal's reference moves to the caller; an unset slot reads as None */
+        PyObject *got = *slot(sandbox, self->refusal_at);
+        *slot(sandbox, self->refusal_at) = Py_NewRef(Py_None);
+        *refusal = got ? got : Py_NewRef(Py_None);
+    } else {
+        *refusal = Py_NewRef(Py_None);
     }
     if (forks_seen != self->owner) {   /* a process the target forked came back here */
         PyObject *args[] = {self->target, data};
@@ -189,27 +207,14 @@ static int call(HotLoopObject *self, PyObject *data, PyObject **value, PyObject 
     return 0;
 }
 
-static int list_size(PyObject *owner, PyObject *name, Py_ssize_t *out) {
-    PyObject *v = PyObject_GetAttr(owner, name);
-    if (!v) return -1;
-    *out = PyObject_Length(v);
-    Py_DECREF(v);
-    return *out < 0 ? -1 : 0;
-}
-
 /* Features all seen before show nothing (Worker._block): 1 when so (the list is emptied), 0 when not. */
-static int keys_seen(HotLoopObject *self) {
-    PyObject *keys = PyObject_GetAttr(self->sink, s_keys);
-    if (!keys) return -1;
-    if (!PyList_Check(keys)) { Py_DECREF(keys); PyErr_SetString(PyExc_TypeError, "HotLoop: sink.keys is a list"); return -1; }
+static int keys_seen(HotLoopObject *self, PyObject *keys) {
     Py_ssize_t n = PyList_GET_SIZE(keys);
     for (Py_ssize_t k = 0; k < n; k++) {
         int in = PySet_Contains(self->seen, PyList_GET_ITEM(keys, k));
-        if (in <= 0) { Py_DECREF(keys); return in; }
+        if (in <= 0) return in;
     }
-    int rc = n ? PyList_SetSlice(keys, 0, n, NULL) : 0;
-    Py_DECREF(keys);
-    return rc < 0 ? -1 : 1;
+    return n && PyList_SetSlice(keys, 0, n, NULL) < 0 ? -1 : 1;
 }
 
 /* ValueProfile.refuses(cases) */
@@ -222,10 +227,8 @@ static int values_refuse(HotLoopObject *self, long long cases) {
 /* Did the case show nothing (the Python loop's `continue`)?  1 yes, 0 no, -1 error. */
 static int uneventful(HotLoopObject *self, RunState *st, PyObject *value, PyObject *error, double started,
                       long long executed) {
-    Py_ssize_t news;
-    if (list_size(self->feedback, s_new, &news) < 0) return -1;
-    if (news) return 0;
-    int seen = keys_seen(self);
+    if (PyList_GET_SIZE(st->news)) return 0;
+    int seen = keys_seen(self, st->keys);
     if (seen <= 0) return seen;
     if (self->values != Py_None && st->src.last_pair != Py_None) {
         int judged = PySet_Contains(self->tried, st->src.last_pair);
@@ -270,11 +273,11 @@ static PyObject *HotLoop_run(HotLoopObject *self, PyObject *const *args, Py_ssiz
         if (!PyList_GET_SIZE(st.src.corpus)) { status = ST_PYTHON; break; }
         RandomObject *rng = cm_stream_case(self->stream, i);
         if (!rng) goto fail;
-        int repair = cm_source_next(&st.src, rng, &data, &ops);
+        int repair = cm_source_next(&st.src, rng, &data);
         if (repair < 0) goto fail;
-        if (repair) { status = ST_REPAIR; break; }
+        if (repair) { status = ST_REPAIR; goto named; }
         Py_ssize_t n = PyBytes_GET_SIZE(data);
-        if (chain_step(self, st.chain, PyBytes_AS_STRING(data), n) < 0) goto fail;
+        if (chain_step(st.chain, PyBytes_AS_STRING(data), n) < 0) goto fail;
         started = journal_begin(self, &st, i, PyBytes_AS_STRING(data), n);
         if (call(self, data, &value, &error, &refusal) < 0) goto fail;
         ((unsigned char *)st.view.buf)[0] = J_IDLE;
@@ -284,7 +287,6 @@ static PyObject *HotLoop_run(HotLoopObject *self, PyObject *const *args, Py_ssiz
             if (quiet < 0) goto fail;
             if (quiet) {
                 Py_CLEAR(data);
-                Py_CLEAR(ops);
                 Py_CLEAR(value);
                 Py_CLEAR(error);
                 Py_CLEAR(refusal);
@@ -292,8 +294,12 @@ static PyObject *HotLoop_run(HotLoopObject *self, PyObject *const *args, Py_ssiz
             }
         }
         status = ST_RAN;
-        break;
+        goto named;
     }
+    goto done;
+named:   /* the case goes to Python, with the names of its mutations */
+    if (!(ops = cm_source_ops(&st.src))) goto fail;
+done:
     if (leave(self, &st) < 0) goto cleanup;
     PyObject *out = result(status, i, ran, data, ops, value, error, refusal, started);
     Py_XDECREF(data);
@@ -311,6 +317,19 @@ cleanup:
     Py_XDECREF(error);
     Py_XDECREF(refusal);
     return NULL;
+}
+
+/* The byte offset of slot ``name`` (an object slot of __slots__) in instances of type(o). */
+static int slot_offset(PyObject *o, PyObject *name, Py_ssize_t *out) {
+    PyObject *descr = PyObject_GetAttr((PyObject *)Py_TYPE(o), name);   /* on the class: the descriptor itself */
+    if (!descr) return -1;
+    int ok = Py_IS_TYPE(descr, &PyMemberDescr_Type)
+             && ((PyMemberDescrObject *)descr)->d_member->type == Py_T_OBJECT_EX
+             && !(((PyMemberDescrObject *)descr)->d_member->flags & Py_READONLY);
+    if (ok) *out = ((PyMemberDescrObject *)descr)->d_member->offset;
+    Py_DECREF(descr);
+    if (!ok) PyErr_Format(PyExc_TypeError, "HotLoop: the sandbox state's %R is a writable __slots__ entry", name);
+    return ok ? 0 : -1;
 }
 
 static PyObject *HotLoop_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
@@ -369,9 +388,11 @@ static PyObject *HotLoop_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     self->capacity = cap;
     self->data_at = data_at;
     self->owner = forks_seen;
-    self->sha = EVP_MD_CTX_new();
-    self->sha256 = EVP_MD_fetch(NULL, "SHA256", NULL);
-    if (!self->sha || !self->sha256) { Py_DECREF(self); return PyErr_NoMemory(); }
+    if (sandbox != Py_None
+        && (slot_offset(sandbox, s_armed, &self->armed_at) < 0 || slot_offset(sandbox, s_refusal, &self->refusal_at) < 0)) {
+        Py_DECREF(self);
+        return NULL;
+    }
     return (PyObject *)self;
 }
 
@@ -394,8 +415,6 @@ static void HotLoop_dealloc(HotLoopObject *self) {
     Py_XDECREF(self->sandbox);
     Py_XDECREF(self->allow);
     Py_XDECREF(self->strays_returned);
-    if (self->sha) EVP_MD_CTX_free(self->sha);
-    if (self->sha256) EVP_MD_free(self->sha256);
     PyMem_Free(self->buf.p);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }

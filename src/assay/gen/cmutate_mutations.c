@@ -17,10 +17,19 @@ static int buf_reserve(Buf *b, Py_ssize_t n) {
     return 0;
 }
 
-/* b[at:end] = src (src may point into b: it is copied first when it does) */
-static int buf_assign(Buf *b, Py_ssize_t at, Py_ssize_t end, const unsigned char *src, Py_ssize_t len) {
+/* b[at:end] becomes a gap of len bytes (their contents undefined); 0, or -1 with an exception set. */
+static int buf_gap(Buf *b, Py_ssize_t at, Py_ssize_t end, Py_ssize_t len) {
     if (end > b->n) end = b->n;
     if (end < at) end = at;
+    Py_ssize_t grown = b->n - (end - at) + len;
+    if (buf_reserve(b, grown) < 0) return -1;
+    memmove(b->p + at + len, b->p + end, (size_t)(b->n - end));
+    b->n = grown;
+    return 0;
+}
+
+/* b[at:end] = src (src may point into b: it is copied first when it does) */
+static int buf_assign(Buf *b, Py_ssize_t at, Py_ssize_t end, const unsigned char *src, Py_ssize_t len) {
     unsigned char *tmp = NULL;
     if (len && src >= b->p && src < b->p + b->cap) {
         tmp = PyMem_Malloc((size_t)len);
@@ -28,13 +37,10 @@ static int buf_assign(Buf *b, Py_ssize_t at, Py_ssize_t end, const unsigned char
         memcpy(tmp, src, (size_t)len);
         src = tmp;
     }
-    Py_ssize_t grown = b->n - (end - at) + len;
-    if (buf_reserve(b, grown) < 0) { PyMem_Free(tmp); return -1; }
-    memmove(b->p + at + len, b->p + end, (size_t)(b->n - end));
-    if (len) memcpy(b->p + at, src, (size_t)len);
-    b->n = grown;
+    int rc = buf_gap(b, at, end, len);
+    if (rc == 0 && len) memcpy(b->p + at, src, (size_t)len);
     PyMem_Free(tmp);
-    return 0;
+    return rc;
 }
 
 /* ---------------------------------------------------------------- the mutations */
@@ -253,25 +259,33 @@ static int m_ascii_int(Ctx *c) {
     return rc < 0 ? -1 : 1;
 }
 
+/* out[0:n * times] = src[0:n] * times, by doubling what is written (src outside out) */
+static void fill_repeated(unsigned char *out, const unsigned char *src, Py_ssize_t n, Py_ssize_t times) {
+    Py_ssize_t total = n * times, w = n;
+    if (!total) return;
+    memcpy(out, src, (size_t)n);
+    while (w < total) {
+        Py_ssize_t step = w < total - w ? w : total - w;
+        memcpy(out + w, out, (size_t)step);
+        w += step;
+    }
+}
+
 static int repeat_into(Buf *b, Py_ssize_t at, Py_ssize_t end, const unsigned char *chunk, Py_ssize_t n,
                        Py_ssize_t times, const unsigned char *tail_left, Py_ssize_t nl,
                        const unsigned char *core, Py_ssize_t nc) {
     /* b[at:end] = chunk * times                          (tail_left == NULL)
-       b[at:end] = tail_left * times + core + chunk * times (nesting: left, core, right = chunk) */
-    Py_ssize_t total = tail_left ? nl * times + nc + n * times : n * times;
-    unsigned char *out = PyMem_Malloc((size_t)(total ? total : 1));
-    if (!out) { PyErr_NoMemory(); return -1; }
-    Py_ssize_t w = 0;
+       b[at:end] = tail_left * times + core + chunk * times (nesting: left, core, right = chunk)
+       The pieces are the callers' copies, never b's own bytes. */
+    Py_ssize_t left = tail_left ? nl * times + nc : 0;
+    if (buf_gap(b, at, end, left + n * times) < 0) return -1;
     if (tail_left) {
-        for (Py_ssize_t t = 0; t < times; t++) { memcpy(out + w, tail_left, (size_t)nl); w += nl; }
-        memcpy(out + w, core, (size_t)nc); w += nc;
+        fill_repeated(b->p + at, tail_left, nl, times);
+        if (nc) memcpy(b->p + at + nl * times, core, (size_t)nc);
     }
-    for (Py_ssize_t t = 0; t < times; t++) { memcpy(out + w, chunk, (size_t)n); w += n; }
-    int rc = buf_assign(b, at, end, out, total);
-    PyMem_Free(out);
-    return rc;
+    fill_repeated(b->p + at + left, chunk, n, times);
+    return 0;
 }
-
 static int m_repeat_chunk(Ctx *c) {
     Buf *b = c->b;
     if (!b->n) return 0;
@@ -479,7 +493,9 @@ int cm_mutate_into(const cm_MutateArgs *a, RandomObject *rng, const unsigned cha
     Py_ssize_t depth = 1 + (r < 0.36788) + (r < 0.13534) + (r < 0.04979) + (r < 0.01832);
     if (depth > MAX_STACK) depth = MAX_STACK;
     Ctx c = {rng, buf, other, a->dictionary, a->max_len, a->max_len};
-    if (limit < 0 || fmod(r * 1024, 1.0) < LONG_SHARE)
+    /* fmod(r * 1024, 1.0), exactly: 0 <= r * 1024 < 1024, whose fraction is exact; libm's fmod costs more */
+    double scaled = r * 1024;
+    if (limit < 0 || scaled - (double)(long long)scaled < LONG_SHARE)
         c.cap = a->max_len;
     else
         c.cap = MAX(limit, data_len);

@@ -10,6 +10,8 @@
 static PyObject *blake2b_fn;   /* hashlib.blake2b */
 static PyObject *shake_fn;     /* hashlib.shake_128 */
 static PyObject *zero_obj;     /* 0 */
+/* blake2b's keyword arguments in _refill: their names and values, built once */
+static PyObject *refill_kwnames, *refill_size, *refill_person, *s_digest;
 
 /* Thresholds of seeds.py, as bit positions. */
 #define FAST_N_BITS 48        /* _FAST_N = 2**48 */
@@ -23,7 +25,14 @@ int cm_random_init(void) {
     shake_fn = PyObject_GetAttrString(hashlib, "shake_128");
     Py_DECREF(hashlib);
     zero_obj = PyLong_FromLong(0);
-    if (!blake2b_fn || !shake_fn || !zero_obj) return -1;
+    PyObject *size_name = PyUnicode_InternFromString("digest_size"), *person_name = PyUnicode_InternFromString("person");
+    refill_kwnames = (size_name && person_name) ? PyTuple_Pack(2, size_name, person_name) : NULL;
+    Py_XDECREF(size_name);
+    Py_XDECREF(person_name);
+    refill_size = PyLong_FromLong(64);
+    refill_person = PyBytes_FromString("assay-more");
+    s_digest = PyUnicode_InternFromString("digest");
+    if (!blake2b_fn || !shake_fn || !zero_obj || !refill_kwnames || !refill_size || !refill_person || !s_digest) return -1;
     if (PyType_Ready(&cm_RandomType) < 0 || PyType_Ready(&cm_StreamType) < 0) return -1;
     return 0;
 }
@@ -107,6 +116,12 @@ static uint64_t big_take53(Big *b) {
 
 static uint64_t load_le64(const unsigned char *p, Py_ssize_t len) {
     uint64_t v = 0;
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    if (len >= 8) {
+        memcpy(&v, p, 8);
+        return v;
+    }
+#endif
     for (Py_ssize_t k = 0; k < 8 && k < len; k++) v |= (uint64_t)p[k] << (8 * k);
     return v;
 }
@@ -181,14 +196,11 @@ static int rng_refill_block(RandomObject *r) {
     if (!msg) return -1;
     memcpy(PyBytes_AS_STRING(msg), PyBytes_AS_STRING(r->key), PyBytes_GET_SIZE(r->key));
     memcpy(PyBytes_AS_STRING(msg) + PyBytes_GET_SIZE(r->key), tail, 12);
-    PyObject *kw = Py_BuildValue("{s:i,s:y}", "digest_size", 64, "person", "assay-more");
-    PyObject *args = PyTuple_Pack(1, msg);
-    PyObject *h = (kw && args) ? PyObject_Call(blake2b_fn, args, kw) : NULL;
-    Py_XDECREF(kw);
-    Py_XDECREF(args);
+    PyObject *args[] = {msg, refill_size, refill_person};   /* blake2b(msg, digest_size=64, person=b"assay-more") */
+    PyObject *h = PyObject_Vectorcall(blake2b_fn, args, 1, refill_kwnames);
     Py_DECREF(msg);
     if (!h) return -1;
-    PyObject *digest = PyObject_CallMethod(h, "digest", NULL);
+    PyObject *digest = PyObject_CallMethodNoArgs(h, s_digest);
     Py_DECREF(h);
     if (!digest) return -1;
     int rc = big_push_block(&r->pool, (const unsigned char *)PyBytes_AS_STRING(digest));

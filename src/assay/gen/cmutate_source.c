@@ -164,8 +164,8 @@ static int maybe_repair(cm_Source *st, RandomObject *rng, Py_ssize_t index) {
 }
 
 /* InputSource._staged: the next replacement of the input-to-state stage that still applies.
-   1 with *data and *ops (new), 0 when none does, -1 on error. */
-static int staged_next(cm_Source *st, PyObject **data, PyObject **ops) {
+   1 with *data (new), 0 when none does, -1 on error. */
+static int staged_next(cm_Source *st, PyObject **data) {
     for (;;) {
         Py_ssize_t left = PyObject_Length(st->staged);
         if (left <= 0) return (int)left;
@@ -219,20 +219,21 @@ static int staged_next(cm_Source *st, PyObject **data, PyObject **ops) {
         Py_SETREF(st->last_pair, last);
         if (PyBytes_GET_SIZE(out) > st->ma.max_len)
             Py_SETREF(out, PyBytes_FromStringAndSize(PyBytes_AS_STRING(out), st->ma.max_len));
-        *ops = out ? Py_BuildValue("[O]", s_cmp_stage) : NULL;
-        if (!*ops) { Py_XDECREF(out); return -1; }
+        if (!out) return -1;
+        st->op = s_cmp_stage;
         *data = out;
         return 1;
     }
 }
 
-int cm_source_next(cm_Source *st, RandomObject *rng, PyObject **data, PyObject **ops) {
+int cm_source_next(cm_Source *st, RandomObject *rng, PyObject **data) {
     st->generated = 1;
+    st->op = NULL;
     Py_SETREF(st->last_pair, Py_NewRef(Py_None));
     Py_SETREF(st->repair_guards, Py_NewRef(Py_None));
     st->cases += 1;
     if (st->cases % STAGE_EVERY == 0) {
-        int staged = staged_next(st, data, ops);
+        int staged = staged_next(st, data);
         if (staged) return staged < 0 ? -1 : 0;
     }
     Py_ssize_t n = PyList_GET_SIZE(st->corpus), index;
@@ -266,8 +267,8 @@ int cm_source_next(cm_Source *st, RandomObject *rng, PyObject **data, PyObject *
                 if (!PyBytes_Check(out)) { Py_DECREF(out); PyErr_SetString(PyExc_TypeError, "replace_one gives bytes"); return -1; }
                 if (PyBytes_GET_SIZE(out) > st->ma.max_len)
                     Py_SETREF(out, PyBytes_FromStringAndSize(PyBytes_AS_STRING(out), st->ma.max_len));
-                *ops = out ? Py_BuildValue("[O]", s_cmp_replace) : NULL;
-                if (!*ops) { Py_XDECREF(out); return -1; }
+                if (!out) return -1;
+                st->op = s_cmp_replace;
                 *data = out;
                 return maybe_repair(st, rng, index);
             }
@@ -281,16 +282,17 @@ int cm_source_next(cm_Source *st, RandomObject *rng, PyObject **data, PyObject *
         if (q < 0) return -1;
         if (q) len = st->len_limit;   /* a costly entry's children stay short */
     }
-    int applied[MAX_STACK], n_applied;
     if (cm_mutate_into(&st->ma, rng, (const unsigned char *)PyBytes_AS_STRING(parent), len, st->corpus, st->len_limit,
-                       st->buf, applied, &n_applied) < 0)
+                       st->buf, st->applied, &st->n_applied) < 0)
         return -1;
     *data = PyBytes_FromStringAndSize((const char *)st->buf->p, st->buf->n);
     if (!*data) return -1;
-    *ops = cm_applied_names(&st->ma, applied, n_applied);
-    if (!*ops) { Py_CLEAR(*data); return -1; }
     if (PyList_GET_SIZE(PyList_GET_ITEM(st->guards, index))) return maybe_repair(st, rng, index);
     return 0;
+}
+
+PyObject *cm_source_ops(const cm_Source *st) {
+    return st->op ? Py_BuildValue("[O]", st->op) : cm_applied_names(&st->ma, st->applied, st->n_applied);
 }
 
 /* cmplog.replace_one's twin: data with the pick-th occurrence (modulo their count, the
