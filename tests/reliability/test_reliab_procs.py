@@ -218,3 +218,25 @@ def test_jobs_stopped_before_they_start_count_as_interrupted_not_failed():
         for s, h in old.items():
             signal.signal(s, h)
         interrupts._state.update(mode="unknown", requested=False)
+
+
+def test_wait_exited_returns_when_the_child_exits_and_not_before():
+    """procs.wait_exited: False while the child lives (the whole timeout), True once it has exited,
+    the child still a zombie for reap_group to end with its group."""
+    from assay.engine import procs
+
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the child
+        signal.pause()
+        os._exit(0)
+    status = None
+    try:
+        assert procs.wait_exited(pid, 0.05) is False
+        os.kill(pid, signal.SIGTERM)
+        assert procs.wait_exited(pid, 60.0) is True
+        assert procs.exited(pid), "still waitable: wait_exited does not reap"
+        status = procs.reap_group(pid, kill=False)
+    finally:
+        if status is None:  # not reaped yet: the pid is still ours
+            procs.reap_group(pid)
+    assert os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGTERM

@@ -314,9 +314,9 @@ def _wait_child(pid: int, reader, timeout: float):
                 result = reader.recv()
             except (EOFError, OSError):
                 result = _NOTHING
-                time.sleep(min(left, 0.05))  # EOF: the child is exiting; its pid says when
+                procs.wait_exited(pid, min(left, 0.05))  # EOF: the child is exiting; its pid says when
         elif result is not _NOTHING:
-            time.sleep(0.001)
+            procs.wait_exited(pid, min(left, 0.05))
         if procs.exited(pid):
             if result is _NOTHING and reader.poll(0):
                 try:

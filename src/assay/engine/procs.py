@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ctypes
 import os
+import select
 import signal
 import time
 from typing import Any
@@ -80,6 +81,30 @@ def exited(pid: int) -> bool:
     return info is not None
 
 
+def wait_exited(pid: int, timeout: float) -> bool:
+    """Wait at most ``timeout`` seconds for child ``pid`` to exit (it stays a zombie); True once it has.
+
+    Returns as soon as the child exits: a pidfd becomes readable then.  Where there
+    is none (not Linux, or a kernel before 5.3), it polls every millisecond.
+    """
+    if exited(pid):
+        return True
+    try:
+        fd = os.pidfd_open(pid)
+    except (AttributeError, OSError):
+        deadline = time.monotonic() + timeout
+        while (left := deadline - time.monotonic()) > 0:
+            time.sleep(min(left, 0.001))
+            if exited(pid):
+                return True
+        return exited(pid)
+    try:
+        select.select([fd], [], [], max(timeout, 0.0))
+    finally:
+        os.close(fd)
+    return exited(pid)
+
+
 def reap_group(pid: int, *, kill: bool = True) -> int:
     """Wait for child ``pid`` and end its whole process group; returns the wait status.
 
@@ -90,14 +115,9 @@ def reap_group(pid: int, *, kill: bool = True) -> int:
     if kill:
         kill_group(pid)
         _kill(pid)
-    else:
-        deadline = time.monotonic() + REAP_GRACE
-        while not exited(pid):
-            if time.monotonic() > deadline:
-                kill_group(pid)
-                _kill(pid)
-                break
-            time.sleep(0.005)
+    elif not wait_exited(pid, REAP_GRACE):
+        kill_group(pid)
+        _kill(pid)
     try:
         os.waitid(os.P_PID, pid, os.WEXITED | os.WNOWAIT)
     except ChildProcessError:

@@ -240,7 +240,7 @@ class Supervisor:
                         done = self._dispatch(msg) or done
                         self._report_progress()  # a busy pipe must not starve the progress display
                         continue
-                    time.sleep(POLL)  # end of file: the worker is exiting (or closed the pipe); its pid decides
+                    procs.wait_exited(pid, POLL)  # end of file: the worker is exiting (or closed the pipe); its pid decides
                 if procs.exited(pid):
                     break
                 self._check_strays(journal)
