@@ -11,3 +11,10 @@ def make_writer(path: Path):
         if data[:1] == b"w":  # a side effect the sandbox refuses (outside the worker's folder)
             path.write_bytes(data)
     return writer
+
+
+def shallow(data: bytes) -> int:
+    """Coverage that saturates at once: the campaign's counting backs off, its length limit rises."""
+    if data[:1] == b"{":
+        return 1
+    return 0

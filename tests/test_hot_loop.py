@@ -20,7 +20,7 @@ from assay.engine import worker
 from assay.engine.campaign import CampaignOptions, run_campaign
 from assay.gen.accelerated import cmutate
 from assay.target import make_target
-from hot_loop_targets import make_writer
+from hot_loop_targets import make_writer, shallow
 
 needs_c = pytest.mark.skipif(cmutate is None, reason="assay.gen._cmutate is not built (no C compiler)")
 
@@ -31,10 +31,12 @@ class _Counting:
     def __init__(self, hot, path: Path) -> None:
         self.hot, self.path, self.seen = hot, path, collections.Counter()
 
-    def run(self, i: int, stop: int, executed: int):
-        out = self.hot.run(i, stop, executed)
+    def run(self, i: int, stop: int, executed: int, *wake_at):
+        out = self.hot.run(i, stop, executed, *wake_at)
         self.seen[str(out[0])] += 1
         self.seen["ran"] += out[2]
+        # ran through a clock boundary where nothing was due (Worker._quiet_end)
+        self.seen["crossed"] += out[1] // worker.CLOCK_EVERY - i // worker.CLOCK_EVERY > 1
         self.path.write_text(json.dumps(self.seen))
         return out
 
@@ -99,6 +101,21 @@ def test_the_c_hot_loop_runs_the_schedule_of_the_python_loop(planted, tmp_path, 
 
 
 @needs_c
+def test_the_c_loop_runs_through_the_quiet_clock_boundaries_with_the_same_schedule(planted, tmp_path, monkeypatch):
+    """Once counted cases are rare, the C loop runs on past clock boundaries where
+    nothing is due (Worker._quiet_end) instead of handing each one to Python: the
+    schedule stays the Python loop's, length raises and the restarts at cases 8192 and
+    16384 included.  (A target whose coverage saturates at once: counting backs off.)"""
+    target = make_target(shallow, name="shallow", seeds=[b"hello"], max_len=4096)
+    cases = 20_000
+    python, _ = _run(target, tmp_path / "python", c=False, monkeypatch=monkeypatch, cases=cases)
+    fast, seen = _run(target, tmp_path / "c", c=True, monkeypatch=monkeypatch, cases=cases)
+    assert fast.schedule_digest == python.schedule_digest
+    assert sorted(fast.corpus_additions) == sorted(python.corpus_additions)
+    assert seen["crossed"] > 10, seen
+
+
+@needs_c
 def test_expected_rejections_stay_in_the_c_loop(tmp_path, monkeypatch, planted):
     """A parser that rejects most inputs with its documented exception: once that outcome
     is seen, rejections take the fast path (the schedule is the same, see above)."""
@@ -128,3 +145,40 @@ def test_a_changed_tunable_turns_the_c_hot_loop_off(planted, tmp_path, monkeypat
     options = CampaignOptions(corpus_root=str(tmp_path / "c"), artifact_root=str(tmp_path / "a"), max_cases=200, seed=1)
     run_campaign([planted.get("maze_keyword_str")], options)
     assert marker.read_text() == "True"
+
+
+def test_the_c_loop_runs_only_through_boundaries_where_nothing_is_due():
+    """Worker._quiet_end: the clock boundaries it lets the C loop run through (after the
+    case it starts at, before the one it returns) neither raise the length limit nor
+    restart the feedback's events, there are none while a count is out, and the run
+    is at most QUIET_MAX cases long."""
+    import copy
+    import random
+    from types import SimpleNamespace
+
+    from assay.engine.generate import LengthControl
+    from assay.feedback.scope import Scope
+    from assay.feedback.sysmon import RESTART_EVERY, SysmonFeedback
+
+    clock = worker.CLOCK_EVERY
+    feedback = SysmonFeedback(Scope([]))  # never started: _quiet_end asks only what it is
+    rng = random.Random(7)
+    extended = 0
+    for _ in range(3000):
+        i = rng.randrange(0, 5 * RESTART_EVERY)  # any case: a restarted worker resumes mid-interval
+        limit = rng.choice([32, 33, 100, 1000, 4096])
+        lengths = LengthControl(4096, limit, max(0, i - rng.randrange(0, 1200)))  # news or a raise lately
+        pending = rng.random() < 0.1
+        fake = SimpleNamespace(counting=SimpleNamespace(pending=pending), feedback=feedback, lengths=lengths)
+        end = i - i % clock + clock
+        stop = worker.Worker._quiet_end(fake, i, end)
+        assert stop >= end and stop % clock == 0 and stop <= max(end, i + worker.QUIET_MAX)
+        if pending:
+            assert stop == end
+        for boundary in range(end, stop, clock):
+            assert boundary % RESTART_EVERY, (i, stop)
+            assert not copy.copy(lengths).check(boundary), (i, stop, limit, lengths.mark)
+        extended += stop > end
+    assert extended > 1000, "most intervals run on past their first boundary"
+    other = SimpleNamespace(counting=SimpleNamespace(pending=False), feedback=object(), lengths=None)
+    assert worker.Worker._quiet_end(other, 100, 128) == 128, "a feedback of another kind: every boundary"

@@ -29,6 +29,7 @@ from assay.engine.shrink import shrink
 from assay.feedback import valueprofile
 from assay.feedback.cmplog import guards_of, input_to_state, repair
 from assay.feedback.protocol import Feedback
+from assay.feedback.sysmon import RESTART_EVERY, SysmonFeedback
 from assay.feedback.valueprofile import ValueProfile
 from assay.gen import accelerated
 from assay.target import Target
@@ -36,6 +37,9 @@ from assay.verdict import is_timeout_wedge
 
 #: Cases between checks of the clock (budget, progress messages).
 CLOCK_EVERY = 64
+#: The C hot loop checks the clock itself at the clock boundaries where nothing else
+#: is due, and runs through at most this many cases before Python sees a boundary.
+QUIET_MAX = 1024
 #: Seconds between progress messages.
 PROGRESS_EVERY = 0.5
 #: Capture-file size at which a chatty target's output is truncated.
@@ -79,8 +83,8 @@ COUNT_BUDGET = 64
 IMPLICIT_SLOW_SHARE = 0.125
 
 #: What ``_cmutate.HotLoop.run`` hands back: cases done, or a case for Python to
-#: generate and run, to repair, or to judge.
-HOT_DONE, HOT_PYTHON, HOT_REPAIR, HOT_RAN = 0, 1, 2, 3
+#: generate and run, to repair, or to judge, or what a signal handler raised.
+HOT_DONE, HOT_PYTHON, HOT_REPAIR, HOT_RAN, HOT_SIGNAL = 0, 1, 2, 3, 4
 
 
 @dataclass
@@ -185,6 +189,8 @@ class Worker:
                     self.source.len_limit = self.lengths.limit
                     self.send(("length", self.lengths.limit, self.lengths.mark))
             end = i - i % CLOCK_EVERY + CLOCK_EVERY
+            if hot is not None and self.slow is None:
+                end = self._quiet_end(i, end)
             if plan.max_cases is not None:
                 end = min(end, plan.max_cases)
             if self.slow is None:
@@ -195,6 +201,30 @@ class Worker:
                 i += 1
         self._collect_count()
         return len(plan.initial), i
+
+    def _quiet_end(self, i: int, end: int) -> int:
+        """How far past clock boundary ``end`` the C hot loop may run: up to the first
+        boundary where something other than the clock may be due (a count to collect, a
+        restart of the feedback's events, a raise of the length limit), :data:`QUIET_MAX`
+        cases at most.  The boundaries in between would do nothing but look at the
+        clock, which the C loop does itself (see :meth:`_wake_at`).
+        """
+        if self.counting.pending or not isinstance(self.feedback, SysmonFeedback):
+            return end
+        quiet = min(i + QUIET_MAX, -(-end // RESTART_EVERY) * RESTART_EVERY)
+        lengths = self.lengths
+        if lengths is not None and lengths.limit < lengths.max_len:
+            quiet = min(quiet, lengths.mark + lengths.stall())
+        return max(end, quiet - quiet % CLOCK_EVERY)
+
+    def _wake_at(self) -> float:
+        """The monotonic time from which :meth:`_tick` has something to do."""
+        wake = self._last_progress + PROGRESS_EVERY
+        if self.plan.reload_dir is not None:
+            wake = min(wake, self._last_reload + RELOAD_EVERY)
+        if self.plan.deadline is not None:
+            wake = min(wake, self.plan.deadline)
+        return wake
 
     def _one(self, i: int, rng, count: bool = False) -> None:
         """Generated case ``i`` on the general path (``count``: the next counted case)."""
@@ -216,9 +246,15 @@ class Worker:
                 if i >= self.next_count:
                     self._one(i, rng_of(i), count=True)
                     i += 1
+                    end = min(end, -(-i // CLOCK_EVERY) * CLOCK_EVERY)  # its count is collected at the next boundary
                     continue
                 stop = min(end, self.next_count)
-                i = self._block(i, stop, rng_of) if hot is None else self._block_c(hot, i, stop, rng_of)
+                if hot is None:
+                    i = self._block(i, stop, rng_of)
+                    continue
+                i = self._block_c(hot, i, stop, rng_of)
+                if i < stop:  # a clock boundary where the clock says _tick is due
+                    break
         finally:
             observe.activate(previous)
         return i
@@ -340,18 +376,26 @@ class Worker:
             rejects=self._rejects, seen=self.seen_features, values=self.values, journal=self.journal,
             sandbox=sandbox.state() if guarded else None,
             allow=execute.allowance(self.target.allow) if guarded else None,
-            strays_returned=strays.returned, outlier=self.outlier, data_at=jr.DATA_AT)
+            strays_returned=strays.returned, outlier=self.outlier, data_at=jr.DATA_AT, clock_every=CLOCK_EVERY)
 
     def _block_c(self, hot, i: int, end: int, rng_of) -> int:
         """Generated cases ``i`` to ``end`` through the C hot loop (what :meth:`_block` computes).
 
         The C loop returns at ``end`` and at any case the general path must see: one
         to generate in Python (random bytes while the corpus is empty), one to
-        repair, one that ran and showed something or may have.
+        repair, one that ran and showed something or may have.  It also stops at a
+        clock boundary before ``end`` once the clock reaches :meth:`_wake_at`; this
+        returns that boundary.  What a signal handler raised while the C loop ran
+        (it runs them at each boundary) is raised here, the cases before it counted.
         """
+        wake_at = self._wake_at()
         while i < end:
-            status, i, ran, data, ops, value, error, refusal, started = hot.run(i, end, self.executed)
+            status, i, ran, data, ops, value, error, refusal, started = hot.run(i, end, self.executed, wake_at)
             self.executed += ran
+            if status == HOT_DONE:
+                break
+            if status == HOT_SIGNAL:
+                raise error
             if status == HOT_PYTHON:
                 i = self._block(i, i + 1, rng_of)
             elif status == HOT_REPAIR:
@@ -368,10 +412,11 @@ class Worker:
     def _tick(self, position: int) -> bool:
         """Send progress when due; True once the budget is spent."""
         now = time.monotonic()
-        if self.plan.reload_dir is not None and now - self._last_reload >= RELOAD_EVERY:
+        # The same sums as _wake_at's: the C hot loop stops where these say something is due.
+        if self.plan.reload_dir is not None and now >= self._last_reload + RELOAD_EVERY:
             self._last_reload = now
             self._reload(position)
-        if now - self._last_progress >= PROGRESS_EVERY:
+        if now >= self._last_progress + PROGRESS_EVERY:
             self._last_progress = now
             self.send(("stats", self.executed, self.feedback.counts(), len(self.seen_features), len(self.source.corpus)))
             if position % (CLOCK_EVERY * 64) == 0:

@@ -13,7 +13,8 @@
  *   REPAIR  the input was generated and marked for repair (its guards);
  *   RAN     the input ran and showed something, or may have (an exception that is
  *           not an expected rejection already seen, a refusal, news, a new outcome,
- *           a time outlier): Python judges it.
+ *           a time outlier): Python judges it;
+ *   SIGNAL  a signal handler raised at a clock boundary (before case i): Python raises it.
  *
  * The input source's counters (cases, repairs, last_parent, last_pair, repair_guards)
  * and the journal's chain are written back before every return.  tests/test_cmutate.py
@@ -32,7 +33,7 @@
 #error "the journal header is written in the host's byte order, which must be little-endian"
 #endif
 
-enum { ST_DONE = 0, ST_PYTHON = 1, ST_REPAIR = 2, ST_RAN = 3 };
+enum { ST_DONE = 0, ST_PYTHON = 1, ST_REPAIR = 2, ST_RAN = 3, ST_SIGNAL = 4 };
 
 /* journal._HEADER = "<BBxxxxxxqqdQ32sd" */
 #define H_POSITION 8
@@ -81,6 +82,7 @@ typedef struct {
     PyObject *allow;
     double outlier;            /* < 0: none */
     Py_ssize_t max_len, capacity, data_at;
+    long long clock_every;     /* the worker's clock boundaries: where run() may look at the clock */
     unsigned long owner;       /* forks_seen where the loop was made */
     Py_ssize_t armed_at, refusal_at;   /* the sandbox state's slots (byte offsets), when there is one */
     Buf buf;
@@ -253,12 +255,15 @@ static PyObject *result(int status, long long i, long long ran, PyObject *data, 
                          error ? error : none, refusal ? refusal : none, started);
 }
 
-/* run(i, stop, executed) -> (status, i, ran, data, ops, value, error, refusal, started);
-   ``executed``: the worker's case count so far (value profile's budget is a share of it). */
+/* run(i, stop, executed, wake_at=None) -> (status, i, ran, data, ops, value, error, refusal, started);
+   ``executed``: the worker's case count so far (value profile's budget is a share of it);
+   ``wake_at``: a monotonic time; at a clock boundary from then on, run() returns (done) there. */
 static PyObject *HotLoop_run(HotLoopObject *self, PyObject *const *args, Py_ssize_t nargs) {
-    if (nargs != 3) { PyErr_SetString(PyExc_TypeError, "run(i, stop, executed)"); return NULL; }
+    if (nargs != 3 && nargs != 4) { PyErr_SetString(PyExc_TypeError, "run(i, stop, executed, wake_at=None)"); return NULL; }
     long long i = PyLong_AsLongLong(args[0]), stop = PyLong_AsLongLong(args[1]), executed = PyLong_AsLongLong(args[2]);
     long long ran = 0;
+    int clock = nargs == 4 && args[3] != Py_None;
+    double wake_at = clock ? PyFloat_AsDouble(args[3]) : 0.0;
     if (PyErr_Occurred()) return NULL;
     RunState st;
     if (enter(self, &st) < 0) { leave(self, &st); return NULL; }
@@ -270,6 +275,12 @@ static PyObject *HotLoop_run(HotLoopObject *self, PyObject *const *args, Py_ssiz
     PyObject *data = NULL, *ops = NULL, *value = NULL, *error = NULL, *refusal = NULL;
     double started = 0.0;
     for (; i < stop; i++) {
+        if (clock && i % self->clock_every == 0) {
+            /* Python's signal handlers run here too (a target without Python code gives them no
+               other chance); what one raises goes back as the error, after the cases counted */
+            if (PyErr_CheckSignals() < 0) { error = PyErr_GetRaisedException(); status = ST_SIGNAL; break; }
+            if (cm_monotonic() >= wake_at) break;   /* done: the boundary is Python's */
+        }
         if (!PyList_GET_SIZE(st.src.corpus)) { status = ST_PYTHON; break; }
         RandomObject *rng = cm_stream_case(self->stream, i);
         if (!rng) goto fail;
@@ -335,14 +346,19 @@ static int slot_offset(PyObject *o, PyObject *name, Py_ssize_t *out) {
 static PyObject *HotLoop_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
     static char *kwlist[] = {"fn", "target", "source", "stream", "mutate_args", "replace_one", "feedback", "sink",
                              "boring", "rejects", "seen", "values", "journal", "sandbox", "allow", "strays_returned", "outlier",
-                             "data_at", NULL};
+                             "data_at", "clock_every", NULL};
     PyObject *fn, *target, *source, *stream, *mutate_args, *replace_one, *feedback, *sink, *boring, *rejects, *seen,
         *values, *journal, *sandbox, *allow, *strays_returned, *outlier;
     Py_ssize_t data_at;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "$OOOOOOOOOOOOOOOOOn", kwlist, &fn, &target, &source, &stream,
+    long long clock_every;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "$OOOOOOOOOOOOOOOOOnL", kwlist, &fn, &target, &source, &stream,
                                      &mutate_args, &replace_one, &feedback, &sink, &boring, &rejects, &seen, &values,
-                                     &journal, &sandbox, &allow, &strays_returned, &outlier, &data_at))
+                                     &journal, &sandbox, &allow, &strays_returned, &outlier, &data_at, &clock_every))
         return NULL;
+    if (clock_every <= 0) {
+        PyErr_SetString(PyExc_ValueError, "HotLoop: clock_every is positive");
+        return NULL;
+    }
     if (Py_TYPE(stream) != &cm_StreamType || !PyTuple_Check(mutate_args) || PyTuple_GET_SIZE(mutate_args) != 7
         || !PyAnySet_Check(boring) || !PyAnySet_Check(rejects) || !PyAnySet_Check(seen)) {
         PyErr_SetString(PyExc_TypeError, "HotLoop: bad argument types");
@@ -387,6 +403,7 @@ static PyObject *HotLoop_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     self->max_len = ma.max_len;
     self->capacity = cap;
     self->data_at = data_at;
+    self->clock_every = clock_every;
     self->owner = forks_seen;
     if (sandbox != Py_None
         && (slot_offset(sandbox, s_armed, &self->armed_at) < 0 || slot_offset(sandbox, s_refusal, &self->refusal_at) < 0)) {
@@ -421,8 +438,10 @@ static void HotLoop_dealloc(HotLoopObject *self) {
 
 static PyMethodDef HotLoop_methods[] = {
     {"run", (PyCFunction)(void (*)(void))HotLoop_run, METH_FASTCALL,
-     "run(i, stop, executed) -> (status, i, ran, data, ops, value, error, refusal, started): cases i.. until stop or one "
-     "Python must handle (status 1: generate and run it; 2: repair it; 3: judge it)."},
+     "run(i, stop, executed, wake_at=None) -> (status, i, ran, data, ops, value, error, refusal, started): cases i.. "
+     "until stop, a clock boundary at or after the monotonic time wake_at, or one "
+     "Python must handle (status 1: generate and run it; 2: repair it; 3: judge it; 4: raise the error, from a signal "
+     "handler)."},
     {NULL},
 };
 
