@@ -286,6 +286,7 @@ static int repeat_into(Buf *b, Py_ssize_t at, Py_ssize_t end, const unsigned cha
     fill_repeated(b->p + at + left, chunk, n, times);
     return 0;
 }
+
 static int m_repeat_chunk(Ctx *c) {
     Buf *b = c->b;
     if (!b->n) return 0;
