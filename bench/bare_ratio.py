@@ -26,6 +26,11 @@ Every call, in the campaign and in the loop, goes through the same wrapper as
 bare loop's time over the campaign's wall time, start-up included; ``steady`` is
 the same ratio over the cases between the two caps (start-up and the first cases'
 new-coverage work cancel out).  ``in-target`` is end_to_end's share, for reference.
+
+``--no-count`` turns off the worker's counted cases (``COST_EVERY = 0``: no line counts,
+no counting child), to show what the cost feedback costs.  It is another schedule (the
+counted cases are drawn differently and their counts add no entries), so the two
+ratios compare campaigns over different inputs, each against its own bare loop.
 """
 
 from __future__ import annotations
@@ -147,10 +152,16 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seeds", type=int, default=3)
     ap.add_argument("--cases", type=int, default=100_000)
     ap.add_argument("--rounds", type=int, default=3, help="timed rounds per seed; the fastest counts (default 3)")
+    ap.add_argument("--no-count", action="store_true", help="no counted cases (line counts) in the campaigns")
     args = ap.parse_args(argv)
+    if args.no_count:
+        from assay.engine import worker
+
+        worker.COST_EVERY = 0  # read when a worker starts; the forked workers inherit it
     all_specs = e2e.specs()
     print(f"# assay fuzz against a bare loop over its own inputs ({os.cpu_count()} cores, "
-          f"load {os.getloadavg()[0]:.1f}; {args.cases:,} cases, seeds 1-{args.seeds}, fastest of {args.rounds} rounds)\n")
+          f"load {os.getloadavg()[0]:.1f}; {args.cases:,} cases, seeds 1-{args.seeds}, fastest of {args.rounds} rounds"
+          f"{'; no counted cases' if args.no_count else ''})\n")
     print("| target | whole (per seed) | steady (per seed) | in-target | us per case: assay / bare loop | calls recorded/ran |")
     print("|---|---|---|---|---|---|")
     for name in args.target or TARGETS:
