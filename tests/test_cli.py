@@ -141,3 +141,24 @@ def test_interrupted_run_loses_nothing(tmp_path, signum):
     data = json.loads(report.read_text())
     assert data["status"] == "interrupted"
     assert data["targets"]["planted_feature_only"]["corpus_additions"]
+
+
+def test_an_interrupt_while_the_parser_imports_the_commands_is_exit_130(monkeypatch, capsys):
+    """Ctrl-C at start-up (build_parser imports every command's module) ends like any interrupt: no traceback."""
+    import signal
+
+    from assay import cli, interrupts
+
+    def interrupted():
+        raise KeyboardInterrupt
+
+    monkeypatch.setenv("PYTHONHASHSEED", "0")  # no re-exec
+    monkeypatch.setattr(cli, "build_parser", interrupted)
+    old = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        assert cli.main(["fuzz", "--fuzz-cases", "1"]) == 130
+    finally:
+        for s, h in old.items():
+            signal.signal(s, h)
+        interrupts._state.update(mode="unknown", requested=False)
+    assert capsys.readouterr().err == "assay: interrupted\n"

@@ -414,17 +414,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         os.execv(sys.executable, [sys.executable, "-m", "assay", *raw])
     interrupts.install()  # SIGTERM stops as gracefully as Ctrl-C
     notices.set_sink(lambda message: print(f"assay: {message}", file=sys.stderr))
-    parser = build_parser()
-    if command == "fuzz":
-        from assay.harness.cli_args import rewrite_libfuzzer_flags
-
-        try:
-            raw = rewrite_libfuzzer_flags(raw, parser.fuzz_parser)  # type: ignore[attr-defined]
-        except AssayError as exc:
-            print(f"assay: error: {exc}", file=sys.stderr)
-            return 2
-    args = parser.parse_args(raw)
     try:
+        parser = build_parser()  # inside the try: an interrupt while it imports every command is one too
+        if command == "fuzz":
+            from assay.harness.cli_args import rewrite_libfuzzer_flags
+
+            raw = rewrite_libfuzzer_flags(raw, parser.fuzz_parser)  # type: ignore[attr-defined]
+        args = parser.parse_args(raw)
         return int(args.func(args) or 0)
     except InternalError as exc:
         return _internal(exc)

@@ -6,6 +6,11 @@ ignores both signals calls :func:`ignore_in_child`.  :func:`is_real` then says
 whether a ``KeyboardInterrupt`` escaping a target came from a signal (stop the run)
 or from the target's own ``raise`` (a finding).  Where neither was called (a
 library caller, a test session) every ``KeyboardInterrupt`` counts as real.
+
+The handler's ``raise`` can be lost: a signal that lands inside an at-fork hook
+(logging's ``_releaseLock`` after every fork), a ``__del__`` or a weakref callback
+is printed as "Exception ignored" and the code it interrupted goes on.  The flag
+the handler set survives, so every loop that waits calls :func:`raise_if_requested`.
 """
 
 from __future__ import annotations
@@ -36,6 +41,15 @@ def ignore_in_child() -> None:
 def requested() -> bool:
     """True once SIGINT or SIGTERM arrived through :func:`install`'s handler."""
     return bool(_state["requested"])
+
+
+def raise_if_requested() -> None:
+    """Raise the ``KeyboardInterrupt`` of a signal whose own ``raise`` was swallowed (see the module docstring).
+
+    Only under :func:`install`; call it where no interrupt has been handled yet.
+    """
+    if _state["mode"] == "installed" and _state["requested"]:
+        raise KeyboardInterrupt
 
 
 def is_real() -> bool:

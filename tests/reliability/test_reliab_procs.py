@@ -220,6 +220,112 @@ def test_jobs_stopped_before_they_start_count_as_interrupted_not_failed():
         interrupts._state.update(mode="unknown", requested=False)
 
 
+class _InterruptOnRelease:
+    """logging's module lock; its first release in a fork's parent-side hook runs assay's SIGTERM handler.
+
+    logging releases this lock in an at-fork hook in the parent after every fork;
+    a ``KeyboardInterrupt`` raised there is printed as "Exception ignored" and lost.
+    That happened in CI (a job forking its worker when the forwarded SIGTERM came);
+    this makes it happen on the first fork, every time.
+    """
+
+    def __init__(self, lock) -> None:
+        self.lock = lock
+        self.armed = True
+        self.forking = False
+
+    def acquire(self, *args, **kwargs):
+        return self.lock.acquire(*args, **kwargs)
+
+    def release(self) -> None:
+        self.lock.release()
+        if self.armed and self.forking and os.getpid() == self.parent:
+            self.armed = False
+            from assay import interrupts
+
+            interrupts._on_signal(signal.SIGTERM, None)
+
+    __enter__ = acquire
+
+    def __exit__(self, *exc) -> None:
+        self.release()
+
+    def _at_fork_reinit(self) -> None:
+        self.lock._at_fork_reinit()
+
+    def install(self, monkeypatch) -> None:
+        import logging
+
+        real_fork = os.fork
+        self.parent = os.getpid()
+
+        def fork() -> int:
+            self.forking = True
+            try:
+                return real_fork()
+            finally:
+                self.forking = False
+
+        monkeypatch.setattr(logging, "_lock", self)
+        monkeypatch.setattr(os, "fork", fork)
+
+
+@pytest.fixture
+def assay_signals(monkeypatch):
+    """assay's SIGINT/SIGTERM handlers installed (as under the command line), and every swallowed exception."""
+    from assay import interrupts
+
+    swallowed = []
+    monkeypatch.setattr(sys, "unraisablehook", lambda u: swallowed.append(u.exc_type))
+    old = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM, signal.SIGALRM)}
+    interrupts.install()
+    try:
+        yield swallowed
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        for s, h in old.items():
+            signal.signal(s, h)
+        interrupts._state.update(mode="unknown", requested=False)
+
+
+def test_an_interrupt_an_at_fork_hook_swallowed_still_stops_the_campaign(hostile, tmp_path, monkeypatch,
+                                                                          assay_signals):
+    import logging
+
+    _InterruptOnRelease(logging._lock).install(monkeypatch)
+    result = _campaign(tmp_path, [hostile.get("hostile_grow")], 50_000)
+    assert KeyboardInterrupt in assay_signals, "the handler's KeyboardInterrupt was not swallowed: the test is vacuous"
+    outcome = result.targets[0]
+    assert outcome.status == "interrupted" and outcome.cases < 50_000, (outcome.status, outcome.cases)
+
+
+def test_jobwait_forwards_an_interrupt_whose_raise_was_swallowed(assay_signals):
+    """The parent of --jobs notices the interrupt by its flag and still stops every job."""
+    import time
+
+    from assay import interrupts
+    from assay.engine import isolate, jobwait
+
+    def job(writer) -> None:
+        try:
+            time.sleep(30)
+        except KeyboardInterrupt:
+            writer.send("partial outcome")
+
+    class Swallowing:
+        def __del__(self) -> None:
+            interrupts._on_signal(signal.SIGTERM, None)
+
+    def swallowed_interrupt(signum, frame):  # noqa: ARG001
+        Swallowing()  # finalised at once: its KeyboardInterrupt is printed and lost
+
+    channels = [isolate.fork_with_pipe(job) for _ in range(2)]
+    signal.signal(signal.SIGALRM, swallowed_interrupt)
+    signal.setitimer(signal.ITIMER_REAL, 0.3)
+    assert jobwait.collect(channels) == (["partial outcome", "partial outcome"], [])
+    assert KeyboardInterrupt in assay_signals
+
+
 def test_wait_exited_returns_when_the_child_exits_and_not_before():
     """procs.wait_exited: False while the child lives (the whole timeout), True once it has exited,
     the child still a zombie for reap_group to end with its group."""

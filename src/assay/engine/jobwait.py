@@ -13,6 +13,7 @@ from __future__ import annotations
 import signal
 from typing import Any
 
+from assay import interrupts
 from assay.engine import isolate, procs
 
 #: Seconds between looks at a job that has not sent its result yet.
@@ -35,7 +36,7 @@ def collect(channels: list[tuple[int, Any]]) -> tuple[list[Any], list[str]]:
         while pending:
             pid, reader = pending[0]
             try:
-                got = _wait_one(pid, reader)
+                got = _wait_one(pid, reader, not interrupted)
             except KeyboardInterrupt:
                 if interrupted:
                     raise  # a second interrupt: the finally below kills every job
@@ -63,9 +64,15 @@ def collect(channels: list[tuple[int, Any]]) -> tuple[list[Any], list[str]]:
     return results, errors
 
 
-def _wait_one(pid: int, reader: Any) -> Any:
-    """The job's one message, or ``None`` once it has exited without sending one."""
+def _wait_one(pid: int, reader: Any, watch_interrupts: bool) -> Any:
+    """The job's one message, or ``None`` once it has exited without sending one.
+
+    With ``watch_interrupts``, an interrupt whose ``KeyboardInterrupt`` was swallowed
+    (see :mod:`assay.interrupts`) is raised here.
+    """
     while True:
+        if watch_interrupts:
+            interrupts.raise_if_requested()
         if reader.poll(POLL):
             try:
                 return reader.recv()

@@ -25,6 +25,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Hashable
 
+from assay import interrupts
 from assay.engine import execute, isolate, journal as jr, procs, sandbox, strays, wedges
 from assay.errors import InternalError
 from assay.engine.worker import Plan, Worker, install_soft_timeout
@@ -231,6 +232,7 @@ class Supervisor:
         last_seen: tuple | None = None
         try:
             while True:
+                interrupts.raise_if_requested()  # a signal whose raise an at-fork hook swallowed
                 if reader.poll(POLL):
                     try:
                         msg = reader.recv()

@@ -83,6 +83,7 @@ from dataclasses import asdict, dataclass, field
 from multiprocessing.connection import Pipe
 from typing import Any
 
+from assay import interrupts
 from assay.engine import isolate, journal as jr
 from assay.engine.generate import InputSource
 from assay.errors import AssayError
@@ -341,6 +342,7 @@ class _Campaign:
         done = killed = False
         watched = {pid: (journal, None), twin_pid: (twin_journal, None)}
         while True:
+            interrupts.raise_if_requested()  # a signal whose raise an at-fork hook swallowed
             if reader.poll(diffrun.POLL):
                 try:
                     msg = reader.recv()
