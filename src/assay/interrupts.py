@@ -10,7 +10,8 @@ library caller, a test session) every ``KeyboardInterrupt`` counts as real.
 The handler's ``raise`` can be lost: a signal that lands inside an at-fork hook
 (logging's ``_releaseLock`` after every fork), a ``__del__`` or a weakref callback
 is printed as "Exception ignored" and the code it interrupted goes on.  The flag
-the handler set survives, so every loop that waits calls :func:`raise_if_requested`.
+the handler set survives: the loops that watch a child for long (the supervisor's,
+the ``--jobs`` parent's, the differential one) call :func:`raise_if_requested`.
 """
 
 from __future__ import annotations

@@ -233,6 +233,7 @@ class _InterruptOnRelease:
         self.lock = lock
         self.armed = True
         self.forking = False
+        self.parent = os.getpid()
 
     def acquire(self, *args, **kwargs):
         return self.lock.acquire(*args, **kwargs)
@@ -257,7 +258,6 @@ class _InterruptOnRelease:
         import logging
 
         real_fork = os.fork
-        self.parent = os.getpid()
 
         def fork() -> int:
             self.forking = True

@@ -64,10 +64,11 @@ COST_EVERY = 32
 #: every this many cases is counted.
 SLOW_COST_EVERY = 8
 #: Counted cases that found no new highest count double the interval every this
-#: many (a counted case costs 50-100 us, twenty cases of a cheap target); new
+#: many (a counted case costs 60-78 us, a dozen cases of a cheap target); new
 #: coverage resets it.  Doubling, not widening by COST_EVERY: a saturated campaign
-#: reaches COST_MAX_EVERY within 8,000 cases instead of 127,000, and counting then
-#: costs json.loads 2% of its time instead of 5-8% (bench/README.md, eleventh session).
+#: reaches COST_MAX_EVERY within 8,000 cases instead of 127,000, and json.loads'
+#: steady speed with counting is then no longer below it without (bench/README.md,
+#: eleventh session).
 COST_BACKOFF = 8
 #: Widest interval between counted cases.
 COST_MAX_EVERY = 1024
