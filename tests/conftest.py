@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import os
+import shutil
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -44,3 +47,14 @@ def campaign(tmp_path):
 def pytest_configure(config):
     if sys.version_info < (3, 12):
         raise pytest.UsageError("assay's tests need Python 3.12+ (sys.monitoring)")
+    # Compiled comparison twins are cached between campaigns (assay.feedback.twincache):
+    # in a folder of this run's, not the user's cache; campaigns run as CLI subprocesses
+    # inherit it.
+    config._assay_cache_dir = tempfile.mkdtemp(prefix="assay-test-cache-")
+    os.environ["ASSAY_CACHE_DIR"] = config._assay_cache_dir
+
+
+def pytest_unconfigure(config):
+    folder = getattr(config, "_assay_cache_dir", None)
+    if folder is not None:
+        shutil.rmtree(folder, ignore_errors=True)

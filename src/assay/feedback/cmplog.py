@@ -59,6 +59,7 @@ from typing import Any, Callable, Iterable
 from assay.feedback.decoded import DecodedForms
 from assay.feedback.livecode import functions_of, memo_caches, modules_by_file
 from assay.feedback.protocol import TWIN_MARK, RecordingCut
+from assay.feedback.twincache import TwinCache
 from assay.gen.accelerated import cmutate
 
 #: Most operand pairs recorded while analysing one input.
@@ -344,7 +345,7 @@ class _Rewriter(ast.NodeTransformer):
             calls.append(ast.Call(ast.Name(_CMP, ast.Load()),
                                   [ast.Constant(op_id), ast.Constant(site), ast.Constant(vsite), operand, right], []))
         out = calls[0] if len(calls) == 1 else ast.BoolOp(ast.And(), calls)
-        return ast.copy_location(out, node)
+        return _located(out, node)
 
     def visit_Call(self, node: ast.Call) -> ast.AST:
         self.generic_visit(node)
@@ -355,19 +356,36 @@ class _Rewriter(ast.NodeTransformer):
             call = ast.Call(
                 ast.Name(_CALL, ast.Load()), [ast.Constant(func.attr), func.value, *node.args], node.keywords
             )
-            return ast.copy_location(call, node)
+            return _located(call, node)
         return node
 
 
-def _twin_codes(path: str, rewriter: _Rewriter) -> dict[tuple[str, int], CodeType]:
-    """Instrumented code objects of ``path``, by (qualname, first line)."""
+def _located(new: ast.AST, old: ast.AST) -> ast.AST:
+    """``new`` at ``old``'s position, and the nodes it made at the same: what
+    ``ast.fix_missing_locations`` over the whole module would give them, for the cost
+    of walking only this subtree."""
+    return ast.fix_missing_locations(ast.copy_location(new, old))
+
+
+def _twin_codes(path: str, rewriter: _Rewriter, cache: TwinCache) -> dict[tuple[str, int], CodeType]:
+    """Instrumented code objects of ``path``, by (qualname, first line); from ``cache`` when it has them."""
     try:
         with open(path, "rb") as fh:
-            tree = ast.parse(fh.read(), filename=path)
-        tree = ast.fix_missing_locations(rewriter.visit(tree))
-        module_code = compile(tree, path, "exec", dont_inherit=True)
-    except (OSError, SyntaxError, ValueError, RecursionError):
+            source = fh.read()
+    except OSError:
         return {}
+    first_site, first_vsite = rewriter.next_site, rewriter.next_vsite
+    key = cache.key(source, path, first_site, first_vsite)
+    cached = cache.load(key)
+    if cached is not None:
+        module_code, sites, vsites = cached
+        rewriter.next_site, rewriter.next_vsite = first_site + sites, first_vsite + vsites
+    else:
+        try:
+            module_code = compile(rewriter.visit(ast.parse(source, filename=path)), path, "exec", dont_inherit=True)
+        except (SyntaxError, ValueError, RecursionError):
+            return {}
+        cache.store(key, module_code, rewriter.next_site - first_site, rewriter.next_vsite - first_vsite)
     found: dict[tuple[str, int], CodeType] = {}
     stack = [_marked(module_code)]
     while stack:
@@ -408,13 +426,15 @@ class CmpLog:
         self.last_values: list[tuple[int, Any, Any]] = []
         #: ``(namespace, name, cache)``: in-scope memo caches, bypassed while recording.
         self.caches: list[tuple[Any, str, Any]] = []
+        #: Where compiled twins are kept between campaigns (:mod:`assay.feedback.twincache`).
+        self.twin_cache = TwinCache.default()
 
     def attach(self) -> None:
         """Compile twins for every imported in-scope module and pair them with live functions."""
         by_file = modules_by_file(self.contains)
         rewriter = _Rewriter(first_site=0)  # site numbers unique across files
         for path in sorted(by_file)[:MAX_FILES]:
-            twins = _twin_codes(path, rewriter)
+            twins = _twin_codes(path, rewriter, self.twin_cache)
             if not twins:
                 continue
             self.files += 1
@@ -430,6 +450,7 @@ class CmpLog:
                         self.swaps.append((fn, code, twin))
                 self.caches.extend(c for c in memo_caches(module)
                                    if self.contains(c[2].__wrapped__.__code__.co_filename))
+        self.twin_cache.prune()
 
     def record(self, run: Callable[[], Any], keep: str = "all",
                ) -> tuple[list[tuple[Any, Any]], list[tuple[int, Any, Any]]]:
