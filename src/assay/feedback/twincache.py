@@ -98,11 +98,8 @@ class TwinCache:
             code, sites, vsites = entry
             if not isinstance(code, CodeType) or not isinstance(sites, int) or not isinstance(vsites, int):
                 raise ValueError("not a twin entry")
-        except FileNotFoundError:
+        except (OSError, EOFError, ValueError, TypeError):  # none yet, unreadable or garbled: compiled (again)
             self.misses += 1
-            return None
-        except (OSError, EOFError, ValueError, TypeError):
-            self.misses += 1  # unreadable or garbled: compiled again, and the entry replaced
             return None
         self.hits += 1
         try:
