@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -23,6 +24,14 @@ def planted():
     from assay.discovery import load_targets
 
     return load_targets(load_project(PLANTED))
+
+
+@pytest.fixture
+def dead_pid() -> int:
+    """A pid that certainly belongs to no process now (a child we reaped)."""
+    proc = subprocess.Popen([sys.executable, "-c", "pass"])
+    proc.wait()
+    return proc.pid
 
 
 @pytest.fixture

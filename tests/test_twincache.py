@@ -5,7 +5,6 @@ from __future__ import annotations
 import importlib
 import json
 import os
-import subprocess
 import sys
 import textwrap
 
@@ -153,13 +152,7 @@ def test_the_environment_moves_or_turns_off_the_cache(tmp_path, monkeypatch):
     assert twincache.default_root() == tmp_path / "home" / ".cache" / "assay" / "twins"
 
 
-def _dead_pid() -> int:
-    proc = subprocess.Popen([sys.executable, "-c", "pass"])
-    proc.wait()
-    return proc.pid
-
-
-def test_pruning_keeps_the_most_recently_used_entries(tmp_path, monkeypatch):
+def test_pruning_keeps_the_most_recently_used_entries(tmp_path, monkeypatch, dead_pid):
     monkeypatch.setattr(twincache, "MAX_ENTRIES", 3)
     cache = TwinCache(tmp_path)
     code = compile("x = 1", "<t>", "exec")
@@ -167,7 +160,7 @@ def test_pruning_keeps_the_most_recently_used_entries(tmp_path, monkeypatch):
         cache.store(f"entry{k}", code, 0, 0)
         os.utime(tmp_path / f"entry{k}.twin", (1_000_000 + k, 1_000_000 + k))
     assert cache.load("entry0") is not None  # a hit makes entry0 the most recently used
-    stale = tmp_path / f".tmp-{_dead_pid()}-abc"
+    stale = tmp_path / f".tmp-{dead_pid}-abc"
     stale.write_bytes(b"half an entry")
     cache.prune()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["entry0.twin", "entry3.twin", "entry4.twin"]

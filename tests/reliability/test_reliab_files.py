@@ -7,19 +7,11 @@ import os
 import signal
 import stat
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from reliab_helpers import HOSTILE, run_assay
-
-
-def _dead_pid() -> int:
-    """A pid that certainly belongs to no process now (a child we reaped)."""
-    proc = subprocess.Popen([sys.executable, "-c", "pass"])
-    proc.wait()
-    return proc.pid
 
 
 def _fuzz(tmp_path, *extra):
@@ -44,10 +36,10 @@ def test_temp_names_carry_the_writer_pid(tmp_path, monkeypatch):
     assert seen and atomic.writer_pid(seen[0]) == os.getpid()
 
 
-def test_stale_temp_file_is_removed_and_reported(tmp_path):
+def test_stale_temp_file_is_removed_and_reported(tmp_path, dead_pid):
     folder = tmp_path / "c" / "hostile_grow"
     folder.mkdir(parents=True)
-    stale = folder / f".tmp-{_dead_pid()}-abc123"
+    stale = folder / f".tmp-{dead_pid}-abc123"
     stale.write_bytes(b"half")
     r = _fuzz(tmp_path)
     assert r.returncode == 0, r.stderr
