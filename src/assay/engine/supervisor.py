@@ -202,7 +202,7 @@ class Supervisor:
             self._note_seen()
         o = self.outcome
         o.elapsed = time.monotonic() - self.started
-        o.schedule_digest = self.plan.chain.hex()
+        o.schedule_digest = jr.digest(self.plan.chain, self.plan.pending).hex()
         o.schedule_count = self.plan.initial_pos + self.plan.generated_pos
         o.cases = o.schedule_count
         o.corpus_size = len(self.plan.corpus)
@@ -326,7 +326,7 @@ class Supervisor:
             initial_done, generated = worker.run()
         finally:
             feedback.stop()
-        writer.send(("done", journal.chain, initial_done, generated, worker.executed, feedback.counts()))
+        writer.send(("done", journal.chain_state(), initial_done, generated, worker.executed, feedback.counts()))
         writer.close()
 
     # -- messages ---------------------------------------------------------------------------------
@@ -371,8 +371,7 @@ class Supervisor:
                 rec.occurrences += 1
 
     def _on_done(self, msg: tuple) -> None:
-        _, chain, initial_done, generated, executed, counts = msg
-        self.plan.chain = chain
+        _, (self.plan.chain, self.plan.pending), initial_done, generated, executed, counts = msg
         self.plan.initial_pos = initial_done
         self.plan.generated_pos = generated
         self.last_stats = (0, *self.last_stats[1:])  # counted in the positions now
@@ -389,7 +388,7 @@ class Supervisor:
 
     # -- a worker that died -----------------------------------------------------------------------
     def _on_death(self, journal: jr.Journal, status: int, killed: bool, output: str) -> None:
-        state, phase, position, sub, started, data, chain = journal.read()
+        state, phase, position, sub, started, data = journal.read()
         if started == 0.0:
             raise WorkerError(f"the worker for target {self.target.name!r} died before running any input:\n{output[-4000:]}")
         self._resume_after(journal)
@@ -426,10 +425,10 @@ class Supervisor:
 
     def _resume_after(self, journal: jr.Journal) -> None:
         """Move the schedule past the case the journal names (its worker is gone)."""
-        _state, phase, position, _sub, started, _data, chain = journal.read()
+        _state, phase, position, _sub, started, _data = journal.read()
         if started == 0.0:
             return
-        self.plan.chain = chain
+        self.plan.chain, self.plan.pending = journal.chain_state()
         self.last_stats = (0, *self.last_stats[1:])  # the positions count the dead worker's cases now
         if phase == jr.INITIAL:
             self.plan.initial_pos = position + 1

@@ -11,7 +11,6 @@ which input did it.
 
 from __future__ import annotations
 
-import hashlib
 import math
 import os
 import signal
@@ -106,7 +105,7 @@ class Plan:
     corpus: list[bytes]
     seen: list[Hashable]
     known_signatures: set[str]
-    chain: bytes
+    chain: bytes  # the schedule digest's chain, with ``pending`` (assay.engine.journal)
     shrink_cases: int
     strategy: Any = None
     dictionary: list[bytes] = field(default_factory=list)
@@ -117,6 +116,7 @@ class Plan:
     cmplog: Any = None
     len_limit: int | None = None  # byte mode's current length limit (None: not started yet)
     len_mark: int = 0  # case index of the last new coverage or limit raise
+    pending: bytes = b""  # the schedule digest's records not folded into ``chain`` yet
 
 
 class Worker:
@@ -135,7 +135,7 @@ class Worker:
         self.values = ValueProfile(plan.seen) if plan.cmplog is not None and plan.cmplog.value_profile else None
         self.known = set(plan.known_signatures)
         self._held = wedges.HeldByStack()
-        self.journal.chain = plan.chain
+        self.journal.start_chain(plan.chain, plan.pending)
         self._last_progress = time.monotonic()
         self.executed = 0
         self.slow = plan.slow
@@ -266,7 +266,7 @@ class Worker:
     def _block(self, i: int, end: int, rng_of) -> int:
         """Generated cases ``i`` to ``end``, none of them counted: the hot loop.
 
-        It does only what every case needs (mutate, chain, journal, call) and leaves
+        It does only what every case needs (mutate, digest record, journal, call) and leaves
         for the general path (:meth:`_after`) when something happened or may have:
         new coverage, a feature, an exception other than an expected rejection whose
         outcome is seen, a refusal, a new outcome, a time outlier.  A case to be
@@ -280,7 +280,7 @@ class Worker:
         guarded = sandbox.installed()
         allow = execute.allowance(target.allow) if guarded else None
         arm, disarm = sandbox.arm, sandbox.disarm
-        getpid, owner, monotonic, sha256 = os.getpid, os.getpid(), time.monotonic, hashlib.sha256
+        getpid, owner, monotonic, record = os.getpid, os.getpid(), time.monotonic, journal.record
         outlier, values = self.outlier, self.values
         tried = values.tried if values is not None else ()  # replacements value profile already judged
         generated, case_sub, idle, running = jr.GENERATED, jr.CASE, jr.IDLE, jr.RUNNING
@@ -295,11 +295,11 @@ class Worker:
                     i += 1
                     continue
                 n = len(data)
-                journal.chain = chain = sha256(journal.chain + n.to_bytes(4, "big") + data).digest()
+                record(data)
                 if n <= capacity:  # Journal.begin, inlined: this is most of the loop's bookkeeping
                     mem[data_at : data_at + n] = data
                     started = monotonic()
-                    pack_header(mem, 0, idle, generated, i, case_sub, started, n, chain, 0.0)
+                    pack_header(mem, 0, idle, generated, i, case_sub, started, n, 0.0, journal.used, journal.sel)
                     mem[0] = running
                 else:
                     started = begin(generated, i, case_sub, data)
@@ -371,7 +371,7 @@ class Worker:
         if (cmutate is None or mutate_c is None or self.plan.strategy is not None or self.slow is not None
                 or type(stream) is not cmutate.Stream or not accelerated.agrees(vars(generate))
                 or not accelerated.agrees(vars(valueprofile))
-                or jr.HEADER.format != "<BBxxxxxxqqdQ32sd"):
+                or jr.HEADER.format != "<BBxxxxxxqqdQdQQ"):
             return None
         guarded = sandbox.installed()
         return cmutate.HotLoop(
@@ -439,7 +439,7 @@ class Worker:
         alone.
         """
         j = self.journal
-        j.chain = hashlib.sha256(j.chain + len(data).to_bytes(4, "big") + data).digest()
+        j.record(data)
         # Once the count saturates the climb is over; and tracing stays within its budget.
         count = count and self.lines_max < LINE_CAP.bit_length() and self.lines_traced <= COUNT_BUDGET * pos
         deferred = count and self.slow is None

@@ -2,10 +2,10 @@
  * HotLoop: the worker's byte-mode hot loop in C.
  *
  * Worker._block runs the generated cases of one clock interval: InputSource.next's
- * byte-mode path (pick a parent, maybe a comparison replacement, mutate), the digest
- * chain, the journal, the sandbox, the call, and the check that nothing happened.
+ * byte-mode path (pick a parent, maybe a comparison replacement, mutate), the schedule
+ * digest's record, the journal, the sandbox, the call, and the check that nothing happened.
  * This is that loop, computing exactly what the Python one computes: the same draws,
- * the same inputs, the same chain.  It hands a case back to Python (run() returns)
+ * the same inputs, the same digest.  It hands a case back to Python (run() returns)
  * whenever the Python loop would leave its fast path:
  *
  *   PYTHON  the case's input comes from a path this loop does not run (random
@@ -17,11 +17,11 @@
  *   SIGNAL  a signal handler raised at a clock boundary (before case i): Python raises it.
  *
  * The input source's counters (cases, repairs, last_parent, last_pair, repair_guards)
- * and the journal's chain are written back before every return.  tests/test_cmutate.py
+ * and the journal's digest position (sel, used) are written back before every return.  tests/test_cmutate.py
  * runs whole campaigns both ways and compares their schedule digests.
  */
 /* The low-level SHA-256 calls are deprecated in OpenSSL 3 in favour of EVP, whose
-   per-digest set-up costs 50 ns more at the hot loop's input sizes (a third of the step). */
+   per-digest set-up costs 50 ns more. */
 #define OPENSSL_SUPPRESS_DEPRECATED
 #include "cmutate.h"
 #include <openssl/sha.h>
@@ -35,20 +35,21 @@
 
 enum { ST_DONE = 0, ST_PYTHON = 1, ST_REPAIR = 2, ST_RAN = 3, ST_SIGNAL = 4 };
 
-/* journal._HEADER = "<BBxxxxxxqqdQ32sd" */
+/* journal._HEADER = "<BBxxxxxxqqdQdQQ" */
 #define H_POSITION 8
 #define H_SUB 16
 #define H_STARTED 24
 #define H_LENGTH 32
-#define H_CHAIN 40
-#define H_LIMIT 72
-#define H_SIZE 80
+#define H_LIMIT 40
+#define H_USED 48
+#define H_SEL 56
+#define H_SIZE 64
 #define J_IDLE 0
 #define J_RUNNING 1
 #define J_GENERATED 1
 #define J_CASE 0
 
-static PyObject *s_new, *s_keys, *s_chain, *s_armed, *s_refusal, *s_allow, *s_runs, *s_features;
+static PyObject *s_new, *s_keys, *s_sel, *s_used, *s_armed, *s_refusal, *s_allow, *s_runs, *s_features;
 
 /* Forks of this process so far, counted in each child (pthread_atfork): a case whose
    count differs from its loop's ran in a process the target forked.  getpid() would
@@ -82,16 +83,18 @@ typedef struct {
     PyObject *allow;
     double outlier;            /* < 0: none */
     Py_ssize_t max_len, capacity, data_at;
+    Py_ssize_t chain_at, ring_at, ring;   /* the journal's digest: two chain slots, two pending buffers */
     long long clock_every;     /* the worker's clock boundaries: where run() may look at the clock */
     unsigned long owner;       /* forks_seen where the loop was made */
     Py_ssize_t armed_at, refusal_at;   /* the sandbox state's slots (byte offsets), when there is one */
     Buf buf;
 } HotLoopObject;
 
-/* The state of one run(): the input source's (cmutate_source.c), the chain, the journal's memory. */
+/* The state of one run(): the input source's (cmutate_source.c), the digest's live pair and
+   pending length (Journal.sel, Journal.used), the journal's memory. */
 typedef struct {
     cm_Source src;
-    unsigned char chain[32];
+    Py_ssize_t sel, used;
     Py_buffer view;
     /* feedback.new and sink.keys: only Python code between two run() calls rebinds them
        (Worker._eventful, feedback.take_new); the target's calls append to them. */
@@ -101,15 +104,13 @@ typedef struct {
 static int enter(HotLoopObject *self, RunState *st) {
     memset(st, 0, sizeof(*st));
     if (cm_source_enter(&st->src, self->source, self->mutate_args, self->replace_one, &self->buf) < 0) return -1;
-    PyObject *chain = PyObject_GetAttr(self->journal, s_chain);
-    if (!chain) return -1;
-    if (!PyBytes_Check(chain) || PyBytes_GET_SIZE(chain) != 32) {
-        Py_DECREF(chain);
-        PyErr_SetString(PyExc_ValueError, "HotLoop: journal.chain is 32 bytes");
+    st->sel = (Py_ssize_t)cm_attr_ll(self->journal, s_sel);
+    st->used = (Py_ssize_t)cm_attr_ll(self->journal, s_used);
+    if (PyErr_Occurred()) return -1;
+    if ((st->sel != 0 && st->sel != 1) || st->used < 0 || st->used > self->ring) {
+        PyErr_SetString(PyExc_ValueError, "HotLoop: the journal's digest position is out of range");
         return -1;
     }
-    memcpy(st->chain, PyBytes_AS_STRING(chain), 32);
-    Py_DECREF(chain);
     if (!(st->news = PyObject_GetAttr(self->feedback, s_new)) || !(st->keys = PyObject_GetAttr(self->sink, s_keys)))
         return -1;
     if (!PyList_CheckExact(st->news) || !PyList_CheckExact(st->keys)) {
@@ -117,7 +118,7 @@ static int enter(HotLoopObject *self, RunState *st) {
         return -1;
     }
     if (PyObject_GetBuffer(self->mem, &st->view, PyBUF_WRITABLE) < 0) return -1;
-    if (st->view.len < self->data_at + self->capacity) {
+    if (st->view.len < self->data_at + self->capacity || st->view.len < self->ring_at + 2 * self->ring) {
         PyBuffer_Release(&st->view);
         st->view.buf = NULL;
         PyErr_SetString(PyExc_ValueError, "HotLoop: the journal is smaller than its capacity");
@@ -126,14 +127,16 @@ static int enter(HotLoopObject *self, RunState *st) {
     return 0;
 }
 
-/* Write the source's counters and the chain back; release everything.  Keeps a pending exception. */
+/* Write the source's counters and the digest position back; release everything.  Keeps a pending exception. */
 static int leave(HotLoopObject *self, RunState *st) {
     PyObject *exc = PyErr_GetRaisedException();
     int rc = cm_source_leave(&st->src, self->source);
     if (st->src.generated) {
-        PyObject *chain = PyBytes_FromStringAndSize((const char *)st->chain, 32);
-        if (!chain || PyObject_SetAttr(self->journal, s_chain, chain) < 0) rc = -1;
-        Py_XDECREF(chain);
+        PyObject *sel = PyLong_FromSsize_t(st->sel), *used = PyLong_FromSsize_t(st->used);
+        if (!sel || !used || PyObject_SetAttr(self->journal, s_sel, sel) < 0 || PyObject_SetAttr(self->journal, s_used, used) < 0)
+            rc = -1;
+        Py_XDECREF(sel);
+        Py_XDECREF(used);
     }
     if (st->view.buf) PyBuffer_Release(&st->view);
     Py_CLEAR(st->news);
@@ -146,15 +149,30 @@ static int leave(HotLoopObject *self, RunState *st) {
     return rc;
 }
 
-/* chain = sha256(chain + len(data).to_bytes(4, "big") + data) */
-static int chain_step(unsigned char *chain, const char *data, Py_ssize_t n) {
+/* Journal.record(data): the case's record into the pending buffer, folding it into the
+   other chain slot first when the record does not fit (see assay.engine.journal). */
+static int record(HotLoopObject *self, RunState *st, const char *data, Py_ssize_t n) {
+    unsigned char *mem = st->view.buf;
     unsigned char size[4] = {(unsigned char)(n >> 24), (unsigned char)(n >> 16), (unsigned char)(n >> 8), (unsigned char)n};
-    SHA256_CTX sha;
-    if (SHA256_Init(&sha) != 1 || SHA256_Update(&sha, chain, 32) != 1 || SHA256_Update(&sha, size, 4) != 1
-        || SHA256_Update(&sha, data, (size_t)n) != 1 || SHA256_Final(chain, &sha) != 1) {
-        PyErr_SetString(PyExc_RuntimeError, "HotLoop: SHA-256 failed");
-        return -1;
+    Py_ssize_t rec = 4 + n;
+    if (st->used + rec > self->ring) {
+        SHA256_CTX sha;
+        int lone = rec > self->ring, ok = SHA256_Init(&sha) == 1
+            && SHA256_Update(&sha, mem + self->chain_at + 32 * st->sel, 32) == 1
+            && SHA256_Update(&sha, mem + self->ring_at + st->sel * self->ring, (size_t)st->used) == 1
+            && (!lone || (SHA256_Update(&sha, size, 4) == 1 && SHA256_Update(&sha, data, (size_t)n) == 1));
+        st->sel = 1 - st->sel;
+        st->used = 0;
+        if (!ok || SHA256_Final(mem + self->chain_at + 32 * st->sel, &sha) != 1) {
+            PyErr_SetString(PyExc_RuntimeError, "HotLoop: SHA-256 failed");
+            return -1;
+        }
+        if (lone) return 0;
     }
+    unsigned char *at = mem + self->ring_at + st->sel * self->ring + st->used;
+    memcpy(at, size, 4);
+    memcpy(at + 4, data, (size_t)n);
+    st->used += rec;
     return 0;
 }
 
@@ -173,8 +191,10 @@ static double journal_begin(HotLoopObject *self, RunState *st, long long i, cons
     memcpy(mem + H_SUB, &sub, 8);
     memcpy(mem + H_STARTED, &started, 8);
     memcpy(mem + H_LENGTH, &length, 8);
-    memcpy(mem + H_CHAIN, st->chain, 32);
+    unsigned long long used = (unsigned long long)st->used, sel = (unsigned long long)st->sel;
     memcpy(mem + H_LIMIT, &limit, 8);
+    memcpy(mem + H_USED, &used, 8);
+    memcpy(mem + H_SEL, &sel, 8);
     mem[0] = J_RUNNING;
     return started;
 }
@@ -288,7 +308,7 @@ static PyObject *HotLoop_run(HotLoopObject *self, PyObject *const *args, Py_ssiz
         if (repair < 0) goto fail;
         if (repair) { status = ST_REPAIR; goto named; }
         Py_ssize_t n = PyBytes_GET_SIZE(data);
-        if (chain_step(st.chain, PyBytes_AS_STRING(data), n) < 0) goto fail;
+        if (record(self, &st, PyBytes_AS_STRING(data), n) < 0) goto fail;
         started = journal_begin(self, &st, i, PyBytes_AS_STRING(data), n);
         if (call(self, data, &value, &error, &refusal) < 0) goto fail;
         ((unsigned char *)st.view.buf)[0] = J_IDLE;
@@ -374,9 +394,15 @@ static PyObject *HotLoop_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     cm_MutateArgs ma;
     if (cm_mutate_args(&PyTuple_GET_ITEM(mutate_args, 0), &ma) < 0) return NULL;
     PyObject *mem = PyObject_GetAttrString(journal, "mem");
-    PyObject *capacity = mem ? PyObject_GetAttrString(journal, "capacity") : NULL;
-    Py_ssize_t cap = capacity ? PyLong_AsSsize_t(capacity) : -1;
-    Py_XDECREF(capacity);
+    /* the journal's sizes and offsets (Journal.capacity, .chain_at, .ring_at, .ring) */
+    Py_ssize_t sizes[4] = {-1, -1, -1, -1};
+    const char *size_names[4] = {"capacity", "chain_at", "ring_at", "ring"};
+    for (int k = 0; mem && k < 4 && !PyErr_Occurred(); k++) {
+        PyObject *v = PyObject_GetAttrString(journal, size_names[k]);
+        sizes[k] = v ? PyLong_AsSsize_t(v) : -1;
+        Py_XDECREF(v);
+    }
+    Py_ssize_t cap = sizes[0];
     double limit = outlier == Py_None ? -1.0 : PyFloat_AsDouble(outlier);
     if (!mem || PyErr_Occurred()) { Py_XDECREF(mem); Py_DECREF(tried); return NULL; }
     HotLoopObject *self = (HotLoopObject *)type->tp_alloc(type, 0);
@@ -402,6 +428,9 @@ static PyObject *HotLoop_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     self->outlier = limit;
     self->max_len = ma.max_len;
     self->capacity = cap;
+    self->chain_at = sizes[1];
+    self->ring_at = sizes[2];
+    self->ring = sizes[3];
     self->data_at = data_at;
     self->clock_every = clock_every;
     self->owner = forks_seen;
@@ -458,7 +487,7 @@ PyTypeObject cm_HotLoopType = {
 
 int cm_loop_init(void) {
     struct { PyObject **slot; const char *name; } names[] = {
-        {&s_new, "new"}, {&s_keys, "keys"}, {&s_chain, "chain"}, {&s_armed, "armed"}, {&s_refusal, "refusal"},
+        {&s_new, "new"}, {&s_keys, "keys"}, {&s_sel, "sel"}, {&s_used, "used"}, {&s_armed, "armed"}, {&s_refusal, "refusal"},
         {&s_allow, "allow"}, {&s_runs, "runs"}, {&s_features, "features"},
     };
     for (size_t k = 0; k < sizeof(names) / sizeof(names[0]); k++)

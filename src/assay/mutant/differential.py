@@ -494,7 +494,7 @@ class _Campaign:
         self._infrastructure(phase, pos, data, list(ops), original, mutated, verdict, None)
 
     def _on_death(self, journal: jr.Journal, status: int, killed: bool, output: str, *, mutant: bool) -> None:
-        state, phase, position, _side, started, data, _chain = journal.read()
+        state, phase, position, _side, started, data = journal.read()
         who = "mutant's" if mutant else "original's"
         if started == 0.0 or state != jr.RUNNING:
             raise DifferentialError(
