@@ -17,8 +17,8 @@
  *   SIGNAL  a signal handler raised at a clock boundary (before case i): Python raises it.
  *
  * The input source's counters (cases, repairs, last_parent, last_pair, repair_guards)
- * and the journal's digest position (sel, used) are written back before every return.  tests/test_cmutate.py
- * runs whole campaigns both ways and compares their schedule digests.
+ * and the journal's digest position (sel, used) are written back before every return.
+ * tests/test_cmutate.py runs whole campaigns both ways and compares their schedule digests.
  */
 /* The low-level SHA-256 calls are deprecated in OpenSSL 3 in favour of EVP, whose
    per-digest set-up costs 50 ns more. */
