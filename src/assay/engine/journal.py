@@ -32,7 +32,9 @@ import time
 #: Header: state, phase, position, sub, start time, input length, time limit of this
 #: run (0: the target's timeout), then the digest's pending length and live pair.
 _HEADER = struct.Struct("<BBxxxxxxqqdQdQQ")
-_USED_AT = 48  # offset of ``used`` (then ``sel``) in _HEADER
+#: The header's last two fields, ``used`` and ``sel``, on their own (written as a worker starts).
+_DIGEST_POS = struct.Struct("<QQ")
+_DIGEST_POS_AT = _HEADER.size - _DIGEST_POS.size
 #: Bytes of scheduled records hashed at once (see the module docstring).
 RING = 1 << 16
 #: The parent's interrupt request: the (position, start time) it means to stop.
@@ -79,7 +81,7 @@ class Journal:
         self.sel, self.used = 0, len(pending)
         self.mem[self._chain(0)] = chain
         self.mem[self._pending(0, self.used)] = pending
-        struct.pack_into("<QQ", self.mem, _USED_AT, self.used, 0)
+        _DIGEST_POS.pack_into(self.mem, _DIGEST_POS_AT, self.used, 0)
 
     def record(self, data: bytes) -> None:
         """Add a scheduled case's input to the digest; the next :meth:`begin` publishes it."""
@@ -101,7 +103,7 @@ class Journal:
 
     def chain_state(self) -> tuple[bytes, bytes]:
         """(chain, pending) as the header last published them (the parent's side)."""
-        used, sel = struct.unpack_from("<QQ", self.mem, _USED_AT)
+        used, sel = _DIGEST_POS.unpack_from(self.mem, _DIGEST_POS_AT)
         return self.mem[self._chain(sel)], self.mem[self._pending(sel, used)]
 
     def _chain(self, sel: int) -> slice:
