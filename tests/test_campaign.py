@@ -201,8 +201,9 @@ def test_hypothesis_given_test_is_a_target(planted, campaign, tmp_path):
 def test_slow_hunting_confirms_a_quadratic(planted, campaign):
     # Cost feedback climbs to a big input; timing-based, so the cap has room (seed 1
     # confirms it between cases ~400 and ~560 under any PYTHONHASHSEED and load 2-4
-    # here; confirmation falls back to line counts, and the key comes from the stack
-    # at the run's middle line event, so a loaded machine changes neither).
+    # here; confirmation falls back to counts of line events and loop turns, which see
+    # the generator expression's scan, and the key comes from the stack at a line
+    # event fixed by that count, so a loaded machine changes neither).
     result = campaign([planted.get("slow_quadratic")], cases=1000, seed=1)
     (finding,) = result.targets[0].findings
     assert finding.oracle == "slow"
@@ -245,6 +246,40 @@ def test_slow_confirmation_by_line_counts_when_timings_are_flat():
     assert slow.confirm(flat, b"ab" * 100, 0.001, count=lambda d: None) is None  # saturated count
     assert slow.confirm(flat, b"ab" * 10, 0.001, count=lambda d: len(d) ** 2) is None  # too few to compare
     assert slow.repeated_part(b"xxABABABABy") == (2, 2, 4)
+
+
+def test_a_quadratic_generator_expression_is_confirmed_by_counts_when_timings_are_flat(planted):
+    """The planted quadratic's work is a generator expression on one line.
+
+    On a loaded machine its timings can say nothing (here: flat), and the counts
+    must decide.  At the sizes timed, the biggest count saturates at the worker's
+    cap, so the counted inputs are grown by halved factors.  (Counting LINE events
+    alone, the scan looked linear and the finding depended on the machine's load.)
+    """
+    import time
+
+    from assay.engine import execute, slow, traced, worker
+
+    target = planted.get("slow_quadratic")
+    data = b"xx" + b"[" * 1500 + b"]" * 300 + b"[" * 900 + b"]" * 214
+
+    def flat(d: bytes) -> None:
+        time.sleep(0.003)
+
+    child = traced.CountingChild(lambda d: execute.run(target, d), worker.LINE_CAP)
+
+    def count(d: bytes) -> int | None:
+        n = child.count(d, target.timeout)
+        return n if 0 < n < worker.LINE_CAP else None
+
+    try:
+        assert count(data) is None, "the input is big enough to saturate the count"
+        evidence = slow.confirm(flat, data, 0.001, count)
+    finally:
+        child.close(kill=True)
+    assert evidence is not None and evidence.lines and min(evidence.line_growth) >= slow.SUPERLINEAR
+    assert max(evidence.counted_sizes) < max(evidence.sizes)
+    assert "at [" in slow.slow_verdict([], evidence, 0.001).detail
 
 
 def test_slow_stack_sample_survives_a_run_shorter_than_expected():

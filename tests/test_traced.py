@@ -138,6 +138,35 @@ def test_under_the_sandbox_the_child_works_in_a_folder_of_its_own(tmp_path):
     assert status == 0 and report.startswith("(True"), report
 
 
+def _one_line_loops(n: int) -> int:
+    kept = sum(1 if b % 3 else 0 for b in range(n))  # a forward jump on most turns: not counted
+    squares = [b * b for b in range(n)]
+    i = 0
+    while i < n: i += 1  # noqa: E701 - the loop on one line is the point
+    return kept + len(squares) + i
+
+
+@pytest.mark.parametrize("tally", ["c", "python"])
+def test_a_loop_on_one_line_counts_each_turn(tally, monkeypatch):
+    """A comprehension runs no new line per turn: its backward jumps are what count.
+
+    Counting LINE events alone, these three loops cost the same at any ``n``, and a
+    quadratic scan written as a generator expression looked linear to the slow oracle.
+    """
+    from assay.gen.accelerated import cmutate
+
+    if tally == "c" and cmutate is None:
+        pytest.skip("assay.gen._cmutate is not built (no C compiler)")
+    if tally == "python":
+        monkeypatch.setattr(traced, "cmutate", None)
+    child = traced.CountingChild(lambda data: _one_line_loops(int(data)), 1 << 20)
+    try:
+        counts = [child.count(str(n).encode(), 10.0) for n in (100, 200, 400)]
+    finally:
+        child.close(kill=True)
+    assert counts[1] - counts[0] == 3 * 100 and counts[2] - counts[1] == 3 * 200, counts
+
+
 def test_the_c_tally_counts_the_events_the_python_one_counts(monkeypatch):
     from assay.gen.accelerated import cmutate
 

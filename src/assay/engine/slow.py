@@ -13,9 +13,12 @@ noise until proven otherwise: an input is reported as a ``slow`` finding only if
    repetitions, or else repeating the whole input) makes the median cost grow
    super-linearly: each doubling costs at least :data:`SUPERLINEAR` times more.
    The cost is the median time, or, when the caller can count them, the Python
-   line events of a run: counts are exact, so a quadratic loop in Python is
-   confirmed even on a machine so loaded that its timings are noise, while a
-   catastrophic regex (no Python lines) is still confirmed by its timings.
+   line events and loop turns of a run (:mod:`assay.engine.traced`): counts are
+   exact, so a quadratic loop in Python is confirmed even on a machine so loaded
+   that its timings are noise, while a catastrophic regex (no Python lines) is
+   still confirmed by its timings.  A count saturates at the counter's cap, so
+   the inputs counted are grown by smaller factors (halved until the biggest
+   count fits) than the inputs timed.
 
 A linear parser that is merely slow on a big input therefore never fires; a
 quadratic or exponential one does.  The key is the innermost frames of the code
@@ -80,6 +83,8 @@ def pump(data: bytes, start: int, unit: int, reps: int, factor: float) -> bytes:
 
 #: Line counts below this are too small to compare.
 MIN_COUNTABLE = 1000
+#: Times the growth factors are halved when the biggest grown input's count saturates.
+COUNT_HALVINGS = 4
 
 
 @dataclass
@@ -87,7 +92,8 @@ class SlowEvidence:
     median: float
     sizes: list[int]
     times: list[float]
-    lines: list[int] | None = None  # Python line events per size, when counted
+    lines: list[int] | None = None  # Python line events and loop turns per size, when counted
+    counted_sizes: list[int] | None = None  # the sizes counted (smaller than ``sizes`` when a count saturated)
 
     @property
     def growth(self) -> list[float]:
@@ -131,11 +137,36 @@ def confirm(run: Callable[[bytes], Any], data: bytes, threshold: float,
             continue
         if times[-1] >= MIN_MEASURABLE and all(g >= SUPERLINEAR for g in evidence.growth):
             return evidence
-        lines = [count(grow(f)) for f in factors] if count is not None else []
-        if lines and all(n is not None for n in lines) and lines[0] >= MIN_COUNTABLE:
-            evidence.lines = lines
+        counted = _counts(count, grow, factors) if count is not None else None
+        if counted is not None:
+            evidence.counted_sizes, evidence.lines = counted
             if all(g >= SUPERLINEAR for g in evidence.line_growth):
                 return evidence
+    return None
+
+
+def _counts(count: Callable[[bytes], int | None], grow: Callable[[float], bytes],
+            factors: tuple[float, ...]) -> tuple[list[int], list[int]] | None:
+    """(sizes, counts) of the inputs ``grow`` makes, or ``None`` when they cannot be compared.
+
+    While the biggest input's count saturates, every factor is halved (at most
+    :data:`COUNT_HALVINGS` times); counting starts from the biggest, so a saturated
+    round costs one count.
+    """
+    for _ in range(COUNT_HALVINGS + 1):
+        candidates = [grow(f) for f in factors]
+        sizes = [len(c) for c in candidates]
+        if len(set(sizes)) != len(sizes):
+            return None
+        lines: list[int] = []
+        for candidate in reversed(candidates):
+            n = count(candidate)
+            if n is None:
+                break
+            lines.insert(0, n)
+        else:
+            return (sizes, lines) if lines[0] >= MIN_COUNTABLE else None
+        factors = tuple(f / 2 for f in factors)
     return None
 
 
@@ -182,9 +213,11 @@ def slow_verdict(frames: list[Frame], evidence: SlowEvidence, threshold: float) 
         f"to {evidence.sizes} bytes took {[round(t * 1000, 1) for t in evidence.times]} ms (growth {growth} per doubling)"
     )
     if evidence.lines:
-        detail += f"; Python line events {evidence.lines} (growth {', '.join(f'{g:.1f}x' for g in evidence.line_growth)})"
+        detail += (f"; at {evidence.counted_sizes} bytes, Python line events and loop turns {evidence.lines} "
+                   f"(growth {', '.join(f'{g:.1f}x' for g in evidence.line_growth)})")
     info = ExceptionInfo(type="slow", message=detail, frames=tuple(frames))
     data = {"median": evidence.median, "sizes": evidence.sizes, "times": evidence.times}
     if evidence.lines:
         data["lines"] = evidence.lines
+        data["counted_sizes"] = evidence.counted_sizes
     return Verdict("slow", f"superlinear@{frames_key(frames)}", detail, info, data)

@@ -5,6 +5,13 @@ can disturb, and the stack at the middle line event of a run is a deterministic
 picture of where a slow run spends its time (an alarm after half the median time is
 not: it lands wherever the scheduler let the run get to).
 
+The count is ``sys.monitoring``'s LINE events plus its backward JUMP events: a loop
+on one line (a comprehension, a generator expression, ``while i < n: i += 1``) runs
+no new line per turn, so LINE events alone see a quadratic scan written as
+``sum(1 for b in data[i:] if ...)`` as linear.  The count is never below the run's
+``sys.settrace`` line events (which add only the backward jumps that stay on their
+line) and never above twice them, so half of it is a line event the run reaches.
+
 Not in the worker's own process: on 3.12 turning line events on and off
 re-instruments every code object, which loses the coverage tracer's
 per-instruction state (a branch direction seen only by its destination's first
@@ -269,13 +276,14 @@ class CountingChild:
             _write_all(replies, self.cap.to_bytes(8, "big"))
             os._exit(0)
 
-        # sys.monitoring LINE events, not sys.settrace: no frame object per event, and in
-        # C (when the twin is built) no Python call either; the same events either way.
+        # sys.monitoring LINE and JUMP events, not sys.settrace: no frame object per event,
+        # and in C (when the twin is built) no Python call either; the same count either way.
         mon = sysmon.monitoring()
         tool = sysmon.claim_tool_id("assay-count")
         tally = (cmutate.LineTally if cmutate is not None else LineTally)(self.cap, finish)
         mon.register_callback(tool, mon.events.LINE, tally.hit)
-        mon.set_events(tool, mon.events.LINE)
+        mon.register_callback(tool, mon.events.JUMP, tally.jump)
+        mon.set_events(tool, mon.events.LINE | mon.events.JUMP)
         while True:
             header = _read_exact(requests, 8)
             if header is None:
@@ -290,7 +298,8 @@ class CountingChild:
 
 
 class LineTally:
-    """A ``sys.monitoring`` LINE callback that counts; at ``cap`` it calls ``finish()``.
+    """``sys.monitoring`` LINE and JUMP callbacks that count line events and backward
+    jumps (a loop's next turn); at ``cap`` it calls ``finish()``.
 
     The pure-Python twin of ``assay.gen._cmutate.LineTally``: the same count.
     """
@@ -304,6 +313,10 @@ class LineTally:
         self.count += 1
         if self.count >= self.cap:
             self.finish()
+
+    def jump(self, code: Any, offset: int, destination: int) -> None:  # noqa: ARG002 - JUMP's signature
+        if destination < offset:
+            self.hit(code, 0)
 
 
 def _write_all(fd: int, data: bytes) -> None:

@@ -55,9 +55,10 @@ SHRINK_MAX_TIMEOUTS = 3
 SHRINK_MAX_SECONDS = 30.0
 #: Replays of a failing input that decide whether it is deterministic.
 DETERMINISM_REPLAYS = 2
-#: Every this many generated cases, one runs with its Python line events counted
-#: (0: never).  A new highest log2 count is a feature: the search climbs towards
-#: costly inputs (quadratic loops) deterministically, without a ``slow=`` setting.
+#: Every this many generated cases, one runs with its Python line events and loop
+#: turns counted (:mod:`assay.engine.traced`; 0: never).  A new highest log2 count
+#: is a feature: the search climbs towards costly inputs (quadratic loops)
+#: deterministically, without a ``slow=`` setting.
 COST_EVERY = 32
 #: With ``slow=`` (the user expects cost to matter, and every case is timed anyway):
 #: every this many cases is counted.
@@ -71,14 +72,14 @@ SLOW_COST_EVERY = 8
 COST_BACKOFF = 8
 #: Widest interval between counted cases.
 COST_MAX_EVERY = 1024
-#: Line events counted at most (the count then saturates, tracing stops, and so
+#: Events counted at most (the count then saturates, tracing stops, and so
 #: does counting for the rest of the worker's life: the climb has arrived).
 LINE_CAP = 1 << 20
 #: A counted (traced) case may run this many timeouts before it is a wedge.
 COUNT_SLACK = 4
-#: Traced line events allowed per generated case so far: counting big inputs
-#: costs a microsecond a line, so it is skipped while over budget (deterministic:
-#: line counts are).
+#: Counted events allowed per generated case so far: counting big inputs
+#: costs up to a microsecond an event, so it is skipped while over budget
+#: (deterministic: counts are).
 COUNT_BUDGET = 64
 #: Without ``slow=``, a case that ran longer than this share of the target's
 #: timeout is checked for super-linear cost (replays and pumping) and reported

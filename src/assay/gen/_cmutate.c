@@ -11,15 +11,16 @@
  *
  * so a campaign's schedule, corpus and findings do not depend on whether this module
  * was built.  tests/test_cmutate.py compares the two on many thousands of cases.  It
- * also holds the counting child's LINE callback (assay.engine.traced.LineTally's twin)
+ * also holds the counting child's LINE and JUMP callbacks (assay.engine.traced.LineTally's twin)
  * and the value-profile run's comparison recorder (cmutate_record.c).
  */
 #include "cmutate.h"
 
 /* ---------------------------------------------------------------- LineTally */
 
-/* A sys.monitoring LINE callback that counts (traced.CountingChild): the Python
-   tally's twin, a C call per line event instead of a Python frame. */
+/* sys.monitoring LINE and JUMP callbacks that count line events and backward jumps
+   (traced.CountingChild): the Python tally's twin, a C call per event instead of a
+   Python frame. */
 typedef struct {
     PyObject_HEAD
     long long count;
@@ -51,23 +52,37 @@ static PyObject *Tally_hit(TallyObject *self, PyObject *const *args, Py_ssize_t 
     Py_RETURN_NONE;
 }
 
+/* JUMP(code, instruction_offset, destination_offset): a backward jump is a loop's next turn. */
+static PyObject *Tally_jump(TallyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 3) {
+        PyErr_SetString(PyExc_TypeError, "LineTally.jump(code, offset, destination)");
+        return NULL;
+    }
+    int backward = PyObject_RichCompareBool(args[2], args[1], Py_LT);
+    if (backward < 0) return NULL;
+    if (backward && ++self->count >= self->cap) return PyObject_CallNoArgs(self->finish);
+    Py_RETURN_NONE;
+}
+
 static PyObject *Tally_get_count(TallyObject *self, void *c) { return PyLong_FromLongLong(self->count); }
 static int Tally_set_count(TallyObject *self, PyObject *v, void *c) { return cm_set_long_long(v, &self->count); }
 
 static PyGetSetDef Tally_getset[] = {
-    {"count", (getter)Tally_get_count, (setter)Tally_set_count, "line events counted", NULL},
+    {"count", (getter)Tally_get_count, (setter)Tally_set_count, "line events and backward jumps counted", NULL},
     {NULL},
 };
 
 static PyMethodDef Tally_methods[] = {
     {"hit", (PyCFunction)(void (*)(void))Tally_hit, METH_FASTCALL, "The LINE callback: count one event."},
+    {"jump", (PyCFunction)(void (*)(void))Tally_jump, METH_FASTCALL,
+     "The JUMP callback: count the jump if it is backward (a loop's next turn)."},
     {NULL},
 };
 
 static PyTypeObject TallyType = {
     PyVarObject_HEAD_INIT(NULL, 0)
     .tp_name = "assay.gen._cmutate.LineTally",
-    .tp_doc = "LineTally(cap, finish): hit() counts a line event; at cap it calls finish().",
+    .tp_doc = "LineTally(cap, finish): hit() counts a line event, jump() a backward jump; at cap it calls finish().",
     .tp_basicsize = sizeof(TallyObject),
     .tp_flags = Py_TPFLAGS_DEFAULT,
     .tp_new = Tally_new,
