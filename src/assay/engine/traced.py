@@ -164,7 +164,7 @@ def stack_at_line(run: Callable[[], Any], at: int, timeout: float) -> list[Frame
 
 
 class CountingChild:
-    """A forked child that counts the Python line events of runs, one input at a time.
+    """A forked child that counts the line events and loop turns of runs, one input at a time.
 
     Forking for every counted case cost 1-3 ms (page tables, then copy-on-write
     faults in both processes): on a cheap target, a third of a campaign's time at
@@ -190,7 +190,7 @@ class CountingChild:
         return self._deadline is not None
 
     def count(self, data: bytes, timeout: float) -> int:
-        """Line events of one run of ``data`` (``cap`` at most, and when it timed out; 0 when the child died)."""
+        """Line events and loop turns of one run of ``data`` (``cap`` at most, and when it timed out; 0 when the child died)."""
         self.submit(data, timeout)
         return self.collect()
 

@@ -622,7 +622,8 @@ class Worker:
             evidence = slow.confirm(run, data, threshold, self._countable_lines)
             if evidence is None:
                 return
-            # The stack at the run's middle line event: the same picture on every machine.
+            # The stack at the line event half the run's count in (the count is at most twice
+            # the run's line events, so the run gets there): the same picture on every machine.
             # Code that runs no Python lines while slow (a regex) is sampled in time instead.
             lines = self._count_lines(data)
             frames = traced.stack_at_line(lambda: execute.run(self.target, data), lines // 2,
