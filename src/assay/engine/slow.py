@@ -114,7 +114,8 @@ def confirm(run: Callable[[bytes], Any], data: bytes, threshold: float,
 
     Two ways of growing the input are tried: pumping its longest run of a repeated
     unit, then repeating the whole input.  ``count`` (optional) gives the Python
-    line events of one run, or ``None`` when it could not count them all.
+    line events and loop turns of one run, or ``None`` when it could not count them
+    all (the count saturated, or the run died).
     """
     med = median_time(run, data)
     if med < threshold:

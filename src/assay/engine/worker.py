@@ -500,12 +500,12 @@ class Worker:
             self._after(phase, pos, data, ops, result, elapsed, [key], True)
 
     def _countable_lines(self, data: bytes) -> int | None:
-        """Line events of ``data``, or ``None`` when the count saturated or the run was cut short."""
+        """Line events and loop turns of ``data``, or ``None`` when the count saturated or the run was cut short."""
         lines = self._count_lines(data)
         return lines if 0 < lines < LINE_CAP else None
 
     def _count_lines(self, data: bytes) -> int:
-        """Python line events of one run of ``data`` (see :mod:`assay.engine.traced`).
+        """Python line events and loop turns of one run of ``data`` (see :mod:`assay.engine.traced`).
 
         A child still running after the target's timeout is killed and counts as
         :data:`LINE_CAP`: as costly as counting goes.  The run that follows in this
