@@ -1,9 +1,9 @@
 """Runs of an input traced in a forked child: its line count, or its stack at a line.
 
-Counting a run's Python line events is a cost measure that no load on the machine
-can disturb, and the stack at the middle line event of a run is a deterministic
-picture of where a slow run spends its time (an alarm after half the median time is
-not: it lands wherever the scheduler let the run get to).
+Counting a run's Python line events and loop turns is a cost measure that no load on
+the machine can disturb, and the stack at a line event fixed by that count is a
+deterministic picture of where a slow run spends its time (an alarm after half the
+median time is not: it lands wherever the scheduler let the run get to).
 
 The count is ``sys.monitoring``'s LINE events plus its backward JUMP events: a loop
 on one line (a comprehension, a generator expression, ``while i < n: i += 1``) runs

@@ -60,7 +60,7 @@ static PyObject *Tally_jump(TallyObject *self, PyObject *const *args, Py_ssize_t
     }
     int backward = PyObject_RichCompareBool(args[2], args[1], Py_LT);
     if (backward < 0) return NULL;
-    if (backward && ++self->count >= self->cap) return PyObject_CallNoArgs(self->finish);
+    if (backward) return Tally_hit(self, args, nargs);
     Py_RETURN_NONE;
 }
 
