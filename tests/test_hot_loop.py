@@ -37,6 +37,9 @@ class _Counting:
         self.seen["ran"] += out[2]
         # ran through a clock boundary where nothing was due (Worker._quiet_end)
         self.seen["crossed"] += out[1] // worker.CLOCK_EVERY - i // worker.CLOCK_EVERY > 1
+        # children made ahead, dropped when a case before them went to Python, and the
+        # staged replacements they had taken, put back
+        self.seen["dropped"], self.seen["restaged"] = self.hot.dropped, self.hot.restaged
         self.path.write_text(json.dumps(self.seen))
         return out
 
@@ -93,6 +96,11 @@ def test_the_c_hot_loop_runs_the_schedule_of_the_python_loop(planted, tmp_path, 
     handed_back = sum(seen.get(k, 0) for k in ("1", "2", "3"))
     assert seen["ran"] > cases // 2, seen
     assert handed_back < cases // 4, seen
+    # The C loop makes a stretch's children before it runs them; a case handed back drops
+    # the rest, and the schedule above is the Python loop's only if what they changed is undone.
+    assert seen["dropped"] > 0, seen
+    if name == "toml":  # the input-to-state stage has replacements waiting on most cases
+        assert seen["restaged"] > 0, seen
     if name == "maze_checksum":
         assert seen.get("2", 0) > 0, "children of the guarded entry were handed back for repair"
     if name == "writer":

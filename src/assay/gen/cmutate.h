@@ -98,6 +98,9 @@ typedef struct {
     PyObject *op;
     int applied[MAX_STACK];
     int n_applied;
+    /* The staged replacements next() took off the deque, in order (a list, or NULL: not
+       kept): what the hot loop puts back when it drops children it made ahead. */
+    PyObject *popped;
 } cm_Source;
 
 extern PyTypeObject cm_RandomType;

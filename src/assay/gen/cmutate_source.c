@@ -89,6 +89,7 @@ int cm_source_leave(cm_Source *st, PyObject *src) {
     Py_CLEAR(st->staged);
     Py_CLEAR(st->last_pair);
     Py_CLEAR(st->repair_guards);
+    Py_CLEAR(st->popped);
     return rc;
 }
 
@@ -171,6 +172,7 @@ static int staged_next(cm_Source *st, PyObject **data) {
         if (left <= 0) return (int)left;
         PyObject *item = PyObject_CallMethodNoArgs(st->staged, s_popleft);
         if (!item) return -1;
+        if (st->popped && PyList_Append(st->popped, item) < 0) { Py_DECREF(item); return -1; }
         Py_ssize_t index;
         PyObject *pair, *pairs, *parent;
         if (!PyTuple_Check(item) || PyTuple_GET_SIZE(item) != 2
