@@ -22,7 +22,9 @@ a fork of this process, over the inputs from case ``--cases / 5`` on:
 ``extra`` is ``interleaved - (calls + generator)``: what the target's calls lose when
 the generator runs between them (the same calls, the same inputs).  A control row
 interleaves a call of ``len`` instead (nearly no work: ``extra`` is noise there).
-Medians of ``--rounds`` rounds, the loops interleaved within each round.
+Each round times the four loops in one fork, segment by segment (every loop over
+2,000 inputs, in an order rotated from segment to segment), so that a change in the
+shared machine's speed falls on all of them alike; medians of ``--rounds`` rounds.
 """
 
 from __future__ import annotations
@@ -47,28 +49,43 @@ import end_to_end as e2e  # noqa: E402
 TARGETS = ("json.loads", "tomllib.loads", "urllib.parse")
 #: The worker's call at which the in-worker loop runs (well past start-up).
 PROBE_AT = 50_000
+#: Inputs per segment: each fork runs every loop over one segment, then the next segment.
+SEGMENT = 2_000
 
 
-def in_fork(loop: Callable[[], None], n: int) -> float:
-    """µs per input of ``loop`` (its second run; the first warms up), timed in a fork."""
+def in_fork(made: list[tuple[str, Callable[[int, int], None]]], n: int) -> dict[str, float]:
+    """µs per input of each loop, timed in one fork: every loop over a segment of the
+    inputs, in an order rotated from segment to segment, then the next segment (so a
+    change in the machine's speed falls on all loops alike), after a warm-up pass."""
     read_end, write_end = os.pipe()
     pid = os.fork()
     if pid == 0:  # pragma: no cover - the timed child
         try:
-            loop()
-            t0 = time.perf_counter()
-            loop()
-            os.write(write_end, struct.pack("<d", time.perf_counter() - t0))
+            took = [0.0] * len(made)
+            for _, loop in made:
+                loop(0, min(n, SEGMENT))
+            for k, at in enumerate(range(0, n, SEGMENT)):
+                for j in range(len(made)):
+                    m = (j + k) % len(made)
+                    t0 = time.perf_counter()
+                    made[m][1](at, min(n, at + SEGMENT))
+                    took[m] += time.perf_counter() - t0
+            os.write(write_end, struct.pack(f"<{len(made)}d", *took))
         finally:
             os._exit(0)
     os.close(write_end)
-    got = os.read(read_end, 8)
+    got = b""
+    while len(got) < 8 * len(made):
+        chunk = os.read(read_end, 8 * len(made) - len(got))
+        if not chunk:
+            break
+        got += chunk
     os.close(read_end)
     os.waitpid(pid, 0)
-    return struct.unpack("<d", got)[0] / n * 1e6
+    return {label: t / n * 1e6 for (label, _), t in zip(made, struct.unpack(f"<{len(made)}d", got))}
 
 
-def loops(fn: Callable[[bytes], Any], inputs: list[bytes]) -> dict[str, Callable[[], None]]:
+def loops(fn: Callable[[bytes], Any], inputs: list[bytes]) -> list[tuple[str, Callable[[int, int], None]]]:
     from assay.gen import accelerated
     from assay.gen.mutators import ByteMutator
 
@@ -76,25 +93,25 @@ def loops(fn: Callable[[bytes], Any], inputs: list[bytes]) -> dict[str, Callable
     stream = accelerated.cmutate.Stream((1).to_bytes(8, "big"))
     limit = e2e.MAX_LEN
 
-    def calls() -> None:
-        for data in inputs:
+    def calls(a: int, b: int) -> None:
+        for data in inputs[a:b]:
             fn(data)
 
-    def generator() -> None:
-        for i, data in enumerate(inputs):
-            mutate(stream.rng(i), data, None, limit)
+    def generator(a: int, b: int) -> None:
+        for i in range(a, b):
+            mutate(stream.rng(i), inputs[i], None, limit)
 
-    def interleaved() -> None:
-        for i, data in enumerate(inputs):
-            mutate(stream.rng(i), data, None, limit)
-            fn(data)
+    def interleaved(a: int, b: int) -> None:
+        for i in range(a, b):
+            mutate(stream.rng(i), inputs[i], None, limit)
+            fn(inputs[i])
 
-    def with_len() -> None:
-        for data in inputs:
-            len(data)
-            fn(data)
+    def with_len(a: int, b: int) -> None:
+        for i in range(a, b):
+            len(inputs[i])
+            fn(inputs[i])
 
-    return {"calls": calls, "generator": generator, "interleaved": interleaved, "len, then call": with_len}
+    return [("calls", calls), ("generator", generator), ("interleaved", interleaved), ("len, then call", with_len)]
 
 
 def in_worker(name: str, spec: dict, fn: Callable[[bytes], Any], inputs: list[bytes], tmp: str) -> float:
@@ -129,9 +146,10 @@ def one(name: str, spec: dict, cases: int, rounds: int) -> dict[str, float]:
         inputs = br.worker_inputs(os.path.join(tmp, "rec"))[cases // 5:]
         fn = e2e.Counters(os.path.join(tmp, "loop.counters")).wrap(spec["fn"])
         timed: dict[str, list[float]] = {}
+        made = loops(fn, inputs)
         for _ in range(rounds):
-            for label, loop in loops(fn, inputs).items():
-                timed.setdefault(label, []).append(in_fork(loop, len(inputs)))
+            for label, us in in_fork(made, len(inputs)).items():
+                timed.setdefault(label, []).append(us)
             timed.setdefault("in worker", []).append(in_worker(name, spec, fn, inputs, tmp))
     return {label: statistics.median(v) for label, v in timed.items()} | {"inputs": len(inputs)}
 
