@@ -299,7 +299,7 @@ typedef struct {
     PyObject *error;           /* what making it raised, or NULL */
     PyObject *op;              /* borrowed (interned), as cm_Source.op */
     PyObject *last_pair, *repair_guards;   /* new references, or NULL once taken */
-    Py_ssize_t last_parent;    /* the parent whose child count making it raised; -1: none */
+    Py_ssize_t last_parent;    /* the parent whose child count making it incremented; -1: none */
     int applied[MAX_STACK], n_applied, repair;
     long long cases, repairs;  /* the source's counters before it was made */
     Py_ssize_t popped;         /* len(src.popped) before it was made */
