@@ -282,7 +282,7 @@ static PyObject *result(int status, long long i, long long ran, PyObject *data, 
 /* Children made ahead.  The loop makes the children of a stretch of cases (to the next
    clock boundary, the stop, or a child marked for repair) before it runs the first of
    them, then runs them one after another, with no generation between two calls: a
-   json.loads call took 0.6-0.9 us longer with a child made between two calls than in a
+   json.loads call took 0.6-1.4 us longer with a child made between two calls than in a
    loop of calls alone (bench/interleave.py; the processor's caches and branch
    predictors, presumably).  Making a child reads only what an uneventful case leaves as
    it was, so the children are the ones the loop would have made one at a time.  When a
