@@ -136,6 +136,11 @@ int cm_source_enter(cm_Source *st, PyObject *source, PyObject *mutate_args, PyOb
 PyObject *cm_replace_one(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
 int cm_source_next(cm_Source *st, RandomObject *rng, PyObject **data);
 PyObject *cm_source_ops(const cm_Source *st);
+/* Undo next()'s count of a child of parent (a child made and dropped); -1 with an exception. */
+int cm_source_uncount(cm_Source *st, Py_ssize_t parent);
+/* Put the staged replacements popped since len(popped) was from back on the deque, last
+   first, and forget them: how many went back, or -1 with an exception. */
+Py_ssize_t cm_source_restage(cm_Source *st, Py_ssize_t from);
 int cm_source_leave(cm_Source *st, PyObject *source);
 long long cm_attr_ll(PyObject *o, PyObject *name);
 /* The monotonic clock as time.monotonic() reads it. */

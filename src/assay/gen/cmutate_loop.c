@@ -50,7 +50,7 @@ enum { ST_DONE = 0, ST_PYTHON = 1, ST_REPAIR = 2, ST_RAN = 3, ST_SIGNAL = 4 };
 #define J_GENERATED 1
 #define J_CASE 0
 
-static PyObject *s_new, *s_keys, *s_sel, *s_used, *s_armed, *s_refusal, *s_allow, *s_runs, *s_features, *s_appendleft;
+static PyObject *s_new, *s_keys, *s_sel, *s_used, *s_armed, *s_refusal, *s_allow, *s_runs, *s_features;
 
 /* Forks of this process so far, counted in each child (pthread_atfork): a case whose
    count differs from its loop's ran in a process the target forked.  getpid() would
@@ -374,12 +374,7 @@ static int drop_ahead(HotLoopObject *self, RunState *st, Ahead *a) {
     int rc = 0;
     for (int m = a->n - 1; m >= a->k; m--) {
         Child *c = &a->c[m];
-        if (c->last_parent >= 0 && rc == 0) {   /* the pick's (or the stage's) child count, back */
-            PyObject *children = st->src.children;
-            long long n = PyLong_AsLongLong(PyList_GET_ITEM(children, c->last_parent));
-            PyObject *less = (n == -1 && PyErr_Occurred()) ? NULL : PyLong_FromLongLong(n - 1);
-            if (!less || PyList_SetItem(children, c->last_parent, less) < 0) rc = -1;
-        }
+        if (c->last_parent >= 0 && rc == 0) rc = cm_source_uncount(&st->src, c->last_parent);
         Py_CLEAR(c->data);
         Py_CLEAR(c->error);
         Py_CLEAR(c->last_pair);
@@ -387,14 +382,9 @@ static int drop_ahead(HotLoopObject *self, RunState *st, Ahead *a) {
         self->dropped++;
     }
     Child *first = &a->c[a->k];
-    PyObject *popped = st->src.popped;
-    for (Py_ssize_t q = PyList_GET_SIZE(popped) - 1; q >= first->popped && rc == 0; q--) {
-        PyObject *r = PyObject_CallMethodOneArg(st->src.staged, s_appendleft, PyList_GET_ITEM(popped, q));
-        if (!r) rc = -1;
-        Py_XDECREF(r);
-        self->restaged++;
-    }
-    if (rc == 0) rc = PyList_SetSlice(popped, first->popped, PyList_GET_SIZE(popped), NULL);
+    Py_ssize_t back = rc == 0 ? cm_source_restage(&st->src, first->popped) : -1;
+    if (back < 0) rc = -1;
+    else self->restaged += back;
     st->src.cases = first->cases;
     st->src.repairs = first->repairs;
     a->n = a->k = 0;
@@ -635,7 +625,7 @@ PyTypeObject cm_HotLoopType = {
 int cm_loop_init(void) {
     struct { PyObject **slot; const char *name; } names[] = {
         {&s_new, "new"}, {&s_keys, "keys"}, {&s_sel, "sel"}, {&s_used, "used"}, {&s_armed, "armed"}, {&s_refusal, "refusal"},
-        {&s_allow, "allow"}, {&s_runs, "runs"}, {&s_features, "features"}, {&s_appendleft, "appendleft"},
+        {&s_allow, "allow"}, {&s_runs, "runs"}, {&s_features, "features"},
     };
     for (size_t k = 0; k < sizeof(names) / sizeof(names[0]); k++)
         if (!(*names[k].slot = PyUnicode_InternFromString(names[k].name))) return -1;

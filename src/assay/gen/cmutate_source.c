@@ -9,7 +9,7 @@
 
 static PyObject *s_corpus, *s_cmp_pairs, *s_children, *s_trouble, *s_productive, *s_quiet, *s_guards, *s_staged,
     *s_cases, *s_repairs, *s_len_limit, *s_last_parent, *s_last_pair, *s_repair_guards, *s_cmp_replace, *s_cmp_stage,
-    *s_popleft, *zero;
+    *s_popleft, *s_appendleft, *zero;
 
 int cm_source_init(void) {
     struct { PyObject **slot; const char *name; } names[] = {
@@ -17,7 +17,7 @@ int cm_source_init(void) {
         {&s_productive, "productive"}, {&s_quiet, "quiet"}, {&s_guards, "guards"}, {&s_staged, "staged"},
         {&s_cases, "cases"}, {&s_repairs, "repairs"}, {&s_len_limit, "len_limit"}, {&s_last_parent, "last_parent"},
         {&s_last_pair, "last_pair"}, {&s_repair_guards, "repair_guards"}, {&s_cmp_replace, "cmp-replace"},
-        {&s_cmp_stage, "cmp-stage"}, {&s_popleft, "popleft"},
+        {&s_cmp_stage, "cmp-stage"}, {&s_popleft, "popleft"}, {&s_appendleft, "appendleft"},
     };
     for (size_t k = 0; k < sizeof(names) / sizeof(names[0]); k++)
         if (!(*names[k].slot = PyUnicode_InternFromString(names[k].name))) return -1;
@@ -107,6 +107,28 @@ static int list_ll(PyObject *list, Py_ssize_t index, long long *out) {
     return (*out == -1 && PyErr_Occurred()) ? -1 : 0;
 }
 
+/* children[index] += delta: how many children entry index has had. */
+static int add_children(cm_Source *st, Py_ssize_t index, long long delta) {
+    long long children;
+    PyObject *count = list_ll(st->children, index, &children) < 0 ? NULL : PyLong_FromLongLong(children + delta);
+    return count ? PyList_SetItem(st->children, index, count) : -1;
+}
+
+int cm_source_uncount(cm_Source *st, Py_ssize_t parent) {
+    return add_children(st, parent, -1);
+}
+
+Py_ssize_t cm_source_restage(cm_Source *st, Py_ssize_t from) {
+    PyObject *popped = st->popped;
+    Py_ssize_t back = 0;
+    for (Py_ssize_t q = PyList_GET_SIZE(popped) - 1; q >= from; q--, back++) {
+        PyObject *r = PyObject_CallMethodOneArg(st->staged, s_appendleft, PyList_GET_ITEM(popped, q));
+        if (!r) return -1;
+        Py_DECREF(r);
+    }
+    return PyList_SetSlice(popped, from, PyList_GET_SIZE(popped), NULL) < 0 ? -1 : back;
+}
+
 /* InputSource._pick(rng, n, weigh=True, quiet_ok=False) */
 static int pick(cm_Source *st, RandomObject *rng, Py_ssize_t n, Py_ssize_t *out) {
     uint64_t x;
@@ -143,9 +165,7 @@ static int pick(cm_Source *st, RandomObject *rng, Py_ssize_t n, Py_ssize_t *out)
             index = (Py_ssize_t)v;
         }
     }
-    if (list_ll(st->children, index, &children) < 0) return -1;
-    PyObject *more = PyLong_FromLongLong(children + 1);
-    if (!more || PyList_SetItem(st->children, index, more) < 0) return -1;
+    if (add_children(st, index, 1) < 0) return -1;
     *out = index;
     return 0;
 }
@@ -207,10 +227,7 @@ static int staged_next(cm_Source *st, PyObject **data) {
             return -1;
         }
         st->last_parent = index;
-        long long children;
-        PyObject *more = NULL;
-        if (list_ll(st->children, index, &children) < 0 || !(more = PyLong_FromLongLong(children + 1))
-            || PyList_SetItem(st->children, index, more) < 0) {
+        if (add_children(st, index, 1) < 0) {
             Py_DECREF(out);
             Py_DECREF(item);
             return -1;
