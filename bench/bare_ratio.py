@@ -85,7 +85,7 @@ def worker_inputs(path: str) -> list[bytes]:
 
 def campaign(name: str, spec: dict, fn, tmp: str, cases: int, seed: int) -> float:
     from assay.engine.campaign import CampaignOptions, run_campaign
-    from assay.target import make_target
+    from assay.core.target import make_target
 
     target = make_target(fn, name=name.replace(".", "_"), sources=spec["sources"], seeds=spec["seeds"],
                          max_len=e2e.MAX_LEN, timeout=10.0)

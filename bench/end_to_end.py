@@ -106,7 +106,7 @@ class Counters:
 
 
 def _resolve_sources(sources) -> list[str]:
-    from assay.target import make_target, resolve_source
+    from assay.core.target import make_target, resolve_source
 
     t = make_target(trivial, name="x")
     return [resolve_source(s, t, None) for s in sources]
@@ -117,7 +117,7 @@ def _resolve_sources(sources) -> list[str]:
 
 def run_assay(name: str, spec: dict, counters: str, corpus: str, *, cases: int | None, budget: float | None, seed: int) -> dict:
     from assay.engine.campaign import CampaignOptions, run_campaign
-    from assay.target import make_target
+    from assay.core.target import make_target
 
     fn = Counters(counters).wrap(spec["fn"])
     target = make_target(fn, name=name.replace(".", "_"), sources=spec["sources"], seeds=spec["seeds"],

@@ -1,7 +1,7 @@
 """Cost of recording the falsifying example of a Hypothesis ``@given`` target.
 
 assay wraps the test's inner function so an exception carries its example (see
-``assay.given``).  This runs the same random inputs through ``fuzz_one_input``
+``assay.harness.given``).  This runs the same random inputs through ``fuzz_one_input``
 with and without the wrapper, alternating, and prints the median executions per
 second of each and their ratio.
 
@@ -43,7 +43,7 @@ def main() -> None:
     parser.add_argument("--inputs", type=int, default=3000)
     parser.add_argument("--rounds", type=int, default=5)
     args = parser.parse_args()
-    from assay.given import fuzz_function
+    from assay.harness.given import fuzz_function
 
     rng = random.Random(0)
     inputs = [rng.randbytes(rng.randint(1, 64)) for _ in range(args.inputs)]

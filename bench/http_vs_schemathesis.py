@@ -42,8 +42,8 @@ sys.path.insert(0, str(ROOT / "examples" / "http"))
 
 from assay.engine.campaign import CampaignOptions, run_campaign  # noqa: E402
 from assay.oracles.http import no_secret  # noqa: E402
-from assay.target import make_target  # noqa: E402
-from assay.verdict import classify  # noqa: E402
+from assay.core.target import make_target  # noqa: E402
+from assay.core.verdict import classify  # noqa: E402
 
 DEFAULT_REQUESTS = 2000  #: requests (cases) per tool, app and seed
 DEFAULT_REPS = 3  #: seeds; the table shows medians

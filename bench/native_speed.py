@@ -23,7 +23,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from assay.config import load_project
+from assay.core.config import load_project
 from assay.native.build import ensure_build
 from assay.native.campaign import NativeOptions, dictionary_text, libfuzzer_seed, run_native_target
 from assay.native.findings import harness_flags

@@ -54,8 +54,8 @@ SEED = 12
 
 
 def _targets():
-    from assay.config import load_project
-    from assay.discovery import load_targets
+    from assay.core.config import load_project
+    from assay.harness.discovery import load_targets
 
     registry = load_targets(load_project(PROJECT))
     return [registry.get(n) for n in TARGETS]
@@ -146,7 +146,7 @@ def dask(work: Path, cases: int, **cluster) -> dict:
 
 
 def merged_size(work: Path) -> tuple[int, int, float]:
-    from assay.merge import merge_corpora
+    from assay.scale.merge import merge_corpora
 
     t0 = time.monotonic()
     result = merge_corpora(work / "merged", [work / "corpus"], _targets())

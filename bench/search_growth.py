@@ -31,8 +31,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "src"))
 
-from assay.config import load_project  # noqa: E402
-from assay.discovery import load_targets  # noqa: E402
+from assay.core.config import load_project  # noqa: E402
+from assay.harness.discovery import load_targets  # noqa: E402
 from assay.engine.campaign import CampaignOptions, run_campaign  # noqa: E402
 from assay.feedback.cmplog import CmpLog  # noqa: E402
 from assay.feedback.sysmon import SysmonFeedback  # noqa: E402

@@ -50,12 +50,12 @@ def run_fuzz(target: str, cases: int, cache: str, work: str) -> float:
 
 def attach_ms(target: str, cache_dir: str) -> tuple[float, float]:
     """``CmpLog.attach`` for ``target``'s sources in this process: compiled, then from a warm cache."""
-    from assay.config import load_project
-    from assay.discovery import load_targets
+    from assay.core.config import load_project
+    from assay.harness.discovery import load_targets
     from assay.feedback.cmplog import CmpLog
     from assay.feedback.scope import Scope
     from assay.feedback.twincache import TwinCache
-    from assay.target import resolve_source
+    from assay.core.target import resolve_source
 
     t = load_targets(load_project(ROOT / "examples")).get(target)
     contains = Scope([resolve_source(s, t, None) for s in t.sources]).contains

@@ -20,7 +20,7 @@ import xml.parsers.expat
 import h11
 
 from assay.engine.campaign import CampaignOptions, run_campaign
-from assay.target import make_target
+from assay.core.target import make_target
 
 
 def http1(data: bytes) -> None:

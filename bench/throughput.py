@@ -65,7 +65,7 @@ from assay.engine.campaign import CampaignOptions, run_campaign
 from assay.feedback import sysmon as sysmon_mod
 from assay.feedback.scope import Scope
 from assay.feedback.sysmon import SysmonFeedback
-from assay.target import Target, make_target
+from assay.core.target import Target, make_target
 
 perf_counter = time.perf_counter
 process_time = time.process_time

@@ -126,11 +126,11 @@ def load_target(spec: dict[str, Any], *, instrument: bool = False):
     if str(SRC) not in sys.path:
         sys.path.insert(0, str(SRC))
     if spec["kind"] == "maze":
-        from assay.config import load_project
-        from assay.discovery import load_targets
+        from assay.core.config import load_project
+        from assay.harness.discovery import load_targets
 
         return load_targets(load_project(PLANTED)).get(spec["name"])
-    from assay.discovery import import_file, targets_in
+    from assay.harness.discovery import import_file, targets_in
 
     if instrument:  # atheris: instrument the package before the target file imports it
         import importlib
@@ -807,7 +807,7 @@ if __name__ == "__main__":
         _job = json.loads(sys.argv[sys.argv.index("--job") + 1])
         if _job.get("read_poc"):
             sys.path.insert(0, str(SRC))
-            from assay.discovery import import_file as _import_file
+            from assay.harness.discovery import import_file as _import_file
 
             _mod = _import_file(Path(_job["spec"]["file"]))
             _job["spec"]["poc"] = _mod.HISTORY["poc"]
@@ -860,7 +860,7 @@ def search_power_job(case: dict[str, Any], seed: int, cap: int, off: bool) -> di
     import search_power_targets as spt
     from assay.engine.campaign import CampaignOptions, run_campaign
     from assay.store.artifacts import load_artifact
-    from assay.target import make_target
+    from assay.core.target import make_target
 
     kw = dict(case["kw"])
     if kw.pop("expected", None) == "tomllib":

@@ -20,8 +20,8 @@ PLANTED = ROOT / "examples" / "planted"
 @pytest.fixture(scope="session")
 def planted():
     """The registry of planted-bug targets in examples/planted."""
-    from assay.config import load_project
-    from assay.discovery import load_targets
+    from assay.core.config import load_project
+    from assay.harness.discovery import load_targets
 
     return load_targets(load_project(PLANTED))
 

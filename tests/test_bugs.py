@@ -4,8 +4,8 @@ import json
 import os
 import textwrap
 
-from assay.bugs import group, identify
-from assay.verdict import classify
+from assay.findings.identity import group, identify
+from assay.core.verdict import classify
 
 
 def _raise_in(tmp_path, name, body):
@@ -78,7 +78,7 @@ def test_stdlib_frames_are_skipped_for_the_project_frame(tmp_path):
 
 
 def test_finding_without_exception_is_its_own_signature():
-    from assay.verdict import Verdict
+    from assay.core.verdict import Verdict
 
     ident = identify(Verdict("wedge", "timeout@x"))
     assert ident.key == "wedge:timeout@x" and ident.frame is None and not ident.harness

@@ -340,7 +340,7 @@ def test_worker_imports_entries_other_jobs_wrote(planted, tmp_path):
 HASH_SEED_PROBE = """
 import sys, tempfile, tomllib
 from assay.engine.campaign import CampaignOptions, run_campaign
-from assay.target import make_target
+from assay.core.target import make_target
 
 def toml(data):
     return tomllib.loads(data.decode("utf-8", "surrogateescape"))

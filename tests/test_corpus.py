@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from assay.errors import CorpusError
+from assay.core.errors import CorpusError
 from assay.store.corpus import Corpus, check_all
 
 
@@ -97,7 +97,7 @@ def test_writer_killed_mid_write_leaves_no_half_file(tmp_path, die_at):
     import os
     import signal
 
-    from assay import notices
+    from assay.core import notices
     from assay.store import atomic
 
     data = b"x" * 4096
@@ -133,7 +133,7 @@ def test_interrupt_right_after_the_temporary_is_created_leaves_nothing(tmp_path,
     import os
     import signal
 
-    from assay import interrupts
+    from assay.core import interrupts
     from assay.store import atomic
 
     monkeypatch.setattr(interrupts, "_state", {"mode": "unknown", "requested": False})

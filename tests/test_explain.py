@@ -4,8 +4,8 @@ import os
 import shlex
 from pathlib import Path
 
-from assay.explain import finding_lines, input_preview, one_line, reproduce_command, short_type
-from assay.verdict import classify
+from assay.findings.explain import finding_lines, input_preview, one_line, reproduce_command, short_type
+from assay.core.verdict import classify
 
 
 def test_input_preview_is_truncated_and_says_the_length():

@@ -9,10 +9,10 @@ import tomllib
 
 import pytest
 
-from assay.bugs import group, identify
+from assay.findings.identity import group, identify
 from assay.engine.campaign import CampaignOptions, run_campaign
-from assay.target import make_target
-from assay.verdict import ExceptionInfo, Verdict, classify, code_frames, frames_key
+from assay.core.target import make_target
+from assay.core.verdict import ExceptionInfo, Verdict, classify, code_frames, frames_key
 from test_bugs import _raise_in as _module  # a module compiled from source in tmp_path
 
 CYCLE = "panic:builtins.RecursionError@cycle:tomllib._parser:parse_array,parse_inline_table,parse_key_value_pair,parse_value"
@@ -181,7 +181,7 @@ def _toml_recursion_key(text: str) -> str:
 def test_the_observed_cycle_alone_splits_two_nesting_shapes(monkeypatch):
     # Non-vacuity of the static widening: without it the array-only and the
     # table-bearing stacks are two cycles (a campaign reaches either, depending on its seed).
-    from assay import recursion
+    from assay.core import recursion
 
     arrays, tables = "a = " + "[" * 5000, "a = " + "{b = [" * 2000
     assert _toml_recursion_key(arrays) == _toml_recursion_key(tables) == f"panic:builtins.RecursionError@{CYCLE.split('@', 1)[1]}"
@@ -190,7 +190,7 @@ def test_the_observed_cycle_alone_splits_two_nesting_shapes(monkeypatch):
 
 
 def test_a_long_cycle_key_counts_and_hashes_the_rest():
-    from assay.recursion import SHOWN, cycle_key
+    from assay.core.recursion import SHOWN, cycle_key
 
     names = [f"m:f{i}" for i in range(SHOWN + 2)]
     key = cycle_key(list(reversed(names)))

@@ -20,7 +20,7 @@ import pytest
 from assay.engine import journal as jr, worker
 from assay.engine.campaign import CampaignOptions, run_campaign
 from assay.gen.accelerated import cmutate
-from assay.target import make_target
+from assay.core.target import make_target
 from hot_loop_targets import RECORD, make_recorder
 
 

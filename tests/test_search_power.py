@@ -13,7 +13,7 @@ import pytest
 import search_power_targets as spt
 from assay.engine.campaign import CampaignOptions, run_campaign
 from assay.store.artifacts import load_artifact
-from assay.target import make_target
+from assay.core.target import make_target
 
 
 def _run(tmp_path, target, cases, seed):

@@ -15,7 +15,7 @@ from assay.engine import wedges
 from assay.engine.isolate import run_isolated
 from assay.store.artifacts import load_artifact
 from assay.store.corpus import Corpus
-from assay.target import make_target
+from assay.core.target import make_target
 
 MOD = "wedge_targets"
 
@@ -84,7 +84,7 @@ def test_one_hang_reached_by_several_inputs_is_one_deterministic_bug(fn, trigger
     assert again is not None and again.oracle == "wedge"
     # The promoter's replays match it too, wherever their timeouts catch the loop.
     from assay.promote.from_fuzz import ArtifactCandidate
-    from assay.verdict import Verdict
+    from assay.core.verdict import Verdict
 
     candidate = ArtifactCandidate(load_artifact(finding.artifact), target, tmp_path)
     assert candidate.same_failure(again) and not candidate.same_failure(Verdict("panic", "x"))
@@ -93,7 +93,7 @@ def test_one_hang_reached_by_several_inputs_is_one_deterministic_bug(fn, trigger
 def test_an_oracles_own_wedge_keeps_its_key():
     """An HTTP step timeout is a ``wedge`` keyed by its step: neither traced nor re-keyed,
     and a replay reproduces it only under the same key."""
-    from assay.verdict import Verdict, is_timeout_wedge
+    from assay.core.verdict import Verdict, is_timeout_wedge
 
     step = Verdict("wedge", "GET /items/step-timeout")
     caught = Verdict("wedge", f"timeout@{MOD}:wandering_hang<{MOD}:_step_up")
@@ -106,7 +106,7 @@ def test_an_oracles_own_wedge_keeps_its_key():
 
 def test_a_promoted_hang_caught_elsewhere_in_its_loop_has_not_changed():
     from assay.promote.replay import failure_message
-    from assay.verdict import Verdict
+    from assay.core.verdict import Verdict
 
     promoted_as = f"wedge:timeout@{MOD}:wandering_hang"
     elsewhere = Verdict("wedge", f"timeout@{MOD}:wandering_hang<{MOD}:_step_down")

@@ -14,8 +14,8 @@ import json
 import tempfile
 from pathlib import Path
 
-from assay.config import load_project
-from assay.discovery import load_targets
+from assay.core.config import load_project
+from assay.harness.discovery import load_targets
 from assay.engine.campaign import CampaignOptions, run_campaign
 from assay.store.artifacts import load_artifact
 

@@ -1,7 +1,7 @@
 """assay: coverage-guided, structure-aware fuzzing and mutation testing for Python."""
 
-from assay._version import __version__
-from assay.errors import (
+from assay.core.version import __version__
+from assay.core.errors import (
     AssayError,
     ArtifactError,
     ConfigError,
@@ -12,9 +12,9 @@ from assay.errors import (
 from assay.gen.bytesource import ByteSource
 from assay.gen.strategy import Strategy, get_strategy, register_strategy
 from assay.native.config import NativeTarget, native_target
-from assay.observe import InvariantViolation, OracleFailure, feature, fuzzing, invariant
-from assay.regression import Failure, replay, replay_example, replay_steps, replay_test
-from assay.target import REGISTRY, Target, target
+from assay.core.observe import InvariantViolation, OracleFailure, feature, fuzzing, invariant
+from assay.promote.regression import Failure, replay, replay_example, replay_steps, replay_test
+from assay.core.target import REGISTRY, Target, target
 
 __all__ = [
     "AssayError",

@@ -1,5 +1,5 @@
 import sys
 
-from assay.cli import main
+from assay.cli.main import main
 
 sys.exit(main())

@@ -45,7 +45,7 @@ class ReplayPlugin:
     def pytest_collection_modifyitems(self, session: pytest.Session, config: pytest.Config, items: list) -> None:
         from pathlib import Path
 
-        from assay.config import load_project
+        from assay.core.config import load_project
 
         root = config.getoption("assay_project") or str(config.rootpath)
         project = load_project(root)
@@ -60,8 +60,8 @@ class TargetReplays(pytest.File):
     project = None
 
     def collect(self):
-        from assay.discovery import load_targets
-        from assay.errors import AssayError
+        from assay.harness.discovery import load_targets
+        from assay.core.errors import AssayError
         from assay.store.artifacts import iter_artifacts
         from assay.store.corpus import Corpus, digest
 

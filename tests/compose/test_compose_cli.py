@@ -13,8 +13,8 @@ import pytest
 
 from assay.compose import CommandClassifier
 from assay.compose.classifier import ClassifierError, load_object
-from assay.compose.cli import main, register, run
-from assay.errors import ConfigError
+from assay.cli.compose import main, register, run
+from assay.core.errors import ConfigError
 
 from compose_helpers import LEAVES
 

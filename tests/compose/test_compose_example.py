@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from assay.compose.classifier import load_object
-from assay.compose.cli import register, run
-from assay.discovery import import_file, targets_in
+from assay.cli.compose import register, run
+from assay.harness.discovery import import_file, targets_in
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "compose"
 V1 = f"{EXAMPLE / 'shell_classifier_v1.py'}:is_allowed"

@@ -9,7 +9,7 @@ import pytest
 from assay.compose import REASONS, build_pool, composition_target, filter_leaves, leaf_problem, read_leaves_file
 from assay.compose.classifier import CallableClassifier
 from assay.compose.leaves import LeafEntry, as_entries, lex, shell_leaf_check
-from assay.errors import ConfigError
+from assay.core.errors import ConfigError
 
 from compose_helpers import LEAVES, reference
 

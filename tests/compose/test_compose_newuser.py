@@ -13,10 +13,10 @@ import pytest
 
 import assay.engine.campaign
 from assay.compose import composition_target
-from assay.compose.cli import DEFAULT_BUDGET, build_target, limits, main, register, run
+from assay.cli.compose import DEFAULT_BUDGET, build_target, limits, main, register, run
 from assay.compose.findings import group_findings, quote_command
 from assay.compose.leaffile import not_leaves_reason
-from assay.errors import ConfigError
+from assay.core.errors import ConfigError
 
 from compose_helpers import LEAVES, first_segment, reference
 

@@ -8,10 +8,10 @@ import pytest
 
 from assay.compose import composition_target
 from assay.compose.tree import Embedded, Leaf, Node, Redir, Wrap
-from assay.errors import ConfigError
-from assay.observe import OracleFailure
-from assay.target import Target
-from assay.verdict import classify
+from assay.core.errors import ConfigError
+from assay.core.observe import OracleFailure
+from assay.core.target import Target
+from assay.core.verdict import classify
 
 from compose_helpers import (
     ALLOWED_LEAVES, DENIED_LEAVES, LEAVES, deny_and, first_segment, is_allowed_level, leveled,
@@ -176,7 +176,7 @@ def test_bad_options_are_config_errors() -> None:
 
 
 def test_features_report_shape_and_verdict() -> None:
-    from assay import observe
+    from assay.core import observe
 
     t = composition_target(reference, LEAVES)
     sink = observe.FeatureSink()

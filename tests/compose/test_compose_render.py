@@ -16,7 +16,7 @@ from hypothesis import assume, given, settings, strategies as st
 from assay.compose.operators import QUOTERS, SHELL, BinaryOp, OperatorTable, fill, load_table, placeholders
 from assay.compose.tree import Embedded, Leaf, Node, Pool, Redir, Wrap, render
 from assay.compose.leaves import lex
-from assay.errors import ConfigError
+from assay.core.errors import ConfigError
 
 #: Leaves with quoting that a careless renderer would break.
 TRICKY = [

@@ -65,8 +65,8 @@ def test_the_shrinker_ends_at_two_leaves() -> None:
     from assay.compose import composition_target
     from assay.engine.shrink import shrink
     from assay.gen.strategy import get_strategy
-    from assay.observe import OracleFailure
-    from assay.verdict import classify
+    from assay.core.observe import OracleFailure
+    from assay.core.verdict import classify
 
     from compose_helpers import LEAVES, first_segment
 

@@ -9,7 +9,7 @@ import jsonschema
 import pytest
 
 from real_schemas import Target, assert_adjacent, assert_valid, azure_openai, metaschemas, schemastore
-from assay.errors import ConfigError
+from assay.core.errors import ConfigError
 from assay.gen.schema import Generated, Unsatisfiable, check, from_bytes, generate
 
 CUSTOMER = {

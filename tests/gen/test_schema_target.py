@@ -11,11 +11,11 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from assay.errors import ConfigError, TargetError
+from assay.core.errors import ConfigError, TargetError
 from assay.gen.schema import generate, judge
 from assay.gen.schema.strategy import SchemaStrategy, load_schema
 from assay.gen.strategy import get_strategy
-from assay.target import make_target
+from assay.core.target import make_target
 
 validate_pyproject = pytest.importorskip("validate_pyproject")
 pytest.importorskip("pyproject_metadata")

@@ -6,9 +6,9 @@ import textwrap
 
 import pytest
 
-from assay.config import load_project
-from assay.discovery import load_targets
-from assay.errors import ConfigError
+from assay.core.config import load_project
+from assay.harness.discovery import load_targets
+from assay.core.errors import ConfigError
 from assay.http import http_target
 
 APP = textwrap.dedent('''

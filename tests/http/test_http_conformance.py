@@ -11,7 +11,7 @@ from assay.http import http_target
 from assay.http.conformance import Conformance
 from assay.http.openapi import parse
 from assay.oracles.http import wsgi_call
-from assay.observe import OracleFailure
+from assay.core.observe import OracleFailure
 
 
 def _judge(path: str, conformance: Conformance | None = None, op_label: str = "getThing"):

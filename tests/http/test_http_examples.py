@@ -12,7 +12,7 @@ import pytest
 
 from http_apps import EXAMPLES
 
-from assay.config import load_project
+from assay.core.config import load_project
 from assay.promote import promote_artifacts
 from assay.promote.summary import PROMOTED
 

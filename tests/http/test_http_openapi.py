@@ -6,7 +6,7 @@ import pytest
 
 from http_apps import DOC
 
-from assay.errors import ConfigError
+from assay.core.errors import ConfigError
 from assay.http.openapi import OpenAPIError, parse, request_schema
 from assay.http.select import matches, select
 

@@ -9,12 +9,12 @@ import pytest
 
 from http_apps import EXAMPLES
 
-from assay.config import load_project
+from assay.core.config import load_project
 from assay.engine.execute import run_input
-from assay.errors import ConfigError
+from assay.core.errors import ConfigError
 from assay.http.machine import find_sequence, promote_sequence
 from assay.http.stateful import StateSpec, encode, pointer_value
-from assay.observe import OracleFailure
+from assay.core.observe import OracleFailure
 from assay.promote.summary import KNOWN, PROMOTED
 
 

@@ -24,7 +24,7 @@ from assay.mutant.differential import (
     targets_for,
 )
 from assay.mutant.model import EXPRESSION, STATEMENT, Edit, Mutant, function_digest, unified_diff
-from assay.target import make_target
+from assay.core.target import make_target
 
 SUBJECT = Path(__file__).resolve().parent / "subjects" / "records.py"
 CASES = 400

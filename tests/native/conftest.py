@@ -34,7 +34,7 @@ def clang():
 @pytest.fixture(scope="session")
 def planted_root(tmp_path_factory, clang) -> Path:
     """A session-wide copy of tests/native/planted with both targets already built."""
-    from assay.config import load_project
+    from assay.core.config import load_project
     from assay.native.build import ensure_build
 
     root = tmp_path_factory.mktemp("native") / "planted"
@@ -47,7 +47,7 @@ def planted_root(tmp_path_factory, clang) -> Path:
 
 @pytest.fixture
 def planted_project(planted_root):
-    from assay.config import load_project
+    from assay.core.config import load_project
 
     return load_project(planted_root)
 
@@ -55,7 +55,7 @@ def planted_project(planted_root):
 @pytest.fixture
 def fresh_project(tmp_path, clang):
     """A private copy of the planted project (for tests that edit sources); nothing built yet."""
-    from assay.config import load_project
+    from assay.core.config import load_project
 
     root = tmp_path / "planted"
     shutil.copytree(PLANTED_SRC, root)

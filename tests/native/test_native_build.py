@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from assay.errors import BuildError, ConfigError, NativeError
+from assay.core.errors import BuildError, ConfigError, NativeError
 from assay.native.build import ensure_build, identity_of, parse_make_deps
 
 
@@ -101,7 +101,7 @@ def test_missing_clang_is_exit_2_with_the_install_command(monkeypatch):
 
 
 def test_missing_harness_is_named(tmp_path):
-    from assay.config import load_project
+    from assay.core.config import load_project
 
     (tmp_path / "pyproject.toml").write_text('[tool.assay.native.x]\nharness = "nope.c"\n')
     target = load_project(tmp_path).native["x"]
@@ -110,7 +110,7 @@ def test_missing_harness_is_named(tmp_path):
 
 
 def test_unknown_native_keys_are_refused(tmp_path):
-    from assay.config import load_project
+    from assay.core.config import load_project
 
     (tmp_path / "pyproject.toml").write_text('[tool.assay.native.x]\nharness = "h.c"\ncflag = ["-O2"]\n')
     with pytest.raises(ConfigError, match="unknown key.*cflag"):

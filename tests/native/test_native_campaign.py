@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from assay.errors import CorpusError, NativeError
+from assay.core.errors import CorpusError, NativeError
 from assay.native.config import native_target
 from assay.store.artifacts import load_artifact
 from assay.store.corpus import Corpus
@@ -43,7 +43,7 @@ def test_second_campaign_starts_from_the_synced_corpus(planted_project, native_r
 
 def test_report_has_no_schedule_digest_but_says_why(planted_project, native_run):
     from assay.engine.campaign import CampaignResult
-    from assay.report import build_report
+    from assay.reports.campaign import build_report
 
     outcome = native_run(planted_project, "deep", cases=2_000)
     report = build_report(CampaignResult(1, [outcome], 0.0, 1.0), arguments={})

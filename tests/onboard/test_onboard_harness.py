@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from assay.errors import ConfigError
+from assay.core.errors import ConfigError
 from assay.harness.fdp import FuzzedDataProvider
 from assay.harness.libfuzzer_flags import read_dictionary, translate
 
@@ -84,7 +84,7 @@ def test_fuzzed_data_provider_without_atheris():
 # -- the atheris stand-in --------------------------------------------------------------------------
 def test_atheris_harness_unchanged_without_atheris(tmp_path):
     """Module-level Setup/Fuzz/instrument_imports; the real atheris is never imported."""
-    from assay.discovery import import_file, targets_in
+    from assay.harness.discovery import import_file, targets_in
 
     sentinel = type(sys)("atheris")  # whatever "atheris" the process had stays in place
     saved = sys.modules.get("atheris")

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from assay.harness.imported import imported_packages
-from assay.platform_check import problem
+from assay.core.platform_check import problem
 
 
 def assay(*args, cwd, timeout=300):
@@ -95,7 +95,7 @@ def test_project_packages_win_and_frameworks_are_left_out(tmp_path):
     import dask
     import h11
 
-    from assay import notices
+    from assay.core import notices
 
     local = tmp_path / "mylib"
     local.mkdir()

@@ -13,10 +13,10 @@ import pytest
 import oracle_subjects as subj
 from assay.engine.execute import run_input
 from assay.gen.bytesource import ByteSource
-from assay.observe import InvariantViolation, OracleFailure, feature
+from assay.core.observe import InvariantViolation, OracleFailure, feature
 from assay.oracles import http_5xx, no_5xx, no_secret, plant_secret, wsgi_call
 from assay.oracles.http import SECRET_NAME
-from assay.target import make_target
+from assay.core.target import make_target
 
 SUBJECTS = str(Path(subj.__file__).resolve())
 #: Generated cases per campaign (seed 1 finds the escape at case ~2300).

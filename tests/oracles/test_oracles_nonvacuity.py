@@ -16,7 +16,7 @@ import pytest
 import oracle_subjects as subj
 from assay.oracles import Allow, AllowList, differential, error_shape, idempotent, monotonic_sequence, rechunk, round_trip
 from assay.store.artifacts import load_artifact
-from assay.target import make_target
+from assay.core.target import make_target
 
 SUBJECTS = str(Path(subj.__file__).resolve())
 #: Generated cases per campaign: enough for every planted bug at these seeds, with room.

@@ -8,7 +8,7 @@ import plistlib
 import pytest
 
 from assay.engine.execute import run_input
-from assay.observe import InvariantViolation, OracleFailure
+from assay.core.observe import InvariantViolation, OracleFailure
 from assay.oracles import (
     Allow,
     AllowList,
@@ -23,7 +23,7 @@ from assay.oracles import (
     rechunk,
     round_trip,
 )
-from assay.target import make_target
+from assay.core.target import make_target
 
 
 def _sig(fn, data: bytes, expected=()) -> str | None:

@@ -52,13 +52,13 @@ class TempProject:
         self.targets_file.write_text("import assay\n" + textwrap.dedent(source))
 
     def project(self):
-        from assay.config import load_project
+        from assay.core.config import load_project
 
         return load_project(self.root)
 
     def artifact(self, name: str, data: bytes, *, isolated: bool = False, seed: int = 1234):
         """Run ``data`` through target ``name`` and write the finding as the engine would."""
-        from assay.discovery import load_targets
+        from assay.harness.discovery import load_targets
         from assay.engine.execute import run_input
         from assay.engine.isolate import run_isolated
         from assay.store.artifacts import Finding, build_metadata, load_artifact, write_artifact
@@ -103,7 +103,7 @@ def isolated_registry():
     ``@assay.target`` refuses a second target of the same name from another file;
     tests here reuse names (``parse``) in their own temporary projects.
     """
-    from assay.target import REGISTRY
+    from assay.core.target import REGISTRY
 
     saved = dict(REGISTRY._targets)
     REGISTRY.clear()

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import settings, strategies as st
 from hypothesis.stateful import Bundle, RuleBasedStateMachine, invariant, rule
 
-from assay.errors import ConfigError
+from assay.core.errors import ConfigError
 from assay.promote.buckets import BucketStore
 
 signatures = st.text(alphabet="abcdefghijklmnopqrstuvwxyz:@<._-é", min_size=1, max_size=12)

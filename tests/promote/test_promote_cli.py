@@ -6,7 +6,7 @@ import argparse
 
 import pytest
 
-from assay.errors import ConfigError
+from assay.core.errors import ConfigError
 from assay.promote import cli
 from promote_helpers import isolated_registry, temp_project  # noqa: F401 - fixtures
 
@@ -99,7 +99,7 @@ def test_bad_input_is_a_config_error(temp_project, tmp_path):
 
 def test_mutant_artifacts_are_not_promoted_by_default(temp_project, capsys):
     from assay.engine.execute import run_input
-    from assay.discovery import load_targets
+    from assay.harness.discovery import load_targets
     from assay.store.artifacts import Finding, build_metadata, write_artifact
 
     temp_project.write_targets(TARGETS)
@@ -112,7 +112,7 @@ def test_mutant_artifacts_are_not_promoted_by_default(temp_project, capsys):
 
 
 def test_main_cli_dispatches_and_maps_errors(temp_project, capsys):
-    main = pytest.importorskip("assay.cli").main
+    main = pytest.importorskip("assay.cli.main").main
     temp_project.write_targets(TARGETS)
     temp_project.artifact("steady", b"!x")
     assert main(["promote", "--project", str(temp_project.root)]) == 1

@@ -18,7 +18,7 @@ from assay.promote.emit import (
     render_artifact_test,
     root_expression,
 )
-from assay.promote.literals import NotReplayable, bytes_assignment, evaluate, to_source
+from assay.core.literals import NotReplayable, bytes_assignment, evaluate, to_source
 
 
 def test_file_name_is_target_exception_and_short_id():
@@ -32,7 +32,7 @@ def test_file_name_is_target_exception_and_short_id():
     assert name_label("builtins.ValueError", "panic") == "ValueError"
     assert name_label("json.decoder.JSONDecodeError", "panic") == "JSONDecodeError"
     assert name_label("assay.engine.execute.WedgeTimeout", "wedge") == "wedge"
-    assert name_label("assay.observe.InvariantViolation", "invariant", "round-trip/kind") == "round-trip"
+    assert name_label("assay.core.observe.InvariantViolation", "invariant", "round-trip/kind") == "round-trip"
     assert name_label(None, "crash") == "crash"
 
 

@@ -89,7 +89,7 @@ FUZZ_CASES = {
 
 
 def _bug(artifact) -> str:
-    from assay.bugs import identify_metadata
+    from assay.findings.identity import identify_metadata
 
     return identify_metadata(artifact.metadata).id
 

@@ -10,7 +10,7 @@ from hypothesis import settings, strategies as st
 from hypothesis.stateful import Bundle, RuleBasedStateMachine, multiple, rule, run_state_machine_as_test
 
 from assay.promote.from_hypothesis import program_from_notes
-from assay.promote.literals import NotReplayable
+from assay.core.literals import NotReplayable
 from assay.promote.replay import _one_example, load_module, parse_program, replay_call, run_program, user_verdict
 
 

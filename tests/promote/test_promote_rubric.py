@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from assay.config import load_project
-from assay.errors import ConfigError
+from assay.core.config import load_project
+from assay.core.errors import ConfigError
 from assay.promote import BucketStore, Candidate, Promoter, QuarantineLog, promote_artifacts
-from assay.verdict import Verdict
+from assay.core.verdict import Verdict
 from promote_helpers import isolated_registry, temp_project  # noqa: F401 - fixtures
 
 

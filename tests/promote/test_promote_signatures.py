@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from assay.discovery import load_targets
+from assay.harness.discovery import load_targets
 from assay.engine.execute import run_input
 from assay.promote import promote_artifacts
 from promote_helpers import isolated_registry, temp_project  # noqa: F401 - fixtures

@@ -16,8 +16,8 @@ GONE_WAIT = 20.0
 
 
 def hostile_registry():
-    from assay.config import load_project
-    from assay.discovery import load_targets
+    from assay.core.config import load_project
+    from assay.harness.discovery import load_targets
 
     return load_targets(load_project(HOSTILE))
 

@@ -71,9 +71,10 @@ def test_other_unexpected_files_still_refused(tmp_path, name):
 # -- item 4: exit codes and validation ---------------------------------------------------------------
 @pytest.fixture
 def cli_main(monkeypatch):
-    """``assay.cli.main`` in this process, with the signal handlers and notice sink it installs undone."""
-    from assay import cli, notices
+    """``assay.cli.main.main`` in this process, with the signal handlers and notice sink it installs undone."""
+    from assay.cli.main import main as cli
 
+    from assay.core import notices
     old = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
     yield cli
     for s, h in old.items():
@@ -99,8 +100,8 @@ def test_worker_error_is_internal_not_a_finding(tmp_path, monkeypatch):
     """assay's own failure in a worker is exit 3, never a crash:exit:70 finding."""
     from assay.engine.campaign import CampaignOptions, run_campaign
     from assay.engine import worker as worker_mod
-    from assay.errors import InternalError
-    from assay.target import make_target
+    from assay.core.errors import InternalError
+    from assay.core.target import make_target
 
     def explode(self):
         raise RuntimeError("assay bug")
@@ -147,7 +148,7 @@ def test_bad_target_settings_name_the_setting(tmp_path, setting, value):
 
 @pytest.mark.parametrize("metadata", ["7", '{"target": "t", "signature": "s", "verdict": "panic", "input_sha256": "x"}'])
 def test_malformed_metadata_is_an_artifact_error(tmp_path, metadata):
-    from assay.errors import ArtifactError
+    from assay.core.errors import ArtifactError
     from assay.store.artifacts import load_artifact
 
     (tmp_path / "input").write_bytes(b"")
@@ -244,7 +245,7 @@ def test_full_tmpfs_run_still_reports(tmp_path):
 def test_written_files_follow_the_umask(tmp_path, mask):
     from assay.store.artifacts import Finding, build_metadata, write_artifact
     from assay.store.atomic import write_bytes
-    from assay.verdict import Verdict
+    from assay.core.verdict import Verdict
 
     old = os.umask(mask)
     try:

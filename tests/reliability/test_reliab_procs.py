@@ -66,7 +66,7 @@ def test_interrupt_same_with_and_without_jobs(tmp_path, jobs, signum):
 def test_interrupt_during_replay_child_ends_its_group(monkeypatch):
     """A KeyboardInterrupt while waiting for a one-input replay kills the child and what it started."""
     from assay.engine import isolate
-    from assay.target import make_target
+    from assay.core.target import make_target
 
     started, workdirs, grandchild = [], [], []
     real_fork, real_workdir = isolate.fork_with_pipe, isolate.new_workdir
@@ -183,7 +183,7 @@ def test_jobs_stopped_before_they_start_count_as_interrupted_not_failed():
     """A forwarded interrupt that reaches a job before its campaign loop is not an internal error."""
     import time
 
-    from assay import interrupts
+    from assay.core import interrupts
     from assay.engine import isolate, jobwait
 
     def early(writer) -> None:  # interrupted before it has anything: KeyboardInterrupt escapes
@@ -242,7 +242,7 @@ class _InterruptOnRelease:
         self.lock.release()
         if self.armed and self.forking and os.getpid() == self.parent:
             self.armed = False
-            from assay import interrupts
+            from assay.core import interrupts
 
             interrupts._on_signal(signal.SIGTERM, None)
 
@@ -273,7 +273,7 @@ class _InterruptOnRelease:
 @pytest.fixture
 def assay_signals(monkeypatch):
     """assay's SIGINT/SIGTERM handlers installed (as under the command line), and every swallowed exception."""
-    from assay import interrupts
+    from assay.core import interrupts
 
     swallowed = []
     monkeypatch.setattr(sys, "unraisablehook", lambda u: swallowed.append(u.exc_type))
@@ -303,7 +303,7 @@ def test_jobwait_forwards_an_interrupt_whose_raise_was_swallowed(assay_signals):
     """The parent of --jobs notices the interrupt by its flag and still stops every job."""
     import time
 
-    from assay import interrupts
+    from assay.core import interrupts
     from assay.engine import isolate, jobwait
 
     def job(writer) -> None:

@@ -7,9 +7,9 @@ import sysconfig
 from pathlib import Path
 
 from assay.engine.supervisor import FindingRecord, TargetOutcome
-from assay.reports.bugs import bug_section, relative_path
+from assay.findings.bug_entries import bug_section, relative_path
 from assay.store.artifacts import Finding, build_metadata, write_artifact
-from assay.verdict import ExceptionInfo, Frame, Verdict
+from assay.core.verdict import ExceptionInfo, Frame, Verdict
 
 # A frame in the real standard library (json's decoder), as a library bug would have.
 JSON_DECODER = str(Path(sysconfig.get_paths()["stdlib"]) / "json" / "decoder.py")

@@ -93,7 +93,7 @@ def test_bugs_group_findings_and_every_finding_names_its_bug(run):
 
 
 def test_timeline_is_bounded_ordered_and_ends_at_the_final_numbers(run):
-    from assay.timeline import MAX_POINTS
+    from assay.core.timeline import MAX_POINTS
 
     _, _, report = run
     for name, t in report["targets"].items():
@@ -252,7 +252,7 @@ def test_bad_output_paths_are_refused_before_anything_runs(tmp_path):
 
 
 def test_html_without_jinja2_says_what_to_install(monkeypatch):
-    from assay.errors import ConfigError
+    from assay.core.errors import ConfigError
     from assay.reports.html import require_jinja2
 
     monkeypatch.setitem(sys.modules, "jinja2", None)  # what an install without the html extra sees

@@ -12,7 +12,7 @@ import sys
 import pytest
 
 from assay.engine.supervisor import Progress
-from assay.progress import PULSE_EVERY, CampaignProgress, ProgressLine, pulse_every
+from assay.reports.progress import PULSE_EVERY, CampaignProgress, ProgressLine, pulse_every
 from conftest import ROOT
 
 PULSE = re.compile(r"^#(\d+) (pulse|done)  target: (\S+)  cases: (\d+)  exec/s: \d+  edges: (\d+)  corpus: (\d+)  "
@@ -97,7 +97,7 @@ def test_terminal_gets_a_rich_row_per_target():
 
 
 def test_terminal_without_rich_redraws_one_line(monkeypatch):
-    import assay.progress as mod
+    import assay.reports.progress as mod
 
     monkeypatch.setattr(mod, "_rich_console", lambda stream: None)
     clock, out = FakeClock(), io.StringIO()

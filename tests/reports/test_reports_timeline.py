@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from assay.timeline import Timeline, merge
+from assay.core.timeline import Timeline, merge
 
 
 def test_a_long_run_keeps_at_most_max_points_spread_over_the_whole_run():

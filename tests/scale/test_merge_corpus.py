@@ -13,7 +13,7 @@ import pytest
 from conftest import PLANTED
 
 from assay.engine.features import record
-from assay.merge import cover, merge_corpora
+from assay.scale.merge import cover, merge_corpora
 from assay.store.corpus import Corpus, digest
 
 
@@ -126,7 +126,7 @@ def test_crashing_and_hanging_inputs_are_set_aside_and_reported(tmp_path):
 def test_native_target_without_libfuzzer_merge_keeps_its_union_with_a_note(tmp_path, monkeypatch, planted):
     import types
 
-    import assay.merge as merge
+    import assay.scale.merge as merge
 
     fake = types.SimpleNamespace(name="native_thing", max_len=16)
     monkeypatch.setattr(merge, "native_targets", lambda project: {"native_thing": fake})

@@ -129,7 +129,7 @@ def test_a_failing_batch_is_one_message_and_exit_2(shop):
             "batch.run_batch = broken\n"
             "import assay.scale.dask_mutants as dm\n"
             "dm.run_batch = broken\n"
-            "from assay.cli import main\n"
+            "from assay.cli.main import main\n"
             "sys.exit(main(['mutant', '--executor', 'dask', '--jobs', '1', '--no-history']))")
     proc = subprocess.run([sys.executable, "-c", code], cwd=shop, capture_output=True, text=True, timeout=300,
                           env={**os.environ, "PYTHONHASHSEED": "0"})
@@ -146,7 +146,7 @@ def test_scheduler_without_dask_executor_is_exit_2(shop):
 
 def test_mutant_executor_dask_without_dask_is_exit_2_before_pytest_runs(shop):
     code = ("import sys; sys.modules['dask.distributed'] = None\n"
-            "from assay.cli import main; sys.exit(main(['mutant', '--executor', 'dask']))")
+            "from assay.cli.main import main; sys.exit(main(['mutant', '--executor', 'dask']))")
     proc = subprocess.run([sys.executable, "-c", code], cwd=shop, capture_output=True, text=True, timeout=120,
                           env={**os.environ, "PYTHONHASHSEED": "0"})
     assert proc.returncode == 2 and "pip install 'assay[dask]'" in proc.stderr, proc.stderr

@@ -26,10 +26,10 @@ pytest.importorskip("dask.distributed", reason="the dask extra is not installed 
 ISOLATED = os.environ.get("ASSAY_DASK_TESTS") == "1"
 pytestmark = pytest.mark.skipif(not ISOLATED, reason="runs in its own process (test_scale_dask_isolated.py)")
 
-from assay.config import load_project  # noqa: E402
-from assay.discovery import load_targets  # noqa: E402
+from assay.core.config import load_project  # noqa: E402
+from assay.harness.discovery import load_targets  # noqa: E402
 from assay.engine.campaign import CampaignOptions, prepare, run_campaign  # noqa: E402
-from assay.errors import ConfigError  # noqa: E402
+from assay.core.errors import ConfigError  # noqa: E402
 from assay.scale.dask_executor import dask_client, import_distributed, run_campaign_dask, run_specs  # noqa: E402
 from assay.scale.shard import apply_result, plan_shards, run_shard  # noqa: E402
 

@@ -11,8 +11,8 @@ import pytest
 
 from conftest import PLANTED
 
-from assay.errors import ConfigError
-from assay.shards import resolve_shard
+from assay.core.errors import ConfigError
+from assay.scale.shard_select import resolve_shard
 
 
 @pytest.mark.parametrize("env, expected", [

@@ -2,6 +2,6 @@
 
 import sys
 
-from assay.compose.cli import main
+from assay.cli.compose import main
 
 sys.exit(main(["compose", *sys.argv[1:]]))

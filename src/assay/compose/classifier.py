@@ -24,7 +24,7 @@ import sys
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Protocol, Sequence, runtime_checkable
 
-from assay.errors import ConfigError
+from assay.core.errors import ConfigError
 
 #: Seconds an out-of-process classifier may take for one command.
 DEFAULT_COMMAND_TIMEOUT = 10.0

@@ -13,7 +13,7 @@ from typing import Any, Iterable
 
 from assay.compose.oracle import PROTECTED_WRITE
 from assay.compose.quoting import quote_command
-from assay.errors import ArtifactError
+from assay.core.errors import ArtifactError
 
 #: Order of tags in the console and the report.
 TAG_ORDER = ("fail-open", PROTECTED_WRITE, "over-denial")

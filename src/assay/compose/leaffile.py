@@ -15,7 +15,7 @@ import os
 import re
 from typing import Any
 
-from assay.errors import ConfigError
+from assay.core.errors import ConfigError
 
 #: Below this many content lines the line-shape heuristics stay silent (one odd line proves nothing).
 MIN_LINES = 2
@@ -87,7 +87,7 @@ def not_leaves_reason(text: str, path: str = "the leaves file") -> str | None:
 
 
 def refuse_non_leaves(path: str | os.PathLike[str], text: str) -> None:
-    """Raise :class:`~assay.errors.ConfigError` if ``text`` (read from ``path``) is not a leaves file."""
+    """Raise :class:`~assay.core.errors.ConfigError` if ``text`` (read from ``path``) is not a leaves file."""
     reason = not_leaves_reason(text, os.fspath(path))
     if reason:
         raise ConfigError(

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterable, Sequence
 
 from assay.compose.leaffile import refuse_non_leaves
-from assay.errors import ConfigError
+from assay.core.errors import ConfigError
 
 log = logging.getLogger("assay.compose")
 

@@ -21,7 +21,7 @@ import tomllib
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Iterable, Mapping
 
-from assay.errors import ConfigError
+from assay.core.errors import ConfigError
 
 _PLACEHOLDER = re.compile(r"\{([A-Z])(?:\|([a-z0-9-]+))?\}")
 

@@ -11,7 +11,7 @@ judges the rendered whole once; the leaves were judged at start-up.
 * **redirect**: a write to a protected path appended to a command is denied.
 * **embed**: a denied command in a substitution inside an allowed command is denied.
 
-A violation raises :class:`~assay.observe.OracleFailure` with tag ``fail-open``,
+A violation raises :class:`~assay.core.observe.OracleFailure` with tag ``fail-open``,
 ``over-denial`` or, for the redirect family, ``protected-write`` (an allowed command
 writing a protected path is a different bug class from a denied part laundered
 through an operator); its name is the shape (operator or family member) of the
@@ -38,8 +38,8 @@ from assay.compose.tree import (
     render, render_tree, shape, subtrees_postorder, to_json, tree_leaves, tree_ops,
 )
 from assay.compose.operators import OperatorTable, operator_family
-from assay.errors import ConfigError
-from assay.observe import OracleFailure, feature
+from assay.core.errors import ConfigError
+from assay.core.observe import OracleFailure, feature
 
 #: Default largest tree (in leaves) that the over-denial check R judges.
 DEFAULT_BOUND = 4

@@ -22,7 +22,7 @@ from assay.compose.classifier import Classifier, Judgement, VerdictTypeError
 from assay.compose.leaves import OVERRIDABLE, REASONS, FilterResult, LeafCheck, LeafEntry, command_word, filter_leaves, lex
 from assay.compose.quoting import quote_command
 from assay.compose.tree import Pool
-from assay.errors import ConfigError
+from assay.core.errors import ConfigError
 
 log = logging.getLogger("assay.compose")
 

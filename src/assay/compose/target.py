@@ -22,7 +22,7 @@ from assay.compose.pool import build_pool
 from assay.compose.strategy import VERSION, ComposeStrategy
 from assay.compose.tree import MAX_LEAVES
 from assay.gen.strategy import register_strategy
-from assay.target import REGISTRY, make_target
+from assay.core.target import REGISTRY, make_target
 
 #: Largest fuzz input the composition target reads (decoding ignores the rest).
 DEFAULT_MAX_LEN = 512
@@ -70,7 +70,7 @@ def composition_target(
     and artifact folder) defaults to the classifier's import path, ``pkg.mod.func``.  ``structured`` (default) lets
     the engine mutate and shrink the tree itself through a per-target strategy named
     ``compose-<name>``, on top of byte mutations.  ``register=True`` also adds
-    the target to the global registry.  Raises :class:`~assay.errors.ConfigError`
+    the target to the global registry.  Raises :class:`~assay.core.errors.ConfigError`
     for an empty pool or bad options.
     """
     judge = adapt(classifier, allowed=allowed, rank=rank)

@@ -13,14 +13,14 @@ from assay.engine.isolate import fork_with_pipe
 from assay.engine.seeds import new_master_seed, target_seed
 from assay.engine.shrink import DEFAULT_MAX_CASES
 from assay.engine.supervisor import Progress, Supervisor, TargetOutcome, WorkerError
-from assay.errors import ConfigError
+from assay.core.errors import ConfigError
 from assay.feedback.sysmon import monitoring
 from assay.gen.constants import harvest
 from assay.gen.mutators import MAX_DICTIONARY, tokens_from
 from assay.gen.strategy import get_strategy
 from assay.store.corpus import Corpus, check_all
-from assay.target import Target
-from assay.timeline import merge as merge_timelines
+from assay.core.target import Target
+from assay.core.timeline import merge as merge_timelines
 
 
 @dataclass

@@ -9,11 +9,11 @@ import threading
 from dataclasses import dataclass
 from typing import Hashable
 
-from assay import interrupts, observe
+from assay.core import interrupts, observe
 from assay.engine import sandbox, strays
 from assay.feedback.protocol import RecordingCut
-from assay.target import Target
-from assay.verdict import ExceptionInfo, Frame, Verdict, classify, code_frames, exception_info, frames_key, type_name
+from assay.core.target import Target
+from assay.core.verdict import ExceptionInfo, Frame, Verdict, classify, code_frames, exception_info, frames_key, type_name
 
 #: Most failure identities remembered by :func:`judge` (a known failure skips traceback formatting).
 MAX_KNOWN_FAILURES = 256
@@ -48,7 +48,7 @@ def run(target: Target, data: bytes, *, fresh: bool = False) -> RunResult:
     """Execute ``target`` on ``data`` and classify what happened.
 
     A ``KeyboardInterrupt`` from a real signal propagates (see
-    :mod:`assay.interrupts`); one the target raised is judged like any exception.
+    :mod:`assay.core.interrupts`); one the target raised is judged like any exception.
     A :class:`WedgeTimeout` becomes a ``wedge`` verdict keyed by the outermost
     frames (where the input is stuck is stable across replays; the innermost frame
     of a hot loop is not).  Under the sandbox, a refused side effect is a ``safety``
@@ -136,7 +136,7 @@ def judge(exc: BaseException, target: Target, fresh: bool = False) -> Verdict | 
     formatting its traceback each time.  Oracle failures carry data of their own
     and are never cached.
     """
-    from assay.observe import OracleFailure
+    from assay.core.observe import OracleFailure
 
     if isinstance(exc, OracleFailure):
         return classify(exc, target.expected)
@@ -164,7 +164,7 @@ def wedge_verdict(exc: BaseException, target: Target) -> Verdict:
 
 def wedge_verdict_from_frames(frames_outer_first: list[Frame], timeout: float, text: str) -> Verdict:
     """A ``wedge`` verdict for a worker that had to be killed (stack from faulthandler)."""
-    from assay.verdict import ExceptionInfo
+    from assay.core.verdict import ExceptionInfo
 
     info = ExceptionInfo(type="wedge", message=f"killed after {timeout}s", frames=tuple(frames_outer_first), traceback=text)
     return Verdict("wedge", f"timeout@{frames_key(frames_outer_first)}", f"input ran longer than {timeout}s and ignored the soft timeout", info)

@@ -28,8 +28,8 @@ from assay.engine import execute, isolate
 from assay.feedback.scope import Scope
 from assay.feedback import edgesplit
 from assay.feedback.sysmon import SysmonFeedback, monitoring
-from assay.target import Target
-from assay.verdict import Verdict
+from assay.core.target import Target
+from assay.core.verdict import Verdict
 
 #: Seconds of grace, beyond the target's timeout plus :data:`isolate.KILL_GRACE`,
 #: before a silent replay worker is killed as hung.

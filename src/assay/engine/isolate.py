@@ -23,11 +23,11 @@ from dataclasses import dataclass
 from multiprocessing.connection import Pipe
 from typing import Any, Callable
 
-from assay import interrupts
+from assay.core import interrupts
 from assay.engine import execute, procs, sandbox
-from assay.errors import InternalError
-from assay.target import Target
-from assay.verdict import ExceptionInfo, Frame, Verdict, frames_key
+from assay.core.errors import InternalError
+from assay.core.target import Target
+from assay.core.verdict import ExceptionInfo, Frame, Verdict, frames_key
 
 #: Seconds a child gets, after the soft timeout fired, before it is killed.
 KILL_GRACE = 1.0

@@ -13,7 +13,7 @@ from __future__ import annotations
 import signal
 from typing import Any
 
-from assay import interrupts
+from assay.core import interrupts
 from assay.engine import isolate, procs
 
 #: Seconds between looks at a job that has not sent its result yet.
@@ -68,7 +68,7 @@ def _wait_one(pid: int, reader: Any, watch_interrupts: bool) -> Any:
     """The job's one message, or ``None`` once it has exited without sending one.
 
     With ``watch_interrupts``, an interrupt whose ``KeyboardInterrupt`` was swallowed
-    (see :mod:`assay.interrupts`) is raised here.
+    (see :mod:`assay.core.interrupts`) is raised here.
     """
     while True:
         if watch_interrupts:

@@ -31,7 +31,7 @@ import tempfile
 from dataclasses import dataclass
 from typing import Any, Iterable
 
-from assay.errors import TargetError
+from assay.core.errors import TargetError
 
 #: The classes a target may pass in ``allow=[...]`` (``write:<path>`` takes a path).
 ALLOW_CLASSES = ("subprocess", "network", "write")

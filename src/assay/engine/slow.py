@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from assay.engine.traced import frames_from
-from assay.verdict import ExceptionInfo, Frame, Verdict, frames_key
+from assay.core.verdict import ExceptionInfo, Frame, Verdict, frames_key
 
 #: Replays whose median is a timing.
 REPLAYS = 3

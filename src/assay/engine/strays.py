@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from assay.verdict import Verdict
+from assay.core.verdict import Verdict
 
 _state: dict[str, Any] = {"journal": None}
 

@@ -25,20 +25,20 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Hashable
 
-from assay import interrupts
+from assay.core import interrupts
 from assay.engine import execute, isolate, journal as jr, procs, sandbox, strays, wedges
-from assay.errors import InternalError
+from assay.core.errors import InternalError
 from assay.engine.worker import Plan, Worker, install_soft_timeout
 from assay.feedback import edgesplit
 from assay.feedback.cmplog import CmpLog
 from assay.feedback.scope import Scope
 from assay.feedback.sysmon import SysmonFeedback
-from assay.bugs import identify
+from assay.findings.identity import identify
 from assay.store.artifacts import Finding, build_metadata, record_seen, write_artifact
 from assay.store.corpus import Corpus, digest
-from assay.target import Target
-from assay.timeline import Timeline
-from assay.verdict import Verdict, is_timeout_wedge
+from assay.core.target import Target
+from assay.core.timeline import Timeline
+from assay.core.verdict import Verdict, is_timeout_wedge
 
 #: Seconds between the parent's looks at the worker's journal.
 POLL = 0.05
@@ -78,7 +78,7 @@ class FindingRecord:
     artifact: str
     new: bool
     occurrences: int = 1
-    bug: str = ""  # assay.bugs identity id: findings with one raise site and exception type share it
+    bug: str = ""  # assay.findings.identity identity id: findings with one raise site and exception type share it
     harness: bool = False  # raised in the harness file, outside the target's sources
     first_seen_seconds: float | None = None  # since the campaign (this target) started
     first_seen_case: int | None = None  # 1-based place in the schedule, counted as the report's cases
@@ -105,7 +105,7 @@ class TargetOutcome:
     status: str = "clean"
     jobs: int = 1
     write_errors: list[str] = field(default_factory=list)  # what could not be saved (a full disk), and why
-    timeline: list = field(default_factory=list)  # [cases, seconds, edges, corpus] samples (assay.timeline)
+    timeline: list = field(default_factory=list)  # [cases, seconds, edges, corpus] samples (assay.core.timeline)
 
     @property
     def execs_per_sec(self) -> float:

@@ -39,7 +39,7 @@ from typing import Any, Callable
 from assay.engine import procs, sandbox
 from assay.feedback import sysmon
 from assay.gen.accelerated import cmutate
-from assay.verdict import Frame
+from assay.core.verdict import Frame
 
 #: Most frames a stack picture keeps.
 STACK_FRAMES = 16

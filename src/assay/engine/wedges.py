@@ -30,9 +30,9 @@ from typing import Any, Callable
 
 from assay.engine import isolate
 from assay.engine.traced import TimedOut, in_child, report_traced
-from assay.recursion import module_name
-from assay.target import Target
-from assay.verdict import KEY_FRAMES, Verdict, is_timeout_wedge
+from assay.core.recursion import module_name
+from assay.core.target import Target
+from assay.core.verdict import KEY_FRAMES, Verdict, is_timeout_wedge
 
 #: Line events a wedge's input runs, traced, before its stack is taken (a hang takes
 #: millions before its timeout; setup before its loop takes far fewer).

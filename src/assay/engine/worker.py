@@ -20,7 +20,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Hashable
 
-from assay import interrupts, observe
+from assay.core import interrupts, observe
 from assay.engine import execute, generate, journal as jr, sandbox, slow, strays, traced, wedges
 from assay.engine.generate import InputSource, LengthControl
 from assay.engine.seeds import case_rng, case_stream
@@ -31,8 +31,8 @@ from assay.feedback.protocol import Feedback
 from assay.feedback.sysmon import RESTART_EVERY, SysmonFeedback
 from assay.feedback.valueprofile import ValueProfile
 from assay.gen import accelerated
-from assay.target import Target
-from assay.verdict import is_timeout_wedge
+from assay.core.target import Target
+from assay.core.verdict import is_timeout_wedge
 
 #: Cases between checks of the clock (budget, progress messages).
 CLOCK_EVERY = 64

@@ -69,7 +69,7 @@ import hashlib
 import sys
 from typing import Any, Hashable, Iterable
 
-from assay.errors import MonitoringUnavailable
+from assay.core.errors import MonitoringUnavailable
 from assay.feedback import edgesplit
 from assay.feedback.branches import cached_layout
 from assay.feedback.protocol import TWIN_MARK

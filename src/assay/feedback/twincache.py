@@ -30,7 +30,7 @@ import sys
 from pathlib import Path
 from types import CodeType
 
-from assay._version import __version__
+from assay.core.version import __version__
 from assay.store import atomic
 
 #: The environment variable that moves the cache (its ``twins`` folder); empty: no cache.

@@ -11,7 +11,7 @@ from __future__ import annotations
 import random
 from typing import Any, Iterator, Protocol, runtime_checkable
 
-from assay.errors import ConfigError
+from assay.core.errors import ConfigError
 
 
 @runtime_checkable

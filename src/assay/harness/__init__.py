@@ -1,0 +1,7 @@
+"""How targets come in: discovery, atheris harnesses, libFuzzer flags, ``@given`` tests.
+
+:mod:`~assay.harness.discovery` imports what ``[tool.assay] targets`` names;
+:mod:`~assay.harness.paths` takes targets named on the command line;
+:mod:`~assay.harness.atheris_shim` and :mod:`~assay.harness.fdp` let atheris harnesses
+run unchanged. May import :mod:`assay.core` and :mod:`assay.store`.
+"""

@@ -50,7 +50,7 @@ def imported_packages(module: ModuleType, project_root: str | os.PathLike[str] |
     chosen = []
     for top, location in found.items():
         if location.is_dir() and _more_files_than(location, MAX_FILES):
-            from assay import notices
+            from assay.core import notices
 
             notices.notify(f"{top} (over {MAX_FILES} Python files) is left out of the default coverage sources of "
                            f"{module.__name__}'s targets, since watching all of it slows every run; name it with "

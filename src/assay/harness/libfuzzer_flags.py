@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import Callable
 
-from assay.errors import ConfigError
+from assay.core.errors import ConfigError
 
 #: libFuzzer flag -> assay option taking the same value.
 MAPPED = {

@@ -1,6 +1,6 @@
 """``assay fuzz PATH[::NAME]... [CORPUS_DIR]...``: targets named on the command line.
 
-A file (or a folder of ``*.py`` files) given on the command line is imported as :mod:`assay.discovery` imports
+A file (or a folder of ``*.py`` files) given on the command line is imported as :mod:`assay.harness.discovery` imports
 target files; its targets are its ``@assay.target`` functions, else its atheris
 entry point (``atheris.Setup`` callback or ``TestOneInput``), else its Hypothesis
 ``@given`` tests.  ``file.py::name`` picks one function: a target, a ``@given``
@@ -17,10 +17,10 @@ import hashlib
 import os
 from pathlib import Path
 
-from assay.config import Project
-from assay.discovery import import_file, make_importable, targets_in
-from assay.errors import ConfigError, TargetError
-from assay.target import Registry, Target, make_target
+from assay.core.config import Project
+from assay.harness.discovery import import_file, make_importable, targets_in
+from assay.core.errors import ConfigError, TargetError
+from assay.core.target import Registry, Target, make_target
 
 
 def split_positionals(words: list[str]) -> tuple[list[str], list[Path]]:
@@ -89,13 +89,13 @@ def _pick(module, name: str, path: Path) -> list[Target]:
 
 
 def _given_target(module, test) -> Target:
-    from assay.given import fuzz_function
+    from assay.harness.given import fuzz_function
 
     return _with_imports(module, [make_target(fuzz_function(test), name=f"{_stem(module)}:{test.__name__}")])[0]
 
 
 def _is_given(obj: object) -> bool:
-    from assay.given import is_given_test
+    from assay.harness.given import is_given_test
 
     return is_given_test(obj)
 
@@ -166,7 +166,7 @@ def registry_for(project: Project, wanted: dict[str, str | None]) -> Registry:
     file, with or without a ``fuzz/`` folder; a harness file is imported only when its
     target is not configured, so a configured target always wins.
     """
-    from assay.discovery import load_targets
+    from assay.harness.discovery import load_targets
 
     try:
         registry = load_targets(project)

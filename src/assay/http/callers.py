@@ -17,8 +17,8 @@ import weakref
 from typing import Any, Iterable
 from urllib.parse import unquote_to_bytes
 
-from assay.errors import ConfigError
-from assay.observe import InvariantViolation, feature
+from assay.core.errors import ConfigError
+from assay.core.observe import InvariantViolation, feature
 from assay.oracles.http import WsgiResponse, wsgi_call
 
 Response = WsgiResponse

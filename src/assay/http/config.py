@@ -25,8 +25,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from assay.errors import ConfigError
-from assay.target import Target
+from assay.core.errors import ConfigError
+from assay.core.target import Target
 
 #: Keys a ``[tool.assay.http.<name>]`` table accepts.
 KEYS = frozenset({"app", "openapi", "routes", "allow", "exclude", "served_root", "allow_5xx", "checks", "sources",

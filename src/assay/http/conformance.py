@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from assay.http.openapi import Document, Operation, escape
-from assay.observe import OracleFailure, feature
+from assay.core.observe import OracleFailure, feature
 from assay.oracles._common import short_repr
 from assay.oracles.http import MAX_BODY_KEPT, WsgiResponse
 

@@ -14,14 +14,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from assay.config import Project
+from assay.core.config import Project
 from assay.engine.execute import run_input
 from assay.promote.emit import identifier, relative_posix, render_artifact_test
 from assay.promote.rubric import Candidate, Promoter
 from assay.promote.summary import Outcome
 from assay.http.stateful import MAX_STEP_DATA, SequenceRun, StateSpec, Step, encode
-from assay.target import Target
-from assay.verdict import Verdict
+from assay.core.target import Target
+from assay.core.verdict import Verdict
 
 #: Steps per Hypothesis program.
 DEFAULT_STEPS = 12

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
-from assay.errors import ConfigError
+from assay.core.errors import ConfigError
 
 #: Methods an OpenAPI path item may declare.
 METHODS = ("get", "head", "options", "put", "post", "delete", "patch", "trace")

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from assay.errors import ConfigError
+from assay.core.errors import ConfigError
 from assay.http.openapi import Operation, Parameter
 
 _FLASK_ARG = re.compile(r"<(?:[a-zA-Z_][a-zA-Z_0-9]*(?:\([^)]*\))?:)?([a-zA-Z_][a-zA-Z_0-9]*)>")

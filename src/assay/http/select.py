@@ -12,7 +12,7 @@ from __future__ import annotations
 import fnmatch
 from typing import Iterable
 
-from assay.errors import ConfigError
+from assay.core.errors import ConfigError
 from assay.http.openapi import Operation
 
 #: Methods that run without being allow-listed (they must not change state).

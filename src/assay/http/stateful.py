@@ -35,15 +35,15 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Mapping
 
-from assay.errors import ConfigError
+from assay.core.errors import ConfigError
 from assay.gen.bytesource import ByteSource
 from assay.http.callers import app_kind, asgi_startup, call
 from assay.http.conformance import CHECKS, Conformance
 from assay.http.openapi import Document, Operation, parse
 from assay.http.request import Request, generate, serialize
 from assay.http.select import select
-from assay.observe import InvariantViolation, OracleFailure, feature
-from assay.target import make_target
+from assay.core.observe import InvariantViolation, OracleFailure, feature
+from assay.core.target import make_target
 
 #: Most steps in one sequence.
 MAX_STEPS = 24
@@ -160,7 +160,7 @@ class StateSpec:
     def target(self, **settings: Any) -> Callable[[bytes], int]:
         """This spec as a bytes target (each input a sequence; a fresh app per input).
 
-        Returns the target function with the :class:`~assay.target.Target` on its
+        Returns the target function with the :class:`~assay.core.target.Target` on its
         ``assay_target`` attribute, so a module global holding it is discovered.
         """
         def sequence(data: bytes) -> int:

@@ -14,7 +14,7 @@ import os
 import sys
 from typing import Any, Iterable, Sequence
 
-from assay.errors import ConfigError
+from assay.core.errors import ConfigError
 from assay.gen.bytesource import ByteSource
 from assay.http import routes as route_table
 from assay.http.callers import Response, app_kind, asgi_startup, call
@@ -22,9 +22,9 @@ from assay.http.conformance import CHECKS, Conformance
 from assay.http.openapi import Document, Operation, parse
 from assay.http.request import Request, generate
 from assay.http.select import select
-from assay.observe import feature
+from assay.core.observe import feature
 from assay.oracles.http import PlantedSecret, no_secret, plant_secret
-from assay.target import REGISTRY, Registry, Target, make_target
+from assay.core.target import REGISTRY, Registry, Target, make_target
 
 #: Default cap on an HTTP target's input size.
 DEFAULT_HTTP_MAX_LEN = 2048
@@ -109,7 +109,7 @@ def http_target(
     GET/HEAD/OPTIONS run unless allowed.  ``served_root`` plants a secret beside
     that folder for the ``path-escape`` oracle.  ``allow_5xx`` excludes
     documented 5xx (``"opId:503"``); ``checks`` picks conformance checks.  Other
-    keyword arguments are :func:`assay.target.make_target` settings.  The result
+    keyword arguments are :func:`assay.core.target.make_target` settings.  The result
     carries ``assay_target``, so a module global holding it is discovered.
     """
     doc: Document | None = None

@@ -31,7 +31,7 @@ import textwrap
 import types
 from typing import Any, Iterable
 
-from assay.errors import AssayError
+from assay.core.errors import AssayError
 from assay.mutant.model import Mutant, apply_edit, edited_span
 
 #: Future features whose compiler flags a unit inherits from its module.

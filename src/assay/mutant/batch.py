@@ -23,7 +23,7 @@ from typing import Any
 
 import pytest
 
-from assay.errors import AssayError
+from assay.core.errors import AssayError
 from assay.mutant.apply import FunctionIndex
 from assay.mutant.execute import MutantResult, Plan, run_mutants
 from assay.mutant.model import Mutant

@@ -83,10 +83,10 @@ from dataclasses import asdict, dataclass, field
 from multiprocessing.connection import Pipe
 from typing import Any
 
-from assay import interrupts
+from assay.core import interrupts
 from assay.engine import isolate, journal as jr
 from assay.engine.generate import InputSource
-from assay.errors import AssayError
+from assay.core.errors import AssayError
 from assay.feedback.sysmon import monitoring
 from assay.gen.constants import harvest
 from assay.gen.mutators import MAX_DICTIONARY, tokens_from
@@ -97,8 +97,8 @@ from assay.mutant.apply import Patch
 from assay.mutant.model import Mutant, id_digest
 from assay.store.artifacts import Finding, build_metadata, write_artifact
 from assay.store.corpus import Corpus, check_all
-from assay.target import Target
-from assay.verdict import Verdict
+from assay.core.target import Target
+from assay.core.verdict import Verdict
 
 #: Outcomes of a survivor's differential fuzzing.
 KILLED, SURVIVED, INFRASTRUCTURE = "killed-by-fuzz", "survived", "infrastructure"

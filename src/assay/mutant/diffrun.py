@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from multiprocessing.connection import Connection, Pipe
 from typing import Any, Callable, Hashable
 
-from assay import observe
+from assay.core import observe
 from assay.engine import execute, isolate, journal as jr, procs
 from assay.engine.generate import InputSource
 from assay.engine.seeds import case_rng
@@ -41,8 +41,8 @@ from assay.feedback.scope import Scope
 from assay.feedback.sysmon import SysmonFeedback
 from assay.mutant import outcome as oc
 from assay.mutant.apply import Patch
-from assay.target import Target
-from assay.verdict import Verdict, classify
+from assay.core.target import Target
+from assay.core.verdict import Verdict, classify
 
 #: Journal ``sub`` values: which side of a case is running.
 ORIGINAL_SIDE, MUTANT_SIDE = 0, 1

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
 
-from assay.errors import ConfigError
+from assay.core.errors import ConfigError
 from assay.mutant.model import MODULE_SCOPE, Edit, Mutant, function_digest
 
 #: Comments that exclude a line (or, on a ``def``, a whole function) from mutation.

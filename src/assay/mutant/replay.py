@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from assay.errors import ArtifactError
+from assay.core.errors import ArtifactError
 from assay.store.artifacts import Artifact
-from assay.target import Target
+from assay.core.target import Target
 
 
 def replay_mutant_artifact(target: Target, artifact: Artifact) -> int:

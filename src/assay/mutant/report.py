@@ -62,7 +62,7 @@ def summary(results: list[MutantResult], elapsed: float, unrun: int = 0) -> str:
 def build_report(results: list[MutantResult], *, arguments: dict[str, Any], baseline: dict[str, Any],
                  timings: dict[str, float], history: dict[str, int], elapsed: float, unrun: int,
                  fuzz: dict[str, Any] | None = None) -> dict[str, Any]:
-    from assay._version import __version__
+    from assay.core.version import __version__
 
     c = counts(results)
     executed = [r for r in results if not r.cached and r.verdict != "unreached"]

@@ -8,7 +8,7 @@ import subprocess
 from pathlib import Path
 from typing import Iterable
 
-from assay.errors import ConfigError
+from assay.core.errors import ConfigError
 from assay.mutant.model import Mutant
 
 _HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@")

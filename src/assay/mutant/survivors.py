@@ -14,10 +14,10 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
-from assay.config import Project
-from assay.errors import ConfigError
+from assay.core.config import Project
+from assay.core.errors import ConfigError
 from assay.mutant.execute import KILLED_BY_FUZZ, SURVIVED, UNREACHED, MutantResult
-from assay.target import Target
+from assay.core.target import Target
 
 #: Generated cases per survivor and target when neither --fuzz-cases nor a budget is given.
 DEFAULT_CASES = 2000
@@ -25,7 +25,7 @@ DEFAULT_CASES = 2000
 
 def load_fuzz_targets(project: Project, names: list[str]) -> list[Target]:
     """The targets ``--fuzz on`` may use (all, or the ``--fuzz-target`` ones); exit 2 when there are none."""
-    from assay.discovery import load_targets, select
+    from assay.harness.discovery import load_targets, select
 
     registry = load_targets(project)
     if not len(registry):
@@ -114,7 +114,7 @@ def replay_targets(targets: list[Target], project: Project, *, cases: int | None
                    seed: int | None, corpus: str | None, artifacts: str | None) -> dict[str, Any]:
     """An ordinary campaign over ``targets`` (``assay test --fuzz on`` when no survivor maps to one)."""
     from assay.engine.campaign import CampaignOptions, run_campaign
-    from assay.report import build_report
+    from assay.reports.campaign import build_report
 
     options = CampaignOptions(
         corpus_root=corpus or str(project.corpus), artifact_root=artifacts or str(project.artifacts),

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from assay.errors import BuildError, NativeError
+from assay.core.errors import BuildError, NativeError
 from assay.native.config import NativeTarget
 from assay.native.toolchain import Toolchain, file_sha256, find_toolchain
 from assay.store.atomic import TMP_PREFIX, fsync_dir, write_json
@@ -201,7 +201,7 @@ def ensure_build(target: NativeTarget, root: str | os.PathLike[str], *, timeout:
     """The binary for ``target`` as its sources are now: reused if its manifest matches, else built.
 
     The build runs in its own process group, killed past ``timeout`` seconds
-    (:class:`~assay.errors.BuildError`).  When a file it read changes during the build,
+    (:class:`~assay.core.errors.BuildError`).  When a file it read changes during the build,
     the result is discarded and the build redone.
     """
     root = Path(root).resolve()

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from assay.engine.supervisor import FindingRecord, TargetOutcome
-from assay.errors import NativeError
+from assay.core.errors import NativeError
 from assay.native.build import BUILD_TIMEOUT, Build, ensure_build
 from assay.native.config import NativeTarget
 from assay.native.findings import Replayer, confirm, harness_flags, native_metadata, publish

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from assay.errors import NativeError
+from assay.core.errors import NativeError
 
 #: Every key a ``[tool.assay.native.<name>]`` table accepts.
 KEYS = ("harness", "sources", "include_dirs", "defines", "cflags", "seeds", "dictionary", "max_len",

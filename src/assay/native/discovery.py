@@ -11,8 +11,8 @@ from __future__ import annotations
 import importlib.util
 from pathlib import Path
 
-from assay.config import Project
-from assay.errors import NativeError
+from assay.core.config import Project
+from assay.core.errors import NativeError
 from assay.native.config import NativeTarget
 
 
@@ -42,7 +42,7 @@ def has_python_targets(project: Project) -> bool:
 
 def load_native_targets(project: Project) -> dict[str, NativeTarget]:
     """Every native target of ``project`` by name (pyproject tables first, then Python declarations)."""
-    from assay.discovery import _import_entry
+    from assay.harness.discovery import _import_entry
 
     targets: dict[str, NativeTarget] = dict(project.native)
     for location in _python_locations(project):

@@ -14,13 +14,13 @@ from typing import Any
 from assay.promote.emit import header, input_assignment, relative_posix, root_expression
 from assay.promote.rubric import Candidate
 from assay.store.artifacts import Artifact
-from assay.verdict import Verdict
+from assay.core.verdict import Verdict
 
 
 def replay_input(project_root: str | Path, target: str, data: bytes) -> Verdict | None:
     """Run ``data`` through native ``target`` of the project at ``project_root``; its verdict or None."""
-    from assay.config import load_project
-    from assay.native.cli import replay_native
+    from assay.core.config import load_project
+    from assay.cli.native import replay_native
 
     verdict, report = replay_native(load_project(project_root), target, data)
     if verdict is None:

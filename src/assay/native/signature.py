@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable
 
-from assay.verdict import Verdict
+from assay.core.verdict import Verdict
 
 #: How many in-project frames make up a key (as for Python panics).
 KEY_FRAMES = 3
@@ -83,7 +83,7 @@ class NativeFailure:
         return f"{self.oracle}:{self.key}"
 
     def verdict(self) -> Verdict:
-        """The failure as a :class:`~assay.verdict.Verdict` (what artifacts and the promoter use)."""
+        """The failure as a :class:`~assay.core.verdict.Verdict` (what artifacts and the promoter use)."""
         return Verdict(self.oracle, self.key, self.headline, None, {
             "sanitizer": self.sanitizer, "class": self.kind,
             "frames": [{"function": f.function, "file": f.file, "line": f.line} for f in self.frames],

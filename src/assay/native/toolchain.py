@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from assay.errors import NativeError
+from assay.core.errors import NativeError
 
 #: The command that installs a clang with libFuzzer, ASan and UBSan on Debian 12.
 INSTALL_HINT = "apt-get update && apt-get install -y --no-install-recommends clang clang-14 libclang-rt-14-dev"
@@ -139,7 +139,7 @@ def _toolchain(clang: str, mtime: float) -> Toolchain:  # noqa: ARG001 - mtime k
 def find_toolchain() -> Toolchain:
     """The clang to build with (``$ASSAY_CLANG`` or ``clang`` on PATH), checked once per process.
 
-    Raises :class:`~assay.errors.NativeError` (exit 2, with the install command) when
+    Raises :class:`~assay.core.errors.NativeError` (exit 2, with the install command) when
     there is none or it cannot link ``-fsanitize=fuzzer,address,undefined``.
     """
     name = os.environ.get(CLANG_ENV) or "clang"

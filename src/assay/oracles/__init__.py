@@ -1,6 +1,6 @@
 """Oracle helpers a target calls to judge a run beyond "it did not crash".
 
-Each helper raises :class:`~assay.observe.OracleFailure` (or its ``invariant``
+Each helper raises :class:`~assay.core.observe.OracleFailure` (or its ``invariant``
 subclass) with a tag, a relation name and a kind, so the finding's signature is
 ``<tag>:<name>/<kind>`` and distinct broken relations never dedup together:
 

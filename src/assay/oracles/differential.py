@@ -21,7 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable, Iterator, Mapping
 
-from assay.observe import OracleFailure, feature
+from assay.core.observe import OracleFailure, feature
 from assay.oracles._common import Outcome, attempt, class_name
 
 #: The oracle tag of differential findings.
@@ -135,7 +135,7 @@ def differential(
     "raised this class"; others propagate.  Pairs are compared in order
     (first with second, first with third, ..., second with third, ...), and the
     first difference no allow-list entry covers raises
-    :class:`~assay.observe.OracleFailure` tagged ``differential``.
+    :class:`~assay.core.observe.OracleFailure` tagged ``differential``.
 
     Reports the features ``<label>.shape`` (which implementations returned),
     ``<label>.allow`` (each entry that matched) and ``<label>.allow-hits`` (how

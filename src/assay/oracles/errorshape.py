@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, NamedTuple
 
-from assay.observe import OracleFailure, feature
+from assay.core.observe import OracleFailure, feature
 from assay.oracles._common import Outcome, attempt, identity, short_repr
 
 #: The oracle tag of error-shape findings.
@@ -48,7 +48,7 @@ def error_shape(
     means valid.  ``use(value)`` rejects by raising one of ``rejected``; a return
     is acceptance.  Exceptions outside those classes propagate (a panic).
 
-    Raises :class:`~assay.observe.OracleFailure` tagged ``error-shape`` of kind
+    Raises :class:`~assay.core.observe.OracleFailure` tagged ``error-shape`` of kind
     ``valid-rejected`` or ``invalid-accepted`` on disagreement (chained to the
     exception involved); reports the feature ``<name>.valid``.
     """

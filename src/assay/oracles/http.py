@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable
 from urllib.parse import unquote_to_bytes
 
-from assay.observe import InvariantViolation, OracleFailure, feature
+from assay.core.observe import InvariantViolation, OracleFailure, feature
 from assay.oracles._common import identity, short_repr
 
 #: File name of the planted secret, written next to (not inside) the served root.
@@ -106,7 +106,7 @@ def wsgi_call(
 
     The app's own exceptions propagate.  An app that breaks the WSGI protocol
     (never calls ``start_response``, or gives a status line that does not start
-    with three digits) raises :class:`~assay.observe.InvariantViolation` named
+    with three digits) raises :class:`~assay.core.observe.InvariantViolation` named
     ``wsgi`` with kind ``no-start-response`` or ``bad-status``.  Reports the
     feature ``http.status``.
     """

@@ -1,7 +1,7 @@
 """Metamorphic relations (the ``invariant`` oracle): one input, several deliveries.
 
 Each helper is called from inside a target with the input (or a value decoded
-from it) and raises :class:`~assay.observe.InvariantViolation` when its relation
+from it) and raises :class:`~assay.core.observe.InvariantViolation` when its relation
 does not hold.  The finding's signature is ``invariant:<name>/<kind>``: ``name``
 is the relation (pass ``name=...``; the default is built from the functions'
 ``module.qualname`` so distinct relations never share one) and ``kind`` the class
@@ -21,7 +21,7 @@ import operator
 import random
 from typing import Any, Callable, Iterable, TypeVar
 
-from assay.observe import InvariantViolation
+from assay.core.observe import InvariantViolation
 from assay.oracles._common import Outcome, attempt, identity, short_repr
 
 T = TypeVar("T")

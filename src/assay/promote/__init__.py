@@ -6,7 +6,7 @@ Sources (fuzz artifacts, failing Hypothesis tests, failing state machines) becom
 :class:`~assay.promote.buckets.BucketStore`, replays each K times (the flake
 guard), quarantines what does not reproduce identically, and emits
 ``test_<target>_<exception>_<bug id>.py`` for the rest (one per bug, see
-:mod:`assay.bugs`).
+:mod:`assay.findings.identity`).
 """
 
 from assay.promote.buckets import BucketStore

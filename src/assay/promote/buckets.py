@@ -13,7 +13,7 @@ import os
 from pathlib import Path
 from typing import Iterator
 
-from assay.errors import ConfigError
+from assay.core.errors import ConfigError
 from assay.store.atomic import write_json
 
 #: File name of the bucket store inside the regressions folder.

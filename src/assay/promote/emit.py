@@ -22,7 +22,7 @@ import os
 import re
 from pathlib import Path
 
-from assay.promote.literals import bytes_assignment
+from assay.core.literals import bytes_assignment
 
 #: Largest input kept inline as a bytes literal; larger ones go in a file beside the test.
 INLINE_LIMIT = 4096
@@ -247,7 +247,7 @@ def render_hypothesis_test(
     """A test replaying a failing ``@given`` test's shrunk example through ``@example``.
 
     ``arguments`` maps parameter names to source text (from
-    :func:`assay.promote.literals.to_source`).
+    :func:`assay.core.literals.to_source`).
     """
     text = (
         header(origin, target, oracle, signature, seed, bug)

@@ -7,7 +7,7 @@ only compares signatures, so every oracle tag goes through the same path (a wedg
 keyed by its timeout matches any such wedge: :func:`assay.engine.wedges.reproduces`).
 
 A finding of a Hypothesis target (its metadata holds the falsifying example, see
-:mod:`assay.given`) is replayed and emitted as that example through ``@example``,
+:mod:`assay.harness.given`) is replayed and emitted as that example through ``@example``,
 never as choice bytes: :class:`ExampleCandidate`.  Its replay runs the test body
 outside ``fuzz_one_input``, so its signature differs in Hypothesis's own frames;
 it is the same failure when its bug (exception type and innermost project
@@ -20,18 +20,18 @@ import os
 from pathlib import Path
 from typing import Any, Iterable
 
-from assay.config import Project
+from assay.core.config import Project
 from assay.engine import wedges
 from assay.engine.execute import run_input
 from assay.engine.isolate import run_isolated
-from assay.errors import ArtifactError, ConfigError
-from assay.bugs import identify, identify_metadata, is_third_party
+from assay.core.errors import ArtifactError, ConfigError
+from assay.findings.identity import identify, identify_metadata, is_third_party
 from assay.promote.emit import ISOLATED_ORACLES, name_label, relative_posix, render_artifact_test, render_example_test
 from assay.promote.rubric import Candidate, Promoter
 from assay.promote.summary import PromoteSummary
 from assay.store.artifacts import Artifact, iter_artifacts, load_artifact
-from assay.target import Registry, Target
-from assay.verdict import Verdict
+from assay.core.target import Registry, Target
+from assay.core.verdict import Verdict
 
 
 class ArtifactCandidate(Candidate):
@@ -57,7 +57,7 @@ class ArtifactCandidate(Candidate):
 
     def _describe(self, project_root: Path) -> None:
         """Bug id, name label, harness flag, third-party location and headline, from the metadata."""
-        from assay.explain import headline
+        from assay.findings.explain import headline
 
         meta = self.artifact.metadata
         try:
@@ -120,8 +120,8 @@ class ExampleCandidate(ArtifactCandidate):
     def replay(self) -> Verdict | None:
         from hypothesis import example
 
-        from assay.promote.literals import evaluate
-        from assay.regression import given_test, run_example
+        from assay.core.literals import evaluate
+        from assay.promote.regression import given_test, run_example
 
         assert self.target_obj is not None
         arguments = {name: evaluate(src) for name, src in self.example["arguments"].items()}

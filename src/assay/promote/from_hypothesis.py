@@ -27,12 +27,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from assay.bugs import identify
+from assay.findings.identity import identify
 from assay.promote.emit import name_label, relative_posix, render_hypothesis_test, render_stateful_test
-from assay.promote.literals import NotReplayable, evaluate, to_source
+from assay.core.literals import NotReplayable, evaluate, to_source
 from assay.promote.replay import parse_program, replay_state_machine, user_verdict
 from assay.promote.rubric import Candidate
-from assay.verdict import Verdict
+from assay.core.verdict import Verdict
 
 #: Header line of a Hypothesis test's emitted file in place of a fuzz master seed.
 NO_SEED = "none (found by Hypothesis, which shrank the example itself)"
@@ -157,7 +157,7 @@ def locate(obj: Any, nodeid: str, project_root: Path) -> Location:
 
 def _describe(cand: Candidate, verdict: Verdict, project_root: Path) -> None:
     """Bug id, test-name label and headline of a failure whose project frames lie under ``project_root``."""
-    from assay.explain import headline
+    from assay.findings.explain import headline
 
     ident = identify(verdict, (str(project_root),))
     cand.bug = ident.id
@@ -186,7 +186,7 @@ class HypothesisCandidate(Candidate):
         """Exactly as the emitted test: :func:`assay.replay_test` with an ``@example`` of the arguments."""
         from hypothesis import example
 
-        from assay.regression import replay_test
+        from assay.promote.regression import replay_test
 
         arguments = {name: evaluate(src) for name, src in self.call.arguments.items()}
         failure = replay_test(f"{self.where.file}::{self.where.qualname}", example(**arguments),

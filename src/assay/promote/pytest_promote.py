@@ -17,8 +17,8 @@ from typing import Any, Generator
 
 import pytest
 
-from assay.config import load_project
-from assay.errors import AssayError
+from assay.core.config import load_project
+from assay.core.errors import AssayError
 from assay.promote.from_hypothesis import (
     NO_SEED,
     HypothesisCandidate,

@@ -14,7 +14,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from assay._version import __version__
+from assay.core.version import __version__
 from assay.store.atomic import write_bytes
 
 

@@ -2,7 +2,7 @@
 
 The flake guard and the emitted regression test call the very same functions, so
 a failure the guard accepted reproduces in the test the same way.  A failure is
-judged by :func:`user_verdict`: the usual :func:`assay.verdict.classify`, on the
+judged by :func:`user_verdict`: the usual :func:`assay.core.verdict.classify`, on the
 traceback from the first frame of user code inward, because the frames of pytest,
 unittest, Hypothesis and assay that called it differ between the original run and
 a replay and must not change the signature.
@@ -18,8 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from assay.promote.literals import SAFE_NAMES, NotReplayable
-from assay.verdict import Verdict, classify, is_timeout_wedge
+from assay.core.literals import SAFE_NAMES, NotReplayable
+from assay.core.verdict import Verdict, classify, is_timeout_wedge
 
 #: Top-level modules whose frames are the harness, not the code under test.
 FRAMEWORK_MODULES = frozenset({"_pytest", "pytest", "pluggy", "unittest", "hypothesis", "assay", "contextlib"})

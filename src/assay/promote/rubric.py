@@ -14,7 +14,7 @@ regression test.  Everything else is generic and lives here:
 4. **Emit** into staging (default) or, with ``write``, into the regressions folder,
    recording the bucket only after the test file is on disk.
 
-Findings are grouped into bugs (:mod:`assay.bugs`): the test is named
+Findings are grouped into bugs (:mod:`assay.findings.identity`): the test is named
 ``test_<target>_<exception>_<bug id>``, a second signature of a bug already
 promoted (in this run, or whose test is in the regressions folder) is reported
 as known and, with ``write``, recorded in the bucket store against that test.
@@ -30,15 +30,15 @@ from abc import ABC, abstractmethod
 from pathlib import Path
 from typing import Any
 
-from assay.config import Project
-from assay.errors import ConfigError
+from assay.core.config import Project
+from assay.core.errors import ConfigError
 from assay.promote.buckets import BUCKETS_FILE, BucketStore
 from assay.promote.emit import hash12, regression_file_name
 from assay.promote.quarantine import QuarantineLog
 from assay.promote.summary import HARNESS, KNOWN, PROMOTED, QUARANTINED, Outcome, PromoteSummary
 from assay.store.atomic import write_bytes
-from assay.target import DEFAULT_REPLAYS
-from assay.verdict import Verdict
+from assay.core.target import DEFAULT_REPLAYS
+from assay.core.verdict import Verdict
 
 
 class Candidate(ABC):
@@ -60,7 +60,7 @@ class Candidate(ABC):
     problem: str | None = None
     #: Flake-guard replays this candidate asks for (``None``: the promoter's default).
     replays: int | None = None
-    #: The bug (:mod:`assay.bugs` id) this failure belongs to, and the test name's exception part.
+    #: The bug (:mod:`assay.findings.identity` id) this failure belongs to, and the test name's exception part.
     bug: str | None = None
     label: str | None = None
     #: Raised in the harness file itself (not promoted unless asked).

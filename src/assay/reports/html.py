@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from assay.errors import ConfigError
+from assay.core.errors import ConfigError
 from assay.reports.plot import chart
 from assay.store.atomic import write_bytes
 
@@ -51,7 +51,7 @@ def _input_of(bug: dict[str, Any]) -> bytes | None:
 
 
 def html_page(report: dict[str, Any]) -> str:
-    """The page for ``report`` (a :func:`assay.report.build_report` result)."""
+    """The page for ``report`` (a :func:`assay.reports.campaign.build_report` result)."""
     require_jinja2()
     import jinja2
 

@@ -50,7 +50,7 @@ def failure_text(bug: dict[str, Any]) -> str:
 
 
 def junit_xml(report: dict[str, Any]) -> bytes:
-    """The JUnit XML document for ``report`` (a :func:`assay.report.build_report` result)."""
+    """The JUnit XML document for ``report`` (a :func:`assay.reports.campaign.build_report` result)."""
     bugs = {b["id"]: b for b in report.get("bugs", [])}
     suites = ET.Element("testsuites", name="assay")
     suite = ET.SubElement(suites, "testsuite", name=SUITE)

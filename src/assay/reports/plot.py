@@ -1,6 +1,6 @@
 """Coverage-over-time charts as inline SVG (no script, no network: the HTML page stays self-contained).
 
-A chart draws a target's timeline (:mod:`assay.timeline`) as two step lines,
+A chart draws a target's timeline (:mod:`assay.core.timeline`) as two step lines,
 edges on the left axis and corpus size on the right, against cases or seconds.
 """
 

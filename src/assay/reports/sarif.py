@@ -103,7 +103,7 @@ def _message(bug: dict[str, Any]) -> str:
 
 
 def sarif_log(report: dict[str, Any]) -> dict[str, Any]:
-    """The SARIF log for ``report`` (a :func:`assay.report.build_report` result)."""
+    """The SARIF log for ``report`` (a :func:`assay.reports.campaign.build_report` result)."""
     bugs = report.get("bugs", [])
     oracles = sorted({b["oracle"] for b in bugs})
     root, prefix = source_root(report["project_root"]) if report.get("project_root") else (None, "")

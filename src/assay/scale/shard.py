@@ -30,7 +30,7 @@ from typing import Any
 from assay.engine.campaign import CampaignOptions, job_seed, prepare, run_prepared
 from assay.engine.seeds import target_seed
 from assay.engine.supervisor import FindingRecord, TargetOutcome
-from assay.errors import AssayError
+from assay.core.errors import AssayError
 from assay.store.atomic import publish_dir
 from assay.store.corpus import SUFFIX, Corpus, digest
 
@@ -153,8 +153,8 @@ def _run_in_interpreter(spec: ShardSpec) -> ShardResult:
 
 def run_shard_here(spec: ShardSpec) -> ShardResult:
     """:func:`run_shard` in this interpreter, whatever its hash seed."""
-    from assay.config import load_project
-    from assay.discovery import load_targets
+    from assay.core.config import load_project
+    from assay.harness.discovery import load_targets
 
     project = load_project(spec.project)
     target = load_targets(project).get(spec.target)

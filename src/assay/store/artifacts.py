@@ -20,11 +20,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator
 
-from assay._version import __version__
-from assay.errors import ArtifactError
+from assay.core.version import __version__
+from assay.core.errors import ArtifactError
 from assay.store.atomic import TMP_PREFIX, publish_dir, write_json
 from assay.store.corpus import digest
-from assay.verdict import Verdict
+from assay.core.verdict import Verdict
 
 #: Version of the ``metadata.json`` layout; bump on incompatible changes.
 SCHEMA_VERSION = 1

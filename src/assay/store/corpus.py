@@ -13,8 +13,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from assay import notices
-from assay.errors import CorpusError
+from assay.core import notices
+from assay.core.errors import CorpusError
 from assay.store.atomic import TMP_PREFIX, remove_stale, writer_alive, writer_pid, write_bytes
 
 SUFFIX = ".input"

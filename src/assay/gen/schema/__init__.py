@@ -15,7 +15,7 @@ Every value is judged by ``jsonschema`` before it is returned (:func:`check`,
 :mod:`~assay.gen.schema.judge`), so a valid value has no error and an adjacent
 value has exactly the one it claims.  ``jsonschema`` is the ``assay[schema]``
 extra (the ``http`` extra pulls it in); without it generation stops with a
-:class:`~assay.errors.ConfigError` saying so.  When no value can be
+:class:`~assay.core.errors.ConfigError` saying so.  When no value can be
 found (a ``pattern`` this module cannot satisfy, a schema that accepts
 everything and so has no adjacent value) :class:`Unsatisfiable` says why.
 
@@ -46,7 +46,7 @@ import hashlib
 import random
 from typing import Any, Mapping
 
-from assay.errors import ConfigError
+from assay.core.errors import ConfigError
 from assay.gen.bytesource import ByteSource
 from assay.gen.schema.adjacent import _Adjacent
 from assay.gen.schema.draw import _ByteDraw, _Draw, _RandomDraw
@@ -167,7 +167,7 @@ def generate(schema: Any, rng: random.Random, mode: str = "valid", *, root: Any 
     part of a larger one (an OpenAPI document, a schema's ``definitions``);
     ``resources`` maps other URIs to their schemas.  ``draft`` overrides the
     draft read from ``$schema``.  Raises :class:`Unsatisfiable` when no value of
-    the mode exists or can be found, and :class:`~assay.errors.ConfigError` for a
+    the mode exists or can be found, and :class:`~assay.core.errors.ConfigError` for a
     malformed schema or a reference that does not resolve.
     """
     return _run(schema, _RandomDraw(rng), mode, root, draft, resources, max_depth)

@@ -19,7 +19,7 @@ import re
 from collections import OrderedDict
 from typing import Any
 
-from assay.errors import ConfigError
+from assay.core.errors import ConfigError
 from assay.gen.schema.model import Error, Unsatisfiable
 from assay.gen.schema.resolve import _Doc
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from assay.errors import ConfigError
+from assay.core.errors import ConfigError
 
 MODES = ("valid", "adjacent", "mixed")
 DEFAULT_DEPTH = 4  #: nesting below which optional structure is still added

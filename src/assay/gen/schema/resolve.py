@@ -6,7 +6,7 @@ import re
 from typing import Any, Mapping
 from urllib.parse import unquote, urldefrag, urljoin
 
-from assay.errors import ConfigError
+from assay.core.errors import ConfigError
 from assay.gen.schema.model import _ROOT_URI
 
 

@@ -25,7 +25,7 @@ import random
 from pathlib import Path
 from typing import Any, Iterator
 
-from assay.errors import ConfigError
+from assay.core.errors import ConfigError
 from assay.gen.schema import _NO_BASE, _adjacent, _setup, _valid
 from assay.gen.schema.adjacent import _Adjacent
 from assay.gen.schema.draw import _RandomDraw
@@ -259,7 +259,7 @@ def load_schema(schema: Any, relative_to: str = "") -> Any:
 def schema_strategy(schema: Any, mode: str = "both", *, relative_to: str = "", max_len: int = 4096) -> str:
     """Register the strategy for ``schema`` in ``mode`` and return its ``name@version``.
 
-    Fails early (:class:`~assay.errors.ConfigError`) when the schema is malformed,
+    Fails early (:class:`~assay.core.errors.ConfigError`) when the schema is malformed,
     ``jsonschema`` is missing, or the mode asks for values the schema has none of.
     """
     label = Path(schema).name.split(".")[0] if isinstance(schema, (str, os.PathLike)) else ""

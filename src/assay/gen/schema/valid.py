@@ -6,7 +6,7 @@ import copy
 import math
 from typing import Any
 
-from assay.errors import ConfigError
+from assay.core.errors import ConfigError
 from assay.gen.schema.draw import _Draw
 from assay.gen.schema.judge import _Judge
 from assay.gen.schema.model import (

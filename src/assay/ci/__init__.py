@@ -1,1 +1,0 @@
-"""CI templates written by ``assay init --ci PROVIDER``."""

@@ -1,0 +1,292 @@
+"""``assay mutant`` and ``assay test``: thin adapters over :mod:`assay.mutant.session`.
+
+``assay mutant [options] [pytest args]`` runs the baseline, the mutants and (with
+``--fuzz on``) differential fuzzing of the survivors; ``assay mutant show ID``
+prints one mutant's diff and evidence from the last run.  ``assay test [options]
+[pytest args]`` runs the suite as pytest would, then the mutants (``--mutant
+sample|changed``), then fuzzing; its exit status is pytest's unless
+``--mutant-fail-under`` is given.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from assay.cli.argtypes import arguments_of, positive_int, seconds, seed
+from assay.core.errors import ConfigError
+
+#: Mutants sampled by ``assay test --mutant sample`` without ``--mutant-samples``.
+DEFAULT_TEST_SAMPLES = 50
+#: Seconds between progress lines when stderr is not a terminal (CI logs).
+LOG_PROGRESS_EVERY = 10.0
+#: Where the history lives, relative to the project.
+HISTORY = ".assay/mutants/history.json"
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    mutant = subparsers.add_parser(
+        "mutant", help="mutation testing: which checks could no test miss; fuzz the survivors",
+        description="Mutate the code in memory, run the tests that reach each mutant in a forked child, "
+                    "and report killed / survived / unreached / timeout / error. 'assay mutant show ID' "
+                    "prints one mutant's diff and evidence. Arguments after the options go to pytest.",
+    )
+    _common(mutant)
+    mutant.add_argument("--sample", type=positive_int, metavar="N", help="run N mutants chosen by a stable hash")
+    mutant.add_argument("--changed", metavar="REV", help="only mutants on lines changed since git revision REV")
+    mutant.add_argument("--mutant-budget", type=seconds, metavar="S", help="stop starting mutants after S seconds")
+    mutant.add_argument("pytest_args", nargs=argparse.REMAINDER, help="pytest arguments (or: show ID)")
+    mutant.set_defaults(func=cmd_mutant)
+
+    test = subparsers.add_parser(
+        "test", help="run the test suite, then mutants, then fuzz the survivors",
+        description="Runs pytest; then, with --mutant sample|changed, mutation testing over the suite; "
+                    "then, with --fuzz on, differential fuzzing of survivors (or every target when no "
+                    "survivor maps to one). Exit status is pytest's unless --mutant-fail-under is given.",
+    )
+    _common(test)
+    test.add_argument("--mutant", choices=("off", "sample", "changed"), default="off")
+    test.add_argument("--mutant-samples", type=positive_int, metavar="N", help=f"mutants for --mutant sample (default {DEFAULT_TEST_SAMPLES})")
+    test.add_argument("--mutant-budget", type=seconds, metavar="S", help="stop starting mutants after S seconds")
+    test.add_argument("--changed", metavar="REV", default="HEAD", help="revision for --mutant changed (default HEAD)")
+    test.add_argument("pytest_args", nargs=argparse.REMAINDER, help="pytest arguments")
+    test.set_defaults(func=cmd_test)
+
+
+def _common(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--project", metavar="DIR", help="project folder holding pyproject.toml (default: current folder)")
+    p.add_argument("--paths", nargs="+", metavar="P", help="files or folders to mutate (default: [tool.assay] mutate, else src/)")
+    p.add_argument("--operators", nargs="+", default=[], metavar="FAMILY", help="only these operator families (or prefixes: guard)")
+    p.add_argument("--jobs", type=positive_int, default=os.cpu_count() or 1, metavar="N", help="mutants run at once (default: CPU count)")
+    p.add_argument("--report", metavar="FILE", help="write the JSON report here")
+    p.add_argument("--no-history", action="store_true", help="ignore and do not update the mutation history")
+    p.add_argument("--mutant-fail-under", type=float, metavar="PCT", help="exit 1 when the killed share is below PCT percent")
+    p.add_argument("--executor", choices=("local", "dask"), default="local",
+                   help="local: fork the mutants here (default); dask: batches of mutants as Dask tasks, "
+                        "judged by pytest on the workers (needs assay[dask])")
+    p.add_argument("--scheduler", metavar="ADDR",
+                   help="with --executor dask: an existing Dask scheduler (default: a LocalCluster of --jobs processes)")
+    g = p.add_argument_group("fuzzing of survivors")
+    g.add_argument("--fuzz", choices=("on", "off"), default="off")
+    g.add_argument("--fuzz-target", action="append", default=[], metavar="NAME", help="targets to fuzz with (default: by sources)")
+    g.add_argument("--fuzz-cases", type=positive_int, metavar="N", help="generated cases per survivor and target (default 2000)")
+    g.add_argument("--fuzz-budget", type=seconds, metavar="S", help="wall-clock seconds shared by all survivors")
+    g.add_argument("--fuzz-seed", type=seed, metavar="N", help="master seed (default: random; reported)")
+    g.add_argument("--fuzz-corpus", metavar="DIR", help="corpus root, read as seeds (default from [tool.assay] corpus)")
+    g.add_argument("--fuzz-artifacts", metavar="DIR", help="artifact root (default from [tool.assay] artifacts)")
+
+
+# -- assay mutant ---------------------------------------------------------------------------------
+def cmd_mutant(args: argparse.Namespace) -> int:
+    if args.pytest_args[:1] == ["show"]:
+        if len(args.pytest_args) != 2:
+            raise ConfigError("usage: assay mutant show ID (an id from the summary or the JSON report)")
+        return cmd_show(args, args.pytest_args[1])
+    return _run(args, sample=args.sample, changed=args.changed, mode="mutant")
+
+
+def cmd_test(args: argparse.Namespace) -> int:
+    if args.mutant == "off" and args.fuzz == "off":
+        return _run(args, sample=None, changed=None, mode="test", mutate=False)
+    sample = (args.mutant_samples or DEFAULT_TEST_SAMPLES) if args.mutant == "sample" else None
+    changed = args.changed if args.mutant == "changed" else None
+    return _run(args, sample=sample, changed=changed, mode="test", mutate=args.mutant != "off")
+
+
+def _run(args: argparse.Namespace, *, sample: int | None, changed: str | None, mode: str, mutate: bool = True) -> int:
+    try:
+        import pytest
+    except ImportError:
+        raise ConfigError("assay mutant and assay test run the project's pytest suite: install pytest "
+                          "(pip install pytest) in this environment") from None
+
+    from assay.core.config import load_project
+    from assay.mutant.discover import files_to_mutate
+    from assay.mutant.report import build_report, summary
+    from assay.mutant.session import MutationOptions, MutationPlugin
+    from assay.reports.campaign import write_report
+
+    if args.scheduler and args.executor != "dask":
+        raise ConfigError("--scheduler needs --executor dask")
+    project = load_project(args.project)
+    root = project.root
+    entries = args.paths if args.paths else project.raw.get("mutate", [])
+    if isinstance(entries, str):
+        entries = [entries]
+    files = files_to_mutate(root, entries) if mutate else []
+    from assay.reports.progress import ProgressLine
+
+    progress = ProgressLine(sys.stderr, _progress_line, LOG_PROGRESS_EVERY)
+    options = MutationOptions(
+        root=root, files=files, jobs=args.jobs, sample=sample, changed=changed, operators=args.operators,
+        history=None if args.no_history else root / HISTORY, run_mutants=mutate, progress=progress,
+        budget=args.mutant_budget,
+    )
+    # The project folder is importable, as for `python -m pytest` run from it; target
+    # files and tests import the project's own modules from there.
+    sys.path.insert(0, str(root))
+    targets = None
+    if args.fuzz == "on":
+        from assay.mutant.survivors import load_fuzz_targets
+
+        targets = load_fuzz_targets(project, args.fuzz_target)  # before the tests: a bad target fails fast
+    pytest_args = [a for a in args.pytest_args if a != "--"]
+    if args.executor == "dask" and mutate:
+        from assay.scale.dask_mutants import dask_mutant_runner
+
+        options.remote = dask_mutant_runner(root, pytest_args, args.scheduler, cluster={"n_workers": args.jobs})
+    plugin = MutationPlugin(options)
+    tree = ""
+    if options.history is not None and mutate:
+        from assay.mutant.history import History, tree_digest
+        from assay.mutant.selection import commit_of
+
+        tree = tree_digest(root, {**arguments_of(args), "mode": mode, "files": [str(f) for f in files],
+                                  "changed_commit": commit_of(root, changed) if changed else None})
+        if mode == "mutant":
+            unchanged = History.load(options.history).unchanged_run(tree)
+            if unchanged is not None:
+                return _report_unchanged(args, unchanged, root, files)
+    quiet = ["-p", "no:terminal"] if mode == "mutant" else []
+    started = time.monotonic()
+    old_cwd = os.getcwd()
+    os.chdir(root)
+    try:
+        # assay itself is imported already, so pytest cannot rewrite its plugin's asserts: expected, not news.
+        code = pytest.main([*pytest_args, *quiet, "-p", "no:cacheprovider", "--rootdir", str(root),
+                            "-W", "ignore::pytest.PytestAssertRewriteWarning"], plugins=[plugin])
+    finally:
+        os.chdir(old_cwd)
+    progress.finish()
+    if plugin.error is not None:
+        raise plugin.error
+    code = int(code)
+    base = plugin.baseline
+    if base.collect_errors and mode == "mutant":
+        raise ConfigError("the test suite does not collect:\n" + "\n".join(base.collect_errors[:5]))
+    if code in (2, 3, 4) and mode == "mutant":
+        raise ConfigError(f"pytest stopped with exit code {code} (usage or internal error); run the same pytest arguments alone to see why")
+    if base.failed:
+        listed = "\n  ".join(base.failed[:10]) + (f"\n  ... and {len(base.failed) - 10} more" if len(base.failed) > 10 else "")
+        message = (f"the baseline is not green: {len(base.failed)} test(s) fail without any mutant:\n  {listed}\n"
+                   "fix them, or leave them out with pytest's --deselect, before mutation testing")
+        if mode == "mutant":
+            raise ConfigError(message)
+        print(f"assay: {message}; mutants not run", file=sys.stderr)
+        return code
+    if mode == "mutant" and not base.passed:
+        raise ConfigError("no test passed in the baseline (pytest collected nothing?); pass the test paths after the options")
+    results = plugin.results
+    fuzz_summary = None
+    if targets is not None:
+        from assay.mutant.survivors import fuzz_survivors, replay_targets
+
+        fuzz = dict(cases=args.fuzz_cases, budget=args.fuzz_budget, seed=args.fuzz_seed,
+                    corpus=_abs(args.fuzz_corpus), artifacts=_abs(args.fuzz_artifacts))
+        fuzz_summary = fuzz_survivors(results, plugin.texts, targets, project, log=print, **fuzz)
+        if mode == "test" and not fuzz_summary["mapped"]:
+            print(f"assay: no survivor maps to a fuzz target; fuzzing every target ({len(targets)})")
+            fuzz_summary["campaign"] = replay_targets(targets, project, **fuzz)
+    plugin.save_history(tree)
+    elapsed = time.monotonic() - started
+    if mutate:
+        print(summary(results, elapsed, plugin.unrun))
+    if options.history is not None and mutate:
+        hs = plugin.history_stats
+        print(f"history: {hs['gold_replays']} gold replays ({hs['gold_kills']} killed by the recorded test), {hs['reused']} verdicts reused")
+    if args.report:
+        report = build_report(
+            results, arguments=arguments_of(args), elapsed=elapsed, unrun=plugin.unrun, timings=plugin.timings,
+            history=plugin.history_stats, fuzz=fuzz_summary,
+            baseline={"tests": base.tests, "passed": len(base.passed), "seconds": round(base.elapsed, 3),
+                      "files": [str(f.relative_to(root)) if f.is_relative_to(root) else str(f) for f in files]},
+        )
+        write_report(args.report, report)
+        print(f"report: {args.report}")
+    return _exit_status(args, results, mode, code)
+
+
+def _exit_status(args: argparse.Namespace, results: list, mode: str, pytest_code: int) -> int:
+    from assay.mutant.report import counts, score
+
+    c = counts(results)
+    if args.mutant_fail_under is not None:
+        s = score(c)
+        below = s is not None and s * 100 < args.mutant_fail_under
+        if below:
+            print(f"assay: killed share {s:.1%} is below --mutant-fail-under {args.mutant_fail_under:g}%", file=sys.stderr)
+        return 1 if below or (mode == "test" and pytest_code) else 0
+    if mode == "test":
+        return pytest_code
+    return 1 if c["survived"] or c["unreached"] else 0
+
+
+def cmd_show(args: argparse.Namespace, mutant_id: str) -> int:
+    from assay.core.config import load_project
+    from assay.mutant.history import History
+    from assay.mutant.model import Mutant, unified_diff
+    from assay.mutant.report import show
+
+    project = load_project(args.project)
+    history = History.load(project.root / HISTORY)
+    record = history.records.get(mutant_id)
+    if record is None:
+        matches = [k for k in history.records if mutant_id in k]
+        if len(matches) == 1:
+            mutant_id, record = matches[0], history.records[matches[0]]
+        else:
+            hint = f"{len(matches)} ids contain it" if matches else "run 'assay mutant' first, or copy an id from its summary"
+            raise ConfigError(f"no mutant {mutant_id!r} in {project.root / HISTORY} ({hint})")
+    result = record["result"]
+    mutant = Mutant.from_json(result["mutant"])
+    diff = ""
+    try:
+        text = Path(mutant.path).read_text("utf-8")
+        from assay.mutant.discover import mutants_in_file
+
+        current = {m.id for m in mutants_in_file(Path(mutant.path), project.root, None, text)}
+        if mutant.id in current or mutant.operator == "call.drop-keyword":
+            diff = unified_diff(text, mutant)
+    except (OSError, ConfigError):
+        pass
+    print(show(result, diff))
+    return 0
+
+
+def _report_unchanged(args: argparse.Namespace, records: list[dict[str, Any]], root: Path, files: list[Path]) -> int:
+    """Nothing the verdicts depend on changed since the last complete run: reuse all of it."""
+    from assay.mutant.model import Mutant
+    from assay.mutant.report import build_report, summary
+    from assay.mutant.session import from_record
+    from assay.reports.campaign import write_report
+
+    started = time.monotonic()
+    results = [from_record(Mutant.from_json(r["mutant"]), r) for r in records]
+    elapsed = time.monotonic() - started
+    print(summary(results, elapsed))
+    print(f"history: nothing changed since the last run (code, tests, configuration, installed packages, "
+          f"arguments): all {len(results)} verdicts reused; --no-history runs them again")
+    hist = {"gold_replays": 0, "gold_kills": 0, "reused": len(results), "unchanged": True}
+    if args.report:
+        write_report(args.report, build_report(results, arguments=arguments_of(args), elapsed=elapsed, unrun=0,
+                                               timings={}, history=hist, fuzz=None,
+                                               baseline={"tests": None, "passed": None, "seconds": 0.0,
+                                                         "files": [str(f.relative_to(root)) if f.is_relative_to(root) else str(f) for f in files]}))
+        print(f"report: {args.report}")
+    return _exit_status(args, results, "mutant", 0)
+
+
+def _abs(path: str | None) -> str | None:
+    return str(Path(path).resolve()) if path else None
+
+
+def _arguments(args: argparse.Namespace) -> dict[str, Any]:
+    return {k: (list(v) if isinstance(v, tuple) else v) for k, v in vars(args).items() if k != "func"}
+
+
+def _progress_line(counts: dict[str, int], total: int) -> str:
+    return f"mutants {sum(counts.values())}/{total}: " + ", ".join(f"{n} {v}" for v, n in counts.items() if n)

@@ -1,0 +1,7 @@
+"""Findings as a person meets them: which bug each one is, grouped, and explained.
+
+:mod:`~assay.findings.identity` names a bug (exception type and innermost project frame)
+however many signatures reached it; :mod:`~assay.findings.bug_entries` reads artifacts
+back into bug entries; :mod:`~assay.findings.explain` says a finding in a few lines.
+May import :mod:`assay.core` and :mod:`assay.store` only.
+"""

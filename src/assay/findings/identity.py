@@ -1,0 +1,145 @@
+"""Grouping findings into bugs: one bug, however many signatures reached it.
+
+A signature tells findings apart as finely as the engine can (three frames, the
+oracle's own kind); a person wants one line per bug.  Two findings are one bug
+when their exception type and their *innermost project frame* agree: the
+deepest frame whose file is in the target's ``sources``, or failing that the
+harness file, or failing that any frame outside the standard library and
+installed packages.  A bare ``assert`` is told apart by its statement as well
+(the ``#tag`` of its key): two asserts in one function are two bugs; assay's
+own oracle failures (``invariant(...)``, wedges) are named by their key.  Findings
+without an exception (a wedge, a leak) are a bug of their own signature.  A
+``RecursionError`` whose traceback recurses is one bug per recursion cycle (the
+``cycle`` its exception records, see :mod:`assay.core.recursion`), wherever in the cycle
+the limit struck; it is placed at the innermost project frame of the cycle.
+
+A finding is a *harness* finding when it is a ``panic`` (an unexpected
+exception, not an assertion or oracle the harness raises on purpose), that frame
+lies in the harness file, and ``sources`` watch other code that does not contain
+the harness (default sources are the harness plus what it imports): the mistake is
+the fuzz target's (an uncaught rejection, a wrong assumption), not the library's.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sysconfig
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Sequence
+
+from assay.core.recursion import cycle_key
+from assay.core.verdict import Frame, Verdict
+
+_LIBRARY_ROOTS = tuple(
+    os.path.realpath(p) + os.sep
+    for p in {sysconfig.get_paths()[k] for k in ("stdlib", "platstdlib", "purelib", "platlib")}
+)
+
+
+def _inside(path: str, roots: Sequence[str]) -> bool:
+    real = os.path.realpath(path)
+    for root in roots:
+        r = os.path.realpath(root)
+        if real == r or real.startswith(r.rstrip(os.sep) + os.sep):
+            return True
+    return False
+
+
+def _is_library(path: str) -> bool:
+    real = os.path.realpath(path)
+    return real.startswith(_LIBRARY_ROOTS) or "site-packages" in real.split(os.sep) or path.startswith("<")
+
+
+def is_third_party(path: str) -> bool:
+    """Whether ``path`` is installed code (the standard library, site-packages), not the project's."""
+    return _is_library(path)
+
+
+def _harness_is_not_the_code_under_test(harness: str, sources: Sequence[str]) -> bool:
+    """True when ``sources`` watch code beyond the harness file (the harness itself may be among them).
+
+    Default sources are the harness plus the packages it imports; a harness that is
+    the only source holds the code under test itself (a planted bug, a self-contained
+    example), so a raise there is not the harness's mistake.
+    """
+    if not sources:  # not recorded: the harness is all we know of the target
+        return True
+    real = os.path.realpath(harness)
+    others = [s for s in sources if os.path.realpath(s) != real]
+    return bool(others) and not _inside(harness, others)
+
+
+def project_frame(frames: Sequence[Frame], sources: Sequence[str], harness: str | None) -> Frame | None:
+    """The innermost frame in ``sources``, else in the harness, else outside installed code."""
+    for wanted in (
+        lambda f: bool(sources) and _inside(f.file, sources),
+        lambda f: bool(harness) and os.path.realpath(f.file) == os.path.realpath(harness or ""),
+        lambda f: not _is_library(f.file),
+    ):
+        for frame in frames:  # innermost first
+            if wanted(frame):
+                return frame
+    return None
+
+
+@dataclass(frozen=True)
+class BugIdentity:
+    """What makes findings one bug: a short ``id``, the stable ``key`` and where it was raised."""
+
+    key: str
+    exception: str | None
+    frame: Frame | None
+    harness: bool
+
+    @property
+    def id(self) -> str:
+        return hashlib.sha256(self.key.encode()).hexdigest()[:10]
+
+    @property
+    def location(self) -> str | None:
+        return f"{self.frame.file}:{self.frame.line}" if self.frame else None
+
+
+def identify(verdict: Verdict, sources: Sequence[str] = (), harness: str | None = None) -> BugIdentity:
+    """The bug a verdict belongs to (see the module docstring)."""
+    exc = verdict.exception
+    if exc is None or not exc.frames:
+        return BugIdentity(f"{verdict.oracle}:{verdict.key}", exc.type if exc else None, None, False)
+    in_cycle = [f for f in exc.frames if f.identity in exc.cycle]
+    frame = (in_cycle and project_frame(in_cycle, sources, harness)) or project_frame(exc.frames, sources, harness)
+    if exc.type.startswith("assay."):
+        # assay's own oracle failures (invariant(...), a wedge, ...) are named by their key, not a raise site.
+        return BugIdentity(f"{verdict.oracle}:{verdict.key}", exc.type, frame, False)
+    in_harness = bool(
+        verdict.oracle == "panic"  # an assert or oracle in the harness is its check, not its mistake
+        and frame is not None and harness
+        and os.path.realpath(frame.file) == os.path.realpath(harness)
+        and _harness_is_not_the_code_under_test(harness, sources)
+    )
+    where = cycle_key(exc.cycle) if exc.cycle else frame.identity if frame else "?"
+    if verdict.oracle == "invariant" and "#" in verdict.key:
+        where += verdict.key[verdict.key.rindex("#"):]  # two bare asserts of one function are two bugs
+    return BugIdentity(f"{verdict.oracle}:{exc.type}@{where}", exc.type, frame, in_harness)
+
+
+def identify_metadata(meta: dict[str, Any]) -> BugIdentity:
+    """:func:`identify` for an artifact's ``metadata.json`` (``sources`` and ``harness`` as recorded)."""
+    return identify(Verdict.from_json(meta["verdict"]), meta.get("sources") or (), meta.get("harness") or None)
+
+
+@dataclass
+class Bug:
+    """Findings that share one :class:`BugIdentity`, in the order they were given."""
+
+    identity: BugIdentity
+    members: list[Any] = field(default_factory=list)
+
+
+def group(items: Iterable[Any], identity_of) -> list[Bug]:
+    """Group ``items`` by ``identity_of(item)``; bugs keep the order of their first member."""
+    bugs: dict[str, Bug] = {}
+    for item in items:
+        ident = identity_of(item)
+        bugs.setdefault(ident.key, Bug(ident)).members.append(item)
+    return list(bugs.values())

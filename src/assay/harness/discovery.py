@@ -1,0 +1,218 @@
+"""Finding targets: import the files and modules ``[tool.assay] targets`` names.
+
+A target is any module-level object carrying an ``assay_target`` attribute that is
+a :class:`~assay.core.target.Target` (what ``@assay.target`` sets), any target that
+importing the module registered without binding it to a module name, and, in a
+module with none of those, an atheris harness's ``atheris.Setup`` callback or its
+``TestOneInput`` (named ``file:function``).  Reading module globals (plus what
+was recorded on the module at import) rather than a global registry makes
+discovery repeatable in one process.  Files are imported with the project root
+importable and with :mod:`assay.harness.atheris_shim` standing in for ``atheris``.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import sys
+import traceback
+from pathlib import Path
+from types import ModuleType
+
+from assay.core.config import Project
+from assay.core.errors import TargetError
+from assay.core.target import REGISTRY, Registry, Target, make_target
+
+#: Module attributes where discovery keeps what it learned while importing a file.
+_REGISTERED, _SETUP, _IMPORTS = "__assay_registered__", "__assay_setup_callbacks__", "__assay_imports__"
+#: The function name atheris and libFuzzer harnesses use for their entry point.
+ENTRY_POINT = "TestOneInput"
+
+
+def load_targets(project: Project) -> Registry:
+    """Import every target location of ``project``; a registry of what they define."""
+    registry = Registry()
+    make_importable(project.root)
+    # A project declaring only [tool.assay.http] targets does not need the default fuzz/ folder.
+    only_http = bool(project.raw.get("http")) and "targets" not in project.raw
+    if not only_http and "targets" not in project.raw and not (project.root / "fuzz").exists():
+        where = (f"no fuzz/ folder in {project.root}, where targets are looked for by default "
+                 "([tool.assay] targets = ['fuzz'])" if (project.root / "pyproject.toml").is_file() else
+                 f"no pyproject.toml in {project.root} or any folder above it, and no fuzz/ folder here "
+                 "(the default of [tool.assay] targets = ['fuzz'])")
+        raise TargetError(f"{where}: run `assay init` in your project to create fuzz/ with an example target "
+                          "(or pass --project DIR), or name a harness file: `assay fuzz path/to/harness.py`")
+    for entry in [] if only_http else project.targets:
+        for module in _import_entry(project.root, entry):
+            for tgt in targets_in(module):
+                registry.add(tgt)
+    if project.raw.get("http"):
+        from assay.http.config import targets_from_config
+
+        for tgt in targets_from_config(project.root, project.raw["http"]):
+            registry.add(tgt)
+    if not len(registry):
+        where = ", ".join(project.targets)
+        raise TargetError(
+            f"no fuzz target found in {where} (under {project.root}); decorate a function taking bytes "
+            "with @assay.target (an atheris TestOneInput(data) works too), or point [tool.assay] targets at "
+            "the files that do"
+        )
+    return registry
+
+
+def make_importable(root: Path) -> None:
+    """Put the project root (and its ``src/``) on ``sys.path``, as pytest's rootdir ``pythonpath`` does."""
+    for folder in (root / "src", root):
+        if folder.is_dir() and str(folder) not in sys.path:
+            sys.path.insert(0, str(folder))
+
+
+def targets_in(module: ModuleType) -> list[Target]:
+    """The targets ``module`` defines (see the module docstring for what counts)."""
+    found: list[Target] = []
+    for value in list(vars(module).values()):
+        tgt = getattr(value, "assay_target", None)
+        if isinstance(tgt, Target) and tgt not in found:
+            found.append(tgt)
+    found += [t for t in getattr(module, _REGISTERED, ()) if t not in found]
+    if not found:
+        found = harness_targets(module)
+    imports = getattr(module, _IMPORTS, ())
+    for tgt in found:
+        if not tgt.sources and not tgt.implied_sources:
+            tgt.implied_sources = tuple(imports)
+    return found
+
+
+def harness_targets(module: ModuleType) -> list[Target]:
+    """An atheris harness's entry points: its ``Setup`` callbacks, else its ``TestOneInput``."""
+    cached = module.__dict__.get("__assay_harness_targets__")
+    if cached is not None:
+        return list(cached)
+    stem = module.__name__.rpartition(".")[2]
+    functions = list(getattr(module, _SETUP, ()))
+    entry = getattr(module, ENTRY_POINT, None)
+    if not functions and callable(entry):
+        functions = [entry]
+    made = []
+    for fn in dict.fromkeys(functions):
+        name = getattr(fn, "__name__", "")
+        made.append(make_target(fn, name=f"{stem}:{name if name.isidentifier() else ENTRY_POINT}"))
+    module.__assay_harness_targets__ = made
+    return list(made)
+
+
+def _import_entry(root: Path, entry: str) -> list[ModuleType]:
+    make_importable(root)
+    path = (root / entry) if not Path(entry).is_absolute() else Path(entry)
+    if path.is_dir():
+        files = sorted(p for p in path.glob("*.py") if not p.name.startswith("_"))
+        if not files:
+            raise TargetError(f"target folder {path} holds no .py files; add target files or fix [tool.assay] targets")
+        return [import_file(f, root) for f in files]
+    if path.suffix == ".py" or path.exists():
+        if not path.is_file():
+            raise TargetError(f"target file {path} does not exist; fix [tool.assay] targets")
+        return [import_file(path, root)]
+    if "/" in entry:
+        raise TargetError(f"target location {entry!r} does not exist under {root}; fix [tool.assay] targets")
+    from assay.harness.atheris_shim import FuzzCalled, active
+
+    with _Recording() as registered, active() as callbacks:
+        try:
+            module = importlib.import_module(entry)
+        except FuzzCalled:  # importlib drops a module whose import raised: its file can be named instead
+            raise TargetError(f"module {entry!r} calls atheris.Fuzz() while it is imported; list its file "
+                              "in [tool.assay] targets instead of its module name") from None
+        except ModuleNotFoundError as exc:
+            if exc.name == entry.partition(".")[0]:
+                raise TargetError(f"target location {entry!r} is neither a file or folder under {root} nor an "
+                                  "importable module; fix [tool.assay] targets") from None
+            raise TargetError(_import_failure(f"module {entry!r}", exc)) from None
+        except Exception as exc:  # noqa: BLE001 - any import failure is a config error naming the module
+            raise TargetError(_import_failure(f"module {entry!r}", exc)) from None
+    _record(module, registered, callbacks, root)
+    return [module]
+
+
+def import_file(path: Path, project_root: Path | None = None) -> ModuleType:
+    """Import a target file as a top-level module named after its stem."""
+    path = path.resolve()
+    name = path.stem
+    existing = sys.modules.get(name)
+    if existing is not None:
+        if Path(getattr(existing, "__file__", "") or "").resolve() == path:
+            return existing
+        raise TargetError(
+            f"target file {path} is named like the already imported module {name!r} "
+            f"({getattr(existing, '__file__', 'built-in')}); rename the file"
+        )
+    folder = str(path.parent)
+    if folder not in sys.path:
+        sys.path.insert(0, folder)
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise TargetError(f"cannot import target file {path}")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    from assay.harness.atheris_shim import FuzzCalled, active
+
+    with _Recording() as registered, active() as callbacks:
+        try:
+            spec.loader.exec_module(module)
+        except FuzzCalled:
+            pass  # a harness calling atheris.Fuzz() at module level: everything before it has run
+        except SystemExit as exc:
+            del sys.modules[name]
+            raise TargetError(f"target file {path} exited (sys.exit({exc.code!r})) while it was imported; put its "
+                              "start-up code under `if __name__ == \"__main__\":`") from None
+        except Exception as exc:  # noqa: BLE001
+            del sys.modules[name]
+            raise TargetError(_import_failure(f"target file {path}", exc)) from None
+    _record(module, registered, callbacks, project_root)
+    return module
+
+
+class _Recording:
+    """Collects the targets registered with ``@assay.target`` while a module is imported."""
+
+    def __enter__(self) -> list[Target]:
+        self._before = {id(t) for t in REGISTRY.all()}
+        self.added: list[Target] = []
+        return self.added
+
+    def __exit__(self, *exc: object) -> None:
+        self.added.extend(t for t in REGISTRY.all() if id(t) not in self._before)
+
+
+def _record(module: ModuleType, registered: list[Target], callbacks: list, project_root: Path | None) -> None:
+    """Keep on the module what its import did: unbound targets, Setup callbacks, imported packages."""
+    from assay.harness.imported import imported_packages
+
+    if hasattr(module, _IMPORTS):
+        return  # imported before: the first import's record stands
+    bound = {id(getattr(v, "assay_target", None)) for v in list(vars(module).values())}
+    setattr(module, _REGISTERED, [t for t in registered if id(t) not in bound])
+    setattr(module, _SETUP, list(callbacks))
+    setattr(module, _IMPORTS, imported_packages(module, project_root))
+
+
+def _import_failure(what: str, exc: BaseException) -> str:
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if not f.filename.startswith("<")]
+    if isinstance(exc, SyntaxError) and exc.filename:
+        where = f" (at {exc.filename}:{exc.lineno})"
+    else:
+        where = f" (at {frames[-1].filename}:{frames[-1].lineno})" if frames else ""
+    hint = "fix the error and run again"
+    if isinstance(exc, ModuleNotFoundError) and exc.name:
+        hint = (f"install {exc.name.partition('.')[0]!r} into the Python that runs assay ({sys.executable}), "
+                "or fix the import")
+    return f"{what} failed to import: {type(exc).__name__}: {exc}{where}; {hint}"
+
+
+def select(registry: Registry, names: list[str]) -> list[Target]:
+    """The targets named (all if none named); an unknown name is an error."""
+    if not names:
+        return registry.all()
+    return [registry.get(n) for n in dict.fromkeys(names)]

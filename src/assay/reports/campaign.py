@@ -1,0 +1,174 @@
+"""The campaign report (JSON, versioned) and the human summary."""
+
+from __future__ import annotations
+
+import datetime as _dt
+from typing import Any
+
+from assay.core.version import __version__
+from assay.engine.campaign import CampaignResult
+from assay.engine.supervisor import Progress, TargetOutcome
+from assay.store.artifacts import runtime_identity
+from assay.store.atomic import write_json
+
+#: Version of the report layout (docs/report-schema.json); bump on incompatible changes.
+#: 2: a top-level ``bugs`` section, ``project_root``, per target a ``timeline`` and each finding's ``bug``.
+REPORT_VERSION = 2
+
+
+def target_report(t: TargetOutcome) -> dict[str, Any]:
+    entry = _target_fields(t)
+    native = getattr(t, "native_report", None)  # native targets: build manifest, no schedule digest
+    if native is not None:
+        entry.update(native())
+    return entry
+
+
+def _target_fields(t: TargetOutcome) -> dict[str, Any]:
+    return {
+        "seed": t.seed,
+        "sources": t.sources,
+        "strategy": t.strategy,
+        "initial_corpus": t.initial_manifest,
+        "corpus_additions": t.corpus_additions,
+        "schedule_digest": t.schedule_digest,
+        "schedule_count": t.schedule_count,
+        "cases": t.cases,
+        "elapsed": round(t.elapsed, 3),
+        "execs_per_sec": round(t.execs_per_sec, 1),
+        "coverage": {"edges": t.edges, "lines": t.lines},
+        "features": t.features,
+        "corpus_size": t.corpus_size,
+        "worker_restarts": t.worker_restarts,
+        "jobs": t.jobs,
+        "findings": [
+            {"signature": f.signature, "oracle": f.oracle, "artifact": f.artifact, "new": f.new, "occurrences": f.occurrences}
+            for f in t.findings
+        ],
+        "status": t.status,
+        "write_errors": list(getattr(t, "write_errors", [])),
+        "timeline": [list(p) for p in getattr(t, "timeline", [])],
+    }
+
+
+def build_report(
+    result: CampaignResult | None,
+    *,
+    arguments: dict[str, Any],
+    skipped: dict[str, str] | None = None,
+    status: str | None = None,
+    error: str | None = None,
+    project_root: str | None = None,
+) -> dict[str, Any]:
+    """The report as plain data (layout: docs/report-schema.json).
+
+    ``project_root`` makes bug locations relative to the project (for SARIF and
+    the HTML page); without it they carry absolute files only.
+    """
+    from assay.findings.bug_entries import bug_section
+
+    outcomes = result.targets if result else []
+    targets = {t.name: target_report(t) for t in outcomes}
+    bugs, ids = bug_section(outcomes, project_root=project_root, project_arg=arguments.get("project"))
+    for name, entry in targets.items():
+        for finding in entry["findings"]:
+            finding["bug"] = ids.get((name, finding["signature"]))
+    if status is None:
+        status = "findings" if result and result.findings else "clean"
+    return {
+        "report_version": REPORT_VERSION,
+        "assay_version": __version__,
+        "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+        "arguments": arguments,
+        "project_root": project_root,
+        "master_seed": result.master_seed if result else None,
+        "elapsed": round(result.elapsed, 3) if result else 0.0,
+        "targets": targets,
+        "bugs": bugs,
+        "skipped": skipped or {},
+        "status": status,
+        "error": error,
+        "runtime": runtime_identity(),
+    }
+
+
+def write_report(path: str, report: dict[str, Any]) -> None:
+    write_json(path, report)
+
+
+def progress_line(p: Progress) -> str:
+    left = "" if p.time_left is None else f" left {p.time_left:5.1f}s"
+    rate = p.cases / p.elapsed if p.elapsed > 0 else 0.0
+    return (
+        f"{p.target}: {p.cases} cases {rate:,.0f}/s edges {p.edges} lines {p.lines} "
+        f"features {p.features} corpus {p.corpus} findings {p.findings}{left}"
+    )
+
+
+def summary(result: CampaignResult, project_root: str | None = None) -> str:
+    """A plain, multi-line summary for the end of a run: per target its numbers, then one block per bug.
+
+    Findings whose exception type and innermost project frame agree are one bug
+    (:mod:`assay.findings.identity`); each bug is explained by :func:`assay.findings.explain.finding_lines`
+    from its first finding's artifact, with the totals of all its signatures.
+    """
+    from assay.findings.identity import group
+
+    lines = [f"assay: master seed {result.master_seed} (repeat with --fuzz-seed {result.master_seed})"]
+    bugs_total = 0
+    for t in result.targets:
+        bugs = group(t.findings, lambda f: _record_identity(f))
+        bugs_total += len(bugs)
+        lines.append(
+            f"  {t.name}: {t.cases} cases in {t.elapsed:.1f}s ({t.execs_per_sec:,.0f}/s), "
+            f"{t.edges} edges, {t.lines} lines, {t.features} features, corpus {t.corpus_size} "
+            f"(+{len(t.corpus_additions)}), {len(t.findings)} finding(s) in {len(bugs)} bug(s)"
+        )
+        for bug in bugs:
+            lines.extend(_bug_lines(bug, project_root))
+        for err in getattr(t, "write_errors", []):
+            lines.append(f"    could not write {err}")
+    total = result.findings
+    lines.append(f"{total} finding(s) in {bugs_total} bug(s)" if total else "no findings")
+    return "\n".join(lines)
+
+
+def _record_identity(f: Any):
+    from assay.findings.identity import BugIdentity
+
+    # Native and older records carry no bug id: each signature is then a bug of its own.
+    return BugIdentity(getattr(f, "bug", "") or f.signature, None, None, bool(getattr(f, "harness", False)))
+
+
+def _bug_lines(bug: Any, project_root: str | None) -> list[str]:
+    from assay.core.errors import AssayError
+    from assay.findings.explain import finding_lines
+    from assay.store.artifacts import load_artifact
+
+    members = bug.members
+    occurrences = sum(f.occurrences for f in members)
+    flag = "new" if any(f.new for f in members) else "known"
+    first = next((f for f in members if f.artifact), None)
+    explained: list[str] = []
+    art = None
+    if first is not None:
+        try:
+            art = load_artifact(first.artifact)
+            explained = finding_lines(art.metadata, art.input, first.artifact, project_root=project_root,
+                                      occurrences=occurrences, signatures=len(members), dated=not first.new, scope=" this run")
+        except (AssayError, OSError, KeyError, TypeError, ValueError):
+            explained = []
+    if not explained:
+        f = members[0]
+        explained = [f"[{f.oracle}{', harness' if getattr(f, 'harness', False) else ''}] {f.signature}",
+                     f"seen {occurrences}x this run under {len(members)} signature(s)",
+                     f"artifact: {f.artifact or '(not written)'}"]
+    bug_id = getattr(members[0], "bug", "") or ""
+    if not bug_id and first is not None and explained and art is not None:
+        from assay.findings.identity import identify_metadata
+
+        bug_id = identify_metadata(art.metadata).id  # findings recorded without one (native targets)
+    bug_id = bug_id or "-"
+    out = [f"    bug {bug_id} ({flag}) {explained[0]}"]
+    out.extend(f"      {line}" for line in explained[1:])
+    return out

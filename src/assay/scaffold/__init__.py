@@ -1,0 +1,6 @@
+"""What ``assay init`` writes: a ``fuzz/`` folder, ``[tool.assay]``, and CI workflows.
+
+:mod:`~assay.scaffold.project` finds the project's package and writes the example
+target; :mod:`~assay.scaffold.github` writes the GitHub Actions workflows
+(``--ci github``). May import :mod:`assay.core` only.
+"""
