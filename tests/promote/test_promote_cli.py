@@ -7,7 +7,7 @@ import argparse
 import pytest
 
 from assay.core.errors import ConfigError
-from assay.promote import cli
+from assay.cli import promote as cli
 from promote_helpers import isolated_registry, temp_project  # noqa: F401 - fixtures
 
 TARGETS = """
