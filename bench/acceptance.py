@@ -23,7 +23,7 @@ import json
 import random
 import statistics
 import xml.etree.ElementTree as ET
-from typing import Callable
+from collections.abc import Callable
 
 import h11
 
@@ -161,8 +161,13 @@ def _havoc(data: bytes, rng: random.Random) -> bytes:
 # --------------------------------------------------------------- measuring
 
 
-def measure(spec: str, accepts: Callable[[bytes], bool], seed: int, cases: int,
-            byte_mutate: Callable[[bytes, random.Random], bytes]) -> dict[str, float]:
+def measure(
+    spec: str,
+    accepts: Callable[[bytes], bool],
+    seed: int,
+    cases: int,
+    byte_mutate: Callable[[bytes, random.Random], bytes],
+) -> dict[str, float]:
     """Acceptance ratios of generated, strategy-mutated and byte-mutated inputs for one seed."""
     strategy = get_strategy(spec)
     counts = {"generated": 0, "mutated": 0, "bytes": 0}

@@ -42,8 +42,9 @@ import struct
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "src"))
@@ -78,21 +79,23 @@ def worker_inputs(path: str) -> list[bytes]:
     at = 0
     while at < len(raw):
         pid, n = _HEAD.unpack_from(raw, at)
-        by_pid.setdefault(pid, []).append(raw[at + _HEAD.size: at + _HEAD.size + n])
+        by_pid.setdefault(pid, []).append(raw[at + _HEAD.size : at + _HEAD.size + n])
         at += _HEAD.size + n
     return max(by_pid.values(), key=len)
 
 
 def campaign(name: str, spec: dict, fn, tmp: str, cases: int, seed: int) -> float:
-    from assay.engine.campaign import CampaignOptions, run_campaign
     from assay.core.target import make_target
+    from assay.engine.campaign import CampaignOptions, run_campaign
 
-    target = make_target(fn, name=name.replace(".", "_"), sources=spec["sources"], seeds=spec["seeds"],
-                         max_len=e2e.MAX_LEN, timeout=10.0)
+    target = make_target(
+        fn, name=name.replace(".", "_"), sources=spec["sources"], seeds=spec["seeds"], max_len=e2e.MAX_LEN, timeout=10.0
+    )
     corpus = tempfile.mkdtemp(dir=tmp)
     t0 = time.perf_counter()
-    run_campaign([target], CampaignOptions(corpus_root=corpus, artifact_root=corpus + "-art", max_cases=cases,
-                                           seed=seed))
+    run_campaign(
+        [target], CampaignOptions(corpus_root=corpus, artifact_root=corpus + "-art", max_cases=cases, seed=seed)
+    )
     return time.perf_counter() - t0
 
 
@@ -141,9 +144,15 @@ def one(name: str, spec: dict, cases: int, seed: int, rounds: int) -> dict:
                 bares[n] = min(bares.get(n, took), took)
         small, big = runs[cases // 5], runs[cases]
         bare_small, bare_big = bares[cases // 5], bares[cases]
-    return {"whole": bare_big / big[0], "steady": (bare_big - bare_small) / (big[0] - small[0]),
-            "in_target": big[2] / big[0], "calls": big[1], "recorded": len(inputs),
-            "per_case_us": big[0] / big[1] * 1e6, "bare_us": bare_big / big[1] * 1e6}
+    return {
+        "whole": bare_big / big[0],
+        "steady": (bare_big - bare_small) / (big[0] - small[0]),
+        "in_target": big[2] / big[0],
+        "calls": big[1],
+        "recorded": len(inputs),
+        "per_case_us": big[0] / big[1] * 1e6,
+        "bare_us": bare_big / big[1] * 1e6,
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -159,18 +168,27 @@ def main(argv: list[str] | None = None) -> int:
 
         worker.COST_EVERY = 0  # read when a worker starts; the forked workers inherit it
     all_specs = e2e.specs()
-    print(f"# assay fuzz against a bare loop over its own inputs ({os.cpu_count()} cores, "
-          f"load {os.getloadavg()[0]:.1f}; {args.cases:,} cases, seeds 1-{args.seeds}, fastest of {args.rounds} rounds"
-          f"{'; no counted cases' if args.no_count else ''})\n")
-    print("| target | whole (per seed) | steady (per seed) | in-target | us per case: assay / bare loop | calls recorded/ran |")
+    print(
+        f"# assay fuzz against a bare loop over its own inputs ({os.cpu_count()} cores, "
+        f"load {os.getloadavg()[0]:.1f}; {args.cases:,} cases, seeds 1-{args.seeds}, fastest of {args.rounds} rounds"
+        f"{'; no counted cases' if args.no_count else ''})\n"
+    )
+    print(
+        "| target | whole (per seed) | steady (per seed) | in-target | us per case: assay / bare loop | calls recorded/ran |"
+    )
     print("|---|---|---|---|---|---|")
     for name in args.target or TARGETS:
         got = [one(name, all_specs[name], args.cases, seed, args.rounds) for seed in range(1, args.seeds + 1)]
-        med = {k: statistics.median(g[k] for g in got) for k in ("whole", "steady", "in_target", "per_case_us", "bare_us")}
-        print(f"| {name} | **{med['whole']:.2f}** ({', '.join(f'{g['whole']:.2f}' for g in got)}) "
-              f"| **{med['steady']:.2f}** ({', '.join(f'{g['steady']:.2f}' for g in got)}) | {med['in_target']:.2f} "
-              f"| {med['per_case_us']:.1f} / {med['bare_us']:.1f} "
-              f"| {', '.join(f'{g['recorded']:,}/{g['calls']:,}' for g in got)} |", flush=True)
+        med = {
+            k: statistics.median(g[k] for g in got) for k in ("whole", "steady", "in_target", "per_case_us", "bare_us")
+        }
+        print(
+            f"| {name} | **{med['whole']:.2f}** ({', '.join(f'{g["whole"]:.2f}' for g in got)}) "
+            f"| **{med['steady']:.2f}** ({', '.join(f'{g["steady"]:.2f}' for g in got)}) | {med['in_target']:.2f} "
+            f"| {med['per_case_us']:.1f} / {med['bare_us']:.1f} "
+            f"| {', '.join(f'{g["recorded"]:,}/{g["calls"]:,}' for g in got)} |",
+            flush=True,
+        )
     return 0
 
 

@@ -33,8 +33,18 @@ from types import CodeType
 from assay.feedback import edgesplit
 from assay.feedback.branches import branch_layout
 
-MODULES = ("tomllib._parser", "json.decoder", "json.scanner", "urllib.parse", "email.feedparser",
-           "email._header_value_parser", "html.parser", "ipaddress", "configparser", "csv")
+MODULES = (
+    "tomllib._parser",
+    "json.decoder",
+    "json.scanner",
+    "urllib.parse",
+    "email.feedparser",
+    "email._header_value_parser",
+    "html.parser",
+    "ipaddress",
+    "configparser",
+    "csv",
+)
 
 
 def _codes(code: CodeType):
@@ -117,8 +127,15 @@ def campaigns(cases: int, seeds: int) -> None:
             got = []
             for seed in range(1, seeds + 1):
                 with tempfile.TemporaryDirectory() as tmp:
-                    res = e2e.run_assay(name, spec, os.path.join(tmp, "counters"), os.path.join(tmp, "corpus"),
-                                        cases=cases, budget=None, seed=seed)
+                    res = e2e.run_assay(
+                        name,
+                        spec,
+                        os.path.join(tmp, "counters"),
+                        os.path.join(tmp, "corpus"),
+                        cases=cases,
+                        budget=None,
+                        seed=seed,
+                    )
                     os.environ["ASSAY_NO_EDGE_SPLIT"] = ""
                     got.append(reached(name, res["corpus_dir"]))
                     os.environ["ASSAY_NO_EDGE_SPLIT"] = mode

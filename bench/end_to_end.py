@@ -39,8 +39,9 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "src"))
@@ -115,16 +116,21 @@ def _resolve_sources(sources) -> list[str]:
 # -- the two tools ----------------------------------------------------------------------------
 
 
-def run_assay(name: str, spec: dict, counters: str, corpus: str, *, cases: int | None, budget: float | None, seed: int) -> dict:
-    from assay.engine.campaign import CampaignOptions, run_campaign
+def run_assay(
+    name: str, spec: dict, counters: str, corpus: str, *, cases: int | None, budget: float | None, seed: int
+) -> dict:
     from assay.core.target import make_target
+    from assay.engine.campaign import CampaignOptions, run_campaign
 
     fn = Counters(counters).wrap(spec["fn"])
-    target = make_target(fn, name=name.replace(".", "_"), sources=spec["sources"], seeds=spec["seeds"],
-                         max_len=MAX_LEN, timeout=10.0)
+    target = make_target(
+        fn, name=name.replace(".", "_"), sources=spec["sources"], seeds=spec["seeds"], max_len=MAX_LEN, timeout=10.0
+    )
     t0 = time.perf_counter()
-    result = run_campaign([target], CampaignOptions(corpus_root=corpus, artifact_root=corpus + "-art",
-                                                    max_cases=cases, budget=budget, seed=seed))
+    result = run_campaign(
+        [target],
+        CampaignOptions(corpus_root=corpus, artifact_root=corpus + "-art", max_cases=cases, budget=budget, seed=seed),
+    )
     wall = time.perf_counter() - t0
     out = result.targets[0]
     return {"execs": out.cases, "wall": wall, "start": t0, "corpus_dir": os.path.join(corpus, target.name)}
@@ -151,8 +157,9 @@ atheris.Fuzz()
 """
 
 
-def run_atheris(name: str, counters: str, corpus: str, seeds_dir: str, *, cases: int | None, budget: float | None,
-                seed: int) -> dict:
+def run_atheris(
+    name: str, counters: str, corpus: str, seeds_dir: str, *, cases: int | None, budget: float | None, seed: int
+) -> dict:
     os.makedirs(corpus, exist_ok=True)
     argv = [corpus, seeds_dir, f"-seed={seed}", f"-max_len={MAX_LEN}", "-timeout=10", "-print_final_stats=1"]
     argv.append(f"-runs={cases}" if cases is not None else f"-max_total_time={int(budget)}")
@@ -209,8 +216,9 @@ def measure(name: str, corpus_dir: str, start_wall: float, cutoffs: list[float])
     import json
 
     files = [os.path.join(corpus_dir, f) for f in os.listdir(corpus_dir)] if os.path.isdir(corpus_dir) else []
-    code = MEASURE_CHILD.format(paths=[str(HERE), str(HERE.parent / "src")], name=name, files=files,
-                                cutoffs=cutoffs, start=start_wall)
+    code = MEASURE_CHILD.format(
+        paths=[str(HERE), str(HERE.parent / "src")], name=name, files=files, cutoffs=cutoffs, start=start_wall
+    )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600)
     if proc.returncode != 0:
         raise RuntimeError(proc.stderr[-2000:])
@@ -257,8 +265,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--target", action="append", default=None)
     ap.add_argument("--skip-time", action="store_true", help="only the fixed-executions table")
     ap.add_argument("--skip-executions", action="store_true", help="only the fixed-wall-time table")
-    ap.add_argument("--time-runs", type=int, default=1,
-                    help="seeds per tool in the fixed-wall-time table (medians; default 1)")
+    ap.add_argument(
+        "--time-runs", type=int, default=1, help="seeds per tool in the fixed-wall-time table (medians; default 1)"
+    )
     args = ap.parse_args(argv)
     runs = args.runs or (1 if args.quick else 3)
     seconds = args.seconds or (20.0 if args.quick else 60.0)
@@ -279,7 +288,9 @@ def main(argv: list[str] | None = None) -> int:
 
 def fixed_executions(names: list[str], all_specs: dict, runs: int, quick: bool) -> None:
     print("## fixed executions (medians of %d runs, interleaved)\n" % runs)
-    print("| target | N | assay exec/s | atheris exec/s | assay/atheris | assay in-target | atheris in-target | assay lengths | atheris lengths |")
+    print(
+        "| target | N | assay exec/s | atheris exec/s | assay/atheris | assay in-target | atheris in-target | assay lengths | atheris lengths |"
+    )
     print("|---|---|---|---|---|---|---|---|---|")
     for name in names:
         spec = all_specs[name]
@@ -292,16 +303,21 @@ def fixed_executions(names: list[str], all_specs: dict, runs: int, quick: bool) 
         rate = {t: statistics.median(r["execs"] / r["wall"] for r in got[t]) for t in got}
         share = {t: statistics.median(r["in_target"] / r["wall"] for r in got[t]) for t in got}
         hist = {t: [sum(h) for h in zip(*(r["hist"] for r in got[t]))] for t in got}
-        print(f"| {name} | {n:,} | {rate['assay']:,.0f} | {rate['atheris']:,.0f} | {rate['assay'] / rate['atheris']:.2f} "
-              f"| {100 * share['assay']:.0f}% | {100 * share['atheris']:.0f}% "
-              f"| {length_summary(hist['assay'])} | {length_summary(hist['atheris'])} |", flush=True)
+        print(
+            f"| {name} | {n:,} | {rate['assay']:,.0f} | {rate['atheris']:,.0f} | {rate['assay'] / rate['atheris']:.2f} "
+            f"| {100 * share['assay']:.0f}% | {100 * share['atheris']:.0f}% "
+            f"| {length_summary(hist['assay'])} | {length_summary(hist['atheris'])} |",
+            flush=True,
+        )
 
 
 def fixed_time(names: list[str], all_specs: dict, seconds: float, time_runs: int) -> None:
     cuts = [seconds / 6, seconds / 2, seconds]
     what = "one run" if time_runs == 1 else f"medians of seeds 1-{time_runs}, tools interleaved"
     print(f"\n## fixed wall time ({seconds:.0f} s each, {what}): lines + edges of each corpus, one measurement\n")
-    print("| target | tool | execs | exec/s | " + " | ".join(f"@{c:.0f}s" for c in cuts) + " | lengths | per seed @end |")
+    print(
+        "| target | tool | execs | exec/s | " + " | ".join(f"@{c:.0f}s" for c in cuts) + " | lengths | per seed @end |"
+    )
     print("|---|---|---|---|" + "---|" * len(cuts) + "---|---|")
     for name in names:
         spec = all_specs[name]
@@ -318,8 +334,12 @@ def fixed_time(names: list[str], all_specs: dict, seconds: float, time_runs: int
             rate = statistics.median(r["execs"] / r["wall"] for r, _ in runs)
             cov = [statistics.median(c[i] for _, c in runs) for i in range(len(cuts))]
             hist = [sum(h) for h in zip(*(r["hist"] for r, _ in runs))]
-            print(f"| {name} | {tool} | {execs:,.0f} | {rate:,.0f} | " + " | ".join(f"{c:g}" for c in cov)
-                  + f" | {length_summary(hist)} | {', '.join(str(c[-1]) for _, c in runs)} |", flush=True)
+            print(
+                f"| {name} | {tool} | {execs:,.0f} | {rate:,.0f} | "
+                + " | ".join(f"{c:g}" for c in cov)
+                + f" | {length_summary(hist)} | {', '.join(str(c[-1]) for _, c in runs)} |",
+                flush=True,
+            )
 
 
 if __name__ == "__main__":

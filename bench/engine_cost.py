@@ -54,10 +54,16 @@ print(json.dumps(time.perf_counter() - started))
 
 def one(config: str, cases: int) -> float:
     env = {**os.environ, "ASSAY_PURE_PYTHON": "1" if config == "python" else "0"}
-    code = CHILD.format(here=str(HERE), src=str(HERE.parent / "src"), floor=config == "floor", cases=cases,
-                        python_loop=config in ("c-generator", "floor"))
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=900,
-                          cwd=tempfile.gettempdir())
+    code = CHILD.format(
+        here=str(HERE),
+        src=str(HERE.parent / "src"),
+        floor=config == "floor",
+        cases=cases,
+        python_loop=config in ("c-generator", "floor"),
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=900, cwd=tempfile.gettempdir()
+    )
     if proc.returncode != 0:
         raise RuntimeError(proc.stderr[-2000:])
     return json.loads(proc.stdout.strip().splitlines()[-1])
@@ -75,8 +81,10 @@ def main(argv: list[str] | None = None) -> int:
         for config in configs:  # interleaved: a load change hits every configuration alike
             small, large = one(config, args.small), one(config, args.large)
             per_case[config].append((large - small) / (args.large - args.small))
-    print(f"trivial target, run_campaign, marginal wall time per case ({args.small:,} vs {args.large:,} cases),"
-          f" medians of {args.runs} interleaved runs, load {os.getloadavg()[0]:.1f}")
+    print(
+        f"trivial target, run_campaign, marginal wall time per case ({args.small:,} vs {args.large:,} cases),"
+        f" medians of {args.runs} interleaved runs, load {os.getloadavg()[0]:.1f}"
+    )
     print()
     print("| configuration | µs per case (runs) | cases/s |")
     print("|---|---|---|")

@@ -39,8 +39,9 @@ def _schema_digests() -> dict[str, str]:
         for t in targets:
             for seed in range(SEEDS):
                 try:
-                    g = schemagen.generate(t.schema, random.Random(seed), mode, root=t.document, draft=t.draft,
-                                           resources=t.resources)
+                    g = schemagen.generate(
+                        t.schema, random.Random(seed), mode, root=t.document, draft=t.draft, resources=t.resources
+                    )
                     made.append((t.name, seed, g.value, g.mode, g.violation, g.path))
                 except Exception as exc:  # the failure is part of the output
                     made.append((t.name, seed, type(exc).__name__))
@@ -66,9 +67,17 @@ def _strategy_digest(name: str) -> str:
         a, b = s.generate(rng), s.generate(rng)
         m, c = s.mutate(a, rng), s.crossover(a, b, rng)
         parsed = s.parse(s.render(m))
-        made.append((s.render(a), s.render(m), s.render(c), parsed is None,
-                     s.render(parsed) if parsed is not None else None, s.tokens(a),
-                     [s.render(x) for x in list(s.shrink_candidates(a))[:10]]))
+        made.append(
+            (
+                s.render(a),
+                s.render(m),
+                s.render(c),
+                parsed is None,
+                s.render(parsed) if parsed is not None else None,
+                s.tokens(a),
+                [s.render(x) for x in list(s.shrink_candidates(a))[:10]],
+            )
+        )
     return _digest(made)
 
 

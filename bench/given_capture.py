@@ -54,8 +54,10 @@ def main() -> None:
         a.append(rate(plain, inputs))
         b.append(rate(wrapped, inputs))
     pa, pb = statistics.median(a), statistics.median(b)
-    print(f"fuzz_one_input alone: {pa:,.0f}/s; with assay's example capture: {pb:,.0f}/s; ratio {pb / pa:.3f} "
-          f"(medians of {args.rounds} rounds of {args.inputs} inputs)")
+    print(
+        f"fuzz_one_input alone: {pa:,.0f}/s; with assay's example capture: {pb:,.0f}/s; ratio {pb / pa:.3f} "
+        f"(medians of {args.rounds} rounds of {args.inputs} inputs)"
+    )
 
 
 if __name__ == "__main__":

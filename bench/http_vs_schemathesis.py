@@ -25,25 +25,24 @@ counts as not found; its median time is shown only when found in most runs).
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import argparse  # noqa: E402
 import json  # noqa: E402
 import os  # noqa: E402
-import statistics  # noqa: E402
 import shutil  # noqa: E402
+import statistics  # noqa: E402
+import sys
 import tempfile  # noqa: E402
 import time  # noqa: E402
-from typing import Any, Callable  # noqa: E402
+from collections.abc import Callable  # noqa: E402
+from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "examples" / "http"))
 
-from assay.engine.campaign import CampaignOptions, run_campaign  # noqa: E402
-from assay.oracles.http import no_secret  # noqa: E402
 from assay.core.target import make_target  # noqa: E402
 from assay.core.verdict import classify  # noqa: E402
+from assay.engine.campaign import CampaignOptions, run_campaign  # noqa: E402
 
 DEFAULT_REQUESTS = 2000  #: requests (cases) per tool, app and seed
 DEFAULT_REPS = 3  #: seeds; the table shows medians
@@ -69,8 +68,10 @@ def _apps() -> dict[str, tuple[Any, Any, Path]]:
 
     shop = shop_fastapi.create_app()
     notes = notes_flask.create_app()
-    return {"shop (FastAPI)": (shop, None, shop.state.files_dir),
-            "notes (Flask)": (notes, notes_flask.OPENAPI, notes.config["ATTACHMENTS"])}
+    return {
+        "shop (FastAPI)": (shop, None, shop.state.files_dir),
+        "notes (Flask)": (notes, notes_flask.OPENAPI, notes.config["ATTACHMENTS"]),
+    }
 
 
 def _assay_kind(signature: str) -> tuple[str, str]:
@@ -108,12 +109,15 @@ def run_assay(app: Any, openapi: Any, served: Path, requests: int, seed: int) ->
                     handle.write(json.dumps([time.perf_counter() - start, verdict.signature]) + "\n")
             raise
 
-    target = make_target(noted, name="bench_http", seeds=base.seeds, max_len=base.max_len,
-                         sources=base.source_paths())
+    target = make_target(noted, name="bench_http", seeds=base.seeds, max_len=base.max_len, sources=base.source_paths())
     work = log.parent
     start = time.perf_counter()
-    result = run_campaign([target], CampaignOptions(corpus_root=str(work / "c"), artifact_root=str(work / "a"),
-                                                    max_cases=requests, seed=seed, shrink_cases=64))
+    result = run_campaign(
+        [target],
+        CampaignOptions(
+            corpus_root=str(work / "c"), artifact_root=str(work / "a"), max_cases=requests, seed=seed, shrink_cases=64
+        ),
+    )
     elapsed = time.perf_counter() - start
     first: dict[str, float] = {}
     for line in log.read_text().splitlines() if log.exists() else []:
@@ -121,16 +125,18 @@ def run_assay(app: Any, openapi: Any, served: Path, requests: int, seed: int) ->
         first.setdefault(sig, t)
     cases = result.targets[0].cases if hasattr(result.targets[0], "cases") else requests
     shutil.rmtree(work, ignore_errors=True)
-    return {"elapsed": elapsed, "requests": cases,
-            "found": [(_assay_kind(sig), t) for sig, t in first.items()],
-            "conformance": sorted({sig for sig in first if sig.startswith("error-shape:")})}
+    return {
+        "elapsed": elapsed,
+        "requests": cases,
+        "found": [(_assay_kind(sig), t) for sig, t in first.items()],
+        "conformance": sorted({sig for sig in first if sig.startswith("error-shape:")}),
+    }
 
 
 def run_schemathesis(app: Any, openapi: Any, served: Path, requests: int, seed: int) -> dict[str, Any]:
     import hypothesis
-    from hypothesis import HealthCheck, given, settings
-    from hypothesis import strategies as st
     import schemathesis
+    from hypothesis import HealthCheck, given, settings, strategies as st
     from schemathesis import GenerationMode
 
     from assay.oracles.http import plant_secret
@@ -152,8 +158,14 @@ def run_schemathesis(app: Any, openapi: Any, served: Path, requests: int, seed: 
         label = op.definition.raw.get("operationId") or op.label
         strategy = st.one_of(op.as_strategy(GenerationMode.POSITIVE), op.as_strategy(GenerationMode.NEGATIVE))
 
-        @settings(max_examples=per_op, database=None, deadline=None, suppress_health_check=list(HealthCheck),
-                  phases=[hypothesis.Phase.generate], derandomize=False)
+        @settings(
+            max_examples=per_op,
+            database=None,
+            deadline=None,
+            suppress_health_check=list(HealthCheck),
+            phases=[hypothesis.Phase.generate],
+            derandomize=False,
+        )
         @hypothesis.seed(seed)
         @given(case=strategy)
         def drive(case: Any) -> None:
@@ -200,8 +212,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--requests", type=int, default=DEFAULT_REQUESTS)
     parser.add_argument("--reps", type=int, default=DEFAULT_REPS)
     args = parser.parse_args(argv)
-    print(f"load average at start: {os.getloadavg()}; {os.cpu_count()} CPUs; {args.requests} requests per run, "
-          f"medians of {args.reps} seeds")
+    print(
+        f"load average at start: {os.getloadavg()}; {os.cpu_count()} CPUs; {args.requests} requests per run, "
+        f"medians of {args.reps} seeds"
+    )
     for app_name, (app, openapi, served) in _apps().items():
         rows: dict[str, list[dict[str, Any]]] = {"assay": [], "schemathesis": []}
         for rep in range(args.reps):

@@ -36,8 +36,9 @@ import struct
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "src"))
@@ -143,7 +144,7 @@ def one(name: str, spec: dict, cases: int, rounds: int) -> dict[str, float]:
     with tempfile.TemporaryDirectory(prefix="assay-interleave-") as tmp:
         counters = e2e.Counters(os.path.join(tmp, "rec.counters"))
         br.campaign(name, spec, br.recording(counters.wrap(spec["fn"]), os.path.join(tmp, "rec")), tmp, cases, 1)
-        inputs = br.worker_inputs(os.path.join(tmp, "rec"))[cases // 5:]
+        inputs = br.worker_inputs(os.path.join(tmp, "rec"))[cases // 5 :]
         fn = e2e.Counters(os.path.join(tmp, "loop.counters")).wrap(spec["fn"])
         timed: dict[str, list[float]] = {}
         made = loops(fn, inputs)
@@ -161,16 +162,21 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--rounds", type=int, default=5)
     args = ap.parse_args(argv)
     specs = e2e.specs()
-    print(f"# the target's calls with the generator between them ({os.cpu_count()} cores, "
-          f"load {os.getloadavg()[0]:.1f}; the inputs of a {args.cases:,}-case campaign from case "
-          f"{args.cases // 5:,}; medians of {args.rounds} rounds; us per input)\n")
+    print(
+        f"# the target's calls with the generator between them ({os.cpu_count()} cores, "
+        f"load {os.getloadavg()[0]:.1f}; the inputs of a {args.cases:,}-case campaign from case "
+        f"{args.cases // 5:,}; medians of {args.rounds} rounds; us per input)\n"
+    )
     print("| target | calls | generator | interleaved | extra | len, then call | in worker |")
     print("|---|---|---|---|---|---|---|")
     for name in args.target or TARGETS:
         m = one(name, specs[name], args.cases, args.rounds)
         extra = m["interleaved"] - m["calls"] - m["generator"]
-        print(f"| {name} | {m['calls']:.2f} | {m['generator']:.2f} | {m['interleaved']:.2f} | **{extra:+.2f}** "
-              f"| {m['len, then call']:.2f} | {m['in worker']:.2f} |", flush=True)
+        print(
+            f"| {name} | {m['calls']:.2f} | {m['generator']:.2f} | {m['interleaved']:.2f} | **{extra:+.2f}** "
+            f"| {m['len, then call']:.2f} | {m['in worker']:.2f} |",
+            flush=True,
+        )
     return 0
 
 

@@ -32,9 +32,26 @@ ROOT = Path(__file__).resolve().parent.parent
 def run(project: Path, jobs: int, executor: str, report: Path) -> float:
     env = {**os.environ, "PYTHONPATH": str(ROOT / "src") + os.pathsep + os.environ.get("PYTHONPATH", "")}
     t0 = time.monotonic()
-    proc = subprocess.run([sys.executable, "-m", "assay", "mutant", "--project", str(project), "--no-history",
-                           "--jobs", str(jobs), "--executor", executor, "--report", str(report)],
-                          env=env, capture_output=True, text=True)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "assay",
+            "mutant",
+            "--project",
+            str(project),
+            "--no-history",
+            "--jobs",
+            str(jobs),
+            "--executor",
+            executor,
+            "--report",
+            str(report),
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+    )
     wall = time.monotonic() - t0
     if proc.returncode not in (0, 1):
         raise SystemExit(f"{executor} run failed (exit {proc.returncode}):\n{proc.stderr[-3000:]}")
@@ -58,15 +75,22 @@ def main(argv: list[str] | None = None) -> int:
                 walls[executor].append(run(project, args.jobs, executor, report))
                 data = json.loads(report.read_text())
                 verdicts[executor].append({m["id"]: m["verdict"] for m in data["mutants"]})
-                print(f"  round {r + 1} {executor:<6} {walls[executor][-1]:7.1f}s  {data['counts']}  "
-                      f"load {os.getloadavg()[0]:.2f}", flush=True)
+                print(
+                    f"  round {r + 1} {executor:<6} {walls[executor][-1]:7.1f}s  {data['counts']}  "
+                    f"load {os.getloadavg()[0]:.2f}",
+                    flush=True,
+                )
     ratios = [d / loc for d, loc in zip(walls["dask"], walls["local"])]
-    print(f"\nmedian wall: local {statistics.median(walls['local']):.1f}s, dask {statistics.median(walls['dask']):.1f}s; "
-          f"dask / local per round {', '.join(f'{x:.2f}' for x in ratios)} (median {statistics.median(ratios):.2f})")
+    print(
+        f"\nmedian wall: local {statistics.median(walls['local']):.1f}s, dask {statistics.median(walls['dask']):.1f}s; "
+        f"dask / local per round {', '.join(f'{x:.2f}' for x in ratios)} (median {statistics.median(ratios):.2f})"
+    )
     for r, (a, b) in enumerate(zip(verdicts["local"], verdicts["dask"])):
         differ = sorted(i for i in a.keys() | b.keys() if a.get(i) != b.get(i))
-        print(f"round {r + 1}: {len(a)} mutants, {len(a) - len(differ)} same verdict"
-              + (f"; differ: {', '.join(f'{i} ({a.get(i)} / {b.get(i)})' for i in differ)}" if differ else ""))
+        print(
+            f"round {r + 1}: {len(a)} mutants, {len(a) - len(differ)} same verdict"
+            + (f"; differ: {', '.join(f'{i} ({a.get(i)} / {b.get(i)})' for i in differ)}" if differ else "")
+        )
     print(f"load after {os.getloadavg()[0]:.2f}")
     return 0
 

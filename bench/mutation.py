@@ -157,36 +157,99 @@ class Workload:
 
 WORKLOADS: dict[str, Workload] = {
     "parse": Workload("parse", "parse==1.22.4", "parse", "parse/__init__.py", ("tests/test_*.py",), PARSE_TARGET),
-    "inflection": Workload("inflection", "inflection==0.5.1", "inflection", "inflection/__init__.py",
-                           ("test_inflection.py",), INFLECTION_TARGET),
+    "inflection": Workload(
+        "inflection",
+        "inflection==0.5.1",
+        "inflection",
+        "inflection/__init__.py",
+        ("test_inflection.py",),
+        INFLECTION_TARGET,
+    ),
 }
 
 #: mutmut 3.8.1's ``status_by_exit_code`` (mutmut/stats.py); anything else is "suspicious".
-MUTMUT_STATUS = {1: "killed", 3: "killed", 0: "survived", 5: "no tests", 2: "interrupted", None: "not checked",
-                 33: "no tests", 34: "skipped", 35: "suspicious", 36: "timeout", 37: "caught by type check",
-                 -24: "timeout", 24: "timeout", 152: "timeout", 255: "timeout", -11: "segfault", -9: "segfault"}
+MUTMUT_STATUS = {
+    1: "killed",
+    3: "killed",
+    0: "survived",
+    5: "no tests",
+    2: "interrupted",
+    None: "not checked",
+    33: "no tests",
+    34: "skipped",
+    35: "suspicious",
+    36: "timeout",
+    37: "caught by type check",
+    -24: "timeout",
+    24: "timeout",
+    152: "timeout",
+    255: "timeout",
+    -11: "segfault",
+    -9: "segfault",
+}
 #: Tool statuses to the verdicts compared: killed, survived, unreached, timeout; others are "other".
-NORMALIZED = {"killed": "killed", "survived": "survived", "no tests": "unreached", "timeout": "timeout",
-              "unreached": "unreached", "killed-by-fuzz": "killed-by-fuzz"}
+NORMALIZED = {
+    "killed": "killed",
+    "survived": "survived",
+    "no tests": "unreached",
+    "timeout": "timeout",
+    "unreached": "unreached",
+    "killed-by-fuzz": "killed-by-fuzz",
+}
 #: Verdicts that mean the tests detected the mutant, and those that mean they did not.
 DETECTED = {"killed", "timeout"}
 UNDETECTED = {"survived", "unreached", "killed-by-fuzz"}
 
 #: assay operator family to coarse kind (``constant.empty`` is decided by its description).
 ASSAY_KINDS = {
-    "compare.boundary": "comparison", "compare.negate": "comparison", "boolean.swap": "boolean",
-    "arithmetic.swap": "arithmetic", "constant.adjust": "constant", "value.widen-bound": "constant",
-    "constant.empty": "string", "return.value": "return", "statement.delete": "statement",
-    "condition.negate": "negate", "expression.take-branch": "branch", "guard.remove-raise": "guard",
-    "guard.never-fires": "guard", "guard.always-fires": "guard", "predicate.drop-clause": "clause",
-    "comprehension.drop-clause": "clause", "call.drop-keyword": "call-arg",
+    "compare.boundary": "comparison",
+    "compare.negate": "comparison",
+    "boolean.swap": "boolean",
+    "arithmetic.swap": "arithmetic",
+    "constant.adjust": "constant",
+    "value.widen-bound": "constant",
+    "constant.empty": "string",
+    "return.value": "return",
+    "statement.delete": "statement",
+    "condition.negate": "negate",
+    "expression.take-branch": "branch",
+    "guard.remove-raise": "guard",
+    "guard.never-fires": "guard",
+    "guard.always-fires": "guard",
+    "predicate.drop-clause": "clause",
+    "comprehension.drop-clause": "clause",
+    "call.drop-keyword": "call-arg",
 }
 _SYMBOLS: dict[type, str] = {
-    ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "==", ast.NotEq: "!=", ast.Is: "is",
-    ast.IsNot: "is not", ast.In: "in", ast.NotIn: "not in", ast.Add: "+", ast.Sub: "-", ast.Mult: "*",
-    ast.Div: "/", ast.FloorDiv: "//", ast.Mod: "%", ast.Pow: "**", ast.LShift: "<<", ast.RShift: ">>",
-    ast.BitAnd: "&", ast.BitOr: "|", ast.BitXor: "^", ast.And: "and", ast.Or: "or", ast.UAdd: "+",
-    ast.USub: "-", ast.Not: "not", ast.Invert: "~", ast.MatMult: "@",
+    ast.Lt: "<",
+    ast.LtE: "<=",
+    ast.Gt: ">",
+    ast.GtE: ">=",
+    ast.Eq: "==",
+    ast.NotEq: "!=",
+    ast.Is: "is",
+    ast.IsNot: "is not",
+    ast.In: "in",
+    ast.NotIn: "not in",
+    ast.Add: "+",
+    ast.Sub: "-",
+    ast.Mult: "*",
+    ast.Div: "/",
+    ast.FloorDiv: "//",
+    ast.Mod: "%",
+    ast.Pow: "**",
+    ast.LShift: "<<",
+    ast.RShift: ">>",
+    ast.BitAnd: "&",
+    ast.BitOr: "|",
+    ast.BitXor: "^",
+    ast.And: "and",
+    ast.Or: "or",
+    ast.UAdd: "+",
+    ast.USub: "-",
+    ast.Not: "not",
+    ast.Invert: "~",
+    ast.MatMult: "@",
 }
 _BECAME = re.compile(r"^`([^`]+)` became `([^`]+)`")
 _QUOTED_IN = re.compile(r" in `(.+)`$")
@@ -233,8 +296,14 @@ class RunResult:
 # =========================================================================================
 
 
-def run(cmd: list[str], *, cwd: Path | None = None, timeout: float = RUN_TIMEOUT, log: Path | None = None,
-        env: dict[str, str] | None = None) -> tuple[int, float, str]:
+def run(
+    cmd: list[str],
+    *,
+    cwd: Path | None = None,
+    timeout: float = RUN_TIMEOUT,
+    log: Path | None = None,
+    env: dict[str, str] | None = None,
+) -> tuple[int, float, str]:
     """Run ``cmd`` in its own session; (exit code, wall seconds, tail of stderr+stdout).
 
     On timeout the whole process group is killed and the exit code is -9.  Output
@@ -242,8 +311,9 @@ def run(cmd: list[str], *, cwd: Path | None = None, timeout: float = RUN_TIMEOUT
     """
     out = open(log, "wb") if log is not None else subprocess.PIPE
     started = time.perf_counter()
-    proc = subprocess.Popen(cmd, cwd=cwd, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                            env=env, start_new_session=True)
+    proc = subprocess.Popen(
+        cmd, cwd=cwd, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env, start_new_session=True
+    )
     try:
         data, _ = proc.communicate(timeout=timeout)
         code = proc.returncode
@@ -264,10 +334,12 @@ def run(cmd: list[str], *, cwd: Path | None = None, timeout: float = RUN_TIMEOUT
 def assay_revision() -> str:
     """The repository's commit (with "+dirty" when src/ has uncommitted changes), or "?"."""
     try:
-        head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True,
-                              timeout=30).stdout.strip()
-        dirty = subprocess.run(["git", "status", "--porcelain", "--", "src"], cwd=ROOT, capture_output=True, text=True,
-                               timeout=30).stdout.strip()
+        head = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True, timeout=30
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "status", "--porcelain", "--", "src"], cwd=ROOT, capture_output=True, text=True, timeout=30
+        ).stdout.strip()
     except (OSError, subprocess.TimeoutExpired):
         return "?"
     return (head or "?") + ("+dirty" if dirty else "")
@@ -295,8 +367,24 @@ def prepare_workload(work: Path, w: Workload) -> Path:
     found = [p for p in sdists.glob("*.tar.gz") if p.name.lower().replace("_", "-").startswith(f"{name}-{version}.")]
     if not found:
         say(f"downloading the {w.requirement} sdist")
-        code, _, out = run([sys.executable, "-m", "pip", "download", "--no-binary", ":all:", "--no-deps", "-d", str(sdists), w.requirement], timeout=PIP_TIMEOUT)
-        found = [p for p in sdists.glob("*.tar.gz") if p.name.lower().replace("_", "-").startswith(f"{name}-{version}.")]
+        code, _, out = run(
+            [
+                sys.executable,
+                "-m",
+                "pip",
+                "download",
+                "--no-binary",
+                ":all:",
+                "--no-deps",
+                "-d",
+                str(sdists),
+                w.requirement,
+            ],
+            timeout=PIP_TIMEOUT,
+        )
+        found = [
+            p for p in sdists.glob("*.tar.gz") if p.name.lower().replace("_", "-").startswith(f"{name}-{version}.")
+        ]
         if code != 0 or not found:
             raise SystemExit(f"pip download {w.requirement} failed (exit {code}):\n{out}")
     unpacked = work / "unpacked" / w.name
@@ -346,8 +434,10 @@ def mutmut_venv(work: Path) -> Path:
     code, _, out = run([base, "-m", "venv", str(venv)], timeout=PIP_TIMEOUT)
     if code != 0:
         raise SystemExit(f"making the mutmut venv failed:\n{out}")
-    code, _, out = run([str(bin_dir / "python"), "-m", "pip", "install", "-q", MUTMUT_REQUIREMENT,
-                        f"pytest=={pytest_version}"], timeout=PIP_TIMEOUT)
+    code, _, out = run(
+        [str(bin_dir / "python"), "-m", "pip", "install", "-q", MUTMUT_REQUIREMENT, f"pytest=={pytest_version}"],
+        timeout=PIP_TIMEOUT,
+    )
     if code != 0:
         raise SystemExit(f"installing {wanted} failed:\n{out}")
     stamp.write_text(wanted)
@@ -408,8 +498,9 @@ def _same(a: Any, b: Any) -> bool:
     return type(a) is type(b) and a == b
 
 
-def first_difference(a: Any, b: Any, anchors: tuple[Any, Any], parent: Any = None,
-                     field_name: str | None = None) -> tuple[Any, Any, Any, str | None, tuple[Any, Any]] | None:
+def first_difference(
+    a: Any, b: Any, anchors: tuple[Any, Any], parent: Any = None, field_name: str | None = None
+) -> tuple[Any, Any, Any, str | None, tuple[Any, Any]] | None:
     """The first place two ASTs differ, in pre-order.
 
     Returns ``(old, new, parent, field, (old anchor, new anchor))``: the two nodes
@@ -460,7 +551,11 @@ def classify_change(old: Any, new: Any, parent: Any, field_name: str | None) -> 
         return "arithmetic", f"{_SYMBOLS[type(old.op)]}=→="
     if isinstance(old, ast.UnaryOp) and not isinstance(new, ast.UnaryOp):
         return ("negate", None) if isinstance(old.op, ast.Not) else ("arithmetic", None)
-    if isinstance(new, ast.Constant) and new.value is None and not (isinstance(old, ast.Constant) and old.value is None):
+    if (
+        isinstance(new, ast.Constant)
+        and new.value is None
+        and not (isinstance(old, ast.Constant) and old.value is None)
+    ):
         if isinstance(parent, (ast.Call, ast.keyword)):
             return "call-arg", None
         if isinstance(parent, (ast.Assign, ast.AnnAssign)):
@@ -501,7 +596,9 @@ def mutmut_records(project: Path, w: Workload) -> list[Record]:
     meta = json.loads((project / "mutants" / f"{rel}.meta").read_text())
     mutated = ast.parse((project / "mutants" / rel).read_text())
     original = ast.parse((project / rel).read_text())
-    mutated_defs = {node.name: node for node in ast.walk(mutated) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    mutated_defs = {
+        node.name: node for node in ast.walk(mutated) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+    }
     original_defs = _defs(original)
     records = []
     for key, exit_code in sorted(meta["exit_code_by_key"].items()):
@@ -531,8 +628,11 @@ def mutmut_records(project: Path, w: Workload) -> list[Record]:
                     description = f"`{_source(shown_old)[:60]}` -> `{_source(shown_new)[:60]}`"
                     if kind in CONTEXT_KINDS:
                         context = _source(old_anchor).replace("\n", " ")
-        records.append(Record("mutmut", key, rel, line, kind, detail, status, NORMALIZED.get(status, "other"),
-                              description, context))
+        records.append(
+            Record(
+                "mutmut", key, rel, line, kind, detail, status, NORMALIZED.get(status, "other"), description, context
+            )
+        )
     records.sort(key=lambda r: (r.line, _mutant_number(r.name)))
     return records
 
@@ -587,23 +687,42 @@ def load_assay_report(path: Path, workload: Workload) -> tuple[list[Record], dic
         evidence = m.get("fuzz") or m.get("evidence") or {}
         extra = {"killed_by": m.get("killed_by"), "operator": operator}
         if isinstance(evidence, dict) and evidence:
-            extra["fuzz"] = {k: evidence.get(k) for k in ("status", "target", "cases", "input", "detail", "artifact")
-                             if evidence.get(k) is not None}
+            extra["fuzz"] = {
+                k: evidence.get(k)
+                for k in ("status", "target", "cases", "input", "detail", "artifact")
+                if evidence.get(k) is not None
+            }
         path_text = str(m.get("path") or f"{workload.module}.py").replace("\\", "/")
-        records.append(Record("assay", str(m.get("id")), path_text, int(m.get("line") or 0), kind, detail, status,
-                              NORMALIZED.get(status, "other"), description, quoted[1] if quoted else None, extra))
+        records.append(
+            Record(
+                "assay",
+                str(m.get("id")),
+                path_text,
+                int(m.get("line") or 0),
+                kind,
+                detail,
+                status,
+                NORMALIZED.get(status, "other"),
+                description,
+                quoted[1] if quoted else None,
+                extra,
+            )
+        )
     return records, data
 
 
-def run_assay(args: argparse.Namespace, w: Workload, project: Path, jobs: int, rerun: bool,
-              fuzz: bool = False) -> RunResult:
+def run_assay(
+    args: argparse.Namespace, w: Workload, project: Path, jobs: int, rerun: bool, fuzz: bool = False
+) -> RunResult:
     """``assay mutant --project DIR --jobs JOBS --report FILE`` (and again for the re-run)."""
     report = project.parent / "assay-report.json"
     cmd = [*assay_command(args), "mutant", "--project", str(project), "--jobs", str(jobs), "--report", str(report)]
     if fuzz:
         cmd += ["--fuzz", "on", "--fuzz-seed", "1"]
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    code, seconds, tail = run(cmd, cwd=project, log=project.parent / ("assay-fuzz.log" if fuzz else "assay-run.log"), env=env)
+    code, seconds, tail = run(
+        cmd, cwd=project, log=project.parent / ("assay-fuzz.log" if fuzz else "assay-run.log"), env=env
+    )
     if code not in (0, 1) or not report.exists():
         return RunResult("assay", w.name, False, seconds, None, 0, {}, [], f"exit {code}:\n{tail}")
     try:
@@ -620,8 +739,17 @@ def run_assay(args: argparse.Namespace, w: Workload, project: Path, jobs: int, r
         elif report.exists():
             shutil.copy2(report, project.parent / "assay-report-rerun.json")
     elapsed = data.get("elapsed")
-    return RunResult("assay", w.name, True, seconds, rerun_seconds, len(records), dict(Counter(r.status for r in records)),
-                     records, report_elapsed=float(elapsed) if isinstance(elapsed, (int, float)) else None)
+    return RunResult(
+        "assay",
+        w.name,
+        True,
+        seconds,
+        rerun_seconds,
+        len(records),
+        dict(Counter(r.status for r in records)),
+        records,
+        report_elapsed=float(elapsed) if isinstance(elapsed, (int, float)) else None,
+    )
 
 
 # =========================================================================================
@@ -629,7 +757,9 @@ def run_assay(args: argparse.Namespace, w: Workload, project: Path, jobs: int, r
 # =========================================================================================
 
 
-def pair_mutants(left: list[Record], right: list[Record]) -> tuple[list[tuple[Record, Record, bool]], list[Record], list[Record]]:
+def pair_mutants(
+    left: list[Record], right: list[Record]
+) -> tuple[list[tuple[Record, Record, bool]], list[Record], list[Record]]:
     """Pairs of mutants of the two tools at the same (path, line, kind); (pairs, unpaired left, unpaired right).
 
     Within a group, mutants with the same detail pair first (``True`` in the pair:
@@ -656,8 +786,8 @@ def pair_mutants(left: list[Record], right: list[Record]) -> tuple[list[tuple[Re
                 pairs.append((lrec, rs[j], True))
         others = [rrec for j, rrec in enumerate(rs) if j not in taken]
         pairs.extend((a, b, False) for a, b in zip(rest, others))
-        lone_left.extend(rest[len(others):])
-        lone_right.extend(others[len(rest):])
+        lone_left.extend(rest[len(others) :])
+        lone_right.extend(others[len(rest) :])
     return pairs, lone_left, lone_right
 
 
@@ -674,8 +804,11 @@ def same_change(a: Record, b: Record) -> bool:
 def agreement(mutmut: list[Record], assay: list[Record]) -> dict[str, Any]:
     """Verdict agreement on the mutants both tools generate, and the disagreements."""
     pairs, lone_m, lone_a = pair_mutants(mutmut, assay)
-    judged = [(m, a, same) for m, a, same in pairs
-              if m.verdict in DETECTED | UNDETECTED and a.verdict in DETECTED | UNDETECTED]
+    judged = [
+        (m, a, same)
+        for m, a, same in pairs
+        if m.verdict in DETECTED | UNDETECTED and a.verdict in DETECTED | UNDETECTED
+    ]
     cells = Counter((m.verdict in DETECTED, a.verdict in DETECTED) for m, a, _ in judged)
     exact = [(m, a) for m, a, same in judged if same]
     agree = cells[(True, True)] + cells[(False, False)]
@@ -688,8 +821,16 @@ def agreement(mutmut: list[Record], assay: list[Record]) -> dict[str, Any]:
         "agree_same_change": sum(1 for m, a in exact if (m.verdict in DETECTED) == (a.verdict in DETECTED)),
         "both_detected": cells[(True, True)],
         "both_undetected": cells[(False, False)],
-        "mutmut_only": [pair_json(m, a, same) for m, a, same in first_same(judged) if m.verdict in DETECTED and a.verdict not in DETECTED],
-        "assay_only": [pair_json(m, a, same) for m, a, same in first_same(judged) if a.verdict in DETECTED and m.verdict not in DETECTED],
+        "mutmut_only": [
+            pair_json(m, a, same)
+            for m, a, same in first_same(judged)
+            if m.verdict in DETECTED and a.verdict not in DETECTED
+        ],
+        "assay_only": [
+            pair_json(m, a, same)
+            for m, a, same in first_same(judged)
+            if a.verdict in DETECTED and m.verdict not in DETECTED
+        ],
         "unpaired_mutmut": dict(Counter(r.kind for r in lone_m).most_common()),
         "unpaired_assay": dict(Counter(r.kind for r in lone_a).most_common()),
     }
@@ -702,10 +843,19 @@ def first_same(pairs: list[tuple[Record, Record, bool]]) -> list[tuple[Record, R
 
 def pair_json(m: Record, a: Record, same: bool) -> dict[str, Any]:
     """A disagreeing pair as JSON data: both tools' names, statuses and descriptions."""
-    return {"line": m.line, "kind": m.kind, "same_change": same,
-            "mutmut": {"name": m.name, "status": m.status, "change": m.description},
-            "assay": {"id": a.name, "status": a.verdict, "operator": a.extra.get("operator"), "description": a.description,
-                      "killed_by": a.extra.get("killed_by")}}
+    return {
+        "line": m.line,
+        "kind": m.kind,
+        "same_change": same,
+        "mutmut": {"name": m.name, "status": m.status, "change": m.description},
+        "assay": {
+            "id": a.name,
+            "status": a.verdict,
+            "operator": a.extra.get("operator"),
+            "description": a.description,
+            "killed_by": a.extra.get("killed_by"),
+        },
+    }
 
 
 def flips(runs: list[RunResult]) -> int:
@@ -754,9 +904,22 @@ def fmt(value: float | None, spec: str) -> str:
     return "-" if value is None else format(value, spec)
 
 
-def print_table(summaries: dict[tuple[str, str], dict[str, Any]], workloads: list[str], tools: list[str], jobs: int) -> None:
+def print_table(
+    summaries: dict[tuple[str, str], dict[str, Any]], workloads: list[str], tools: list[str], jobs: int
+) -> None:
     """The main table: one row per workload and tool."""
-    header = ["workload", "tool", "mutants", "seconds", "mutants/s", "vs mutmut", "re-run s", "re-run x", "flips", "statuses"]
+    header = [
+        "workload",
+        "tool",
+        "mutants",
+        "seconds",
+        "mutants/s",
+        "vs mutmut",
+        "re-run s",
+        "re-run x",
+        "flips",
+        "statuses",
+    ]
     rows = []
     for wname in workloads:
         base = summaries.get((wname, "mutmut"), {}).get("mutants_per_s")
@@ -769,13 +932,29 @@ def print_table(summaries: dict[tuple[str, str], dict[str, Any]], workloads: lis
                 continue
             ratio = s["mutants_per_s"] / base if base and s["mutants_per_s"] else None
             statuses = ", ".join(f"{n} {k}" for k, n in sorted(s["statuses"].items(), key=lambda kv: -kv[1]))
-            rows.append([wname, tool, str(s["mutants"]), fmt(s["seconds"], ".1f"), fmt(s["mutants_per_s"], ".2f"),
-                         fmt(ratio, ".2f") + ("x" if ratio else ""), fmt(s["rerun_seconds"], ".1f"),
-                         fmt(s["rerun_speedup"], ".1f") + ("x" if s["rerun_speedup"] else ""), str(s["flips"]), statuses])
+            rows.append(
+                [
+                    wname,
+                    tool,
+                    str(s["mutants"]),
+                    fmt(s["seconds"], ".1f"),
+                    fmt(s["mutants_per_s"], ".2f"),
+                    fmt(ratio, ".2f") + ("x" if ratio else ""),
+                    fmt(s["rerun_seconds"], ".1f"),
+                    fmt(s["rerun_speedup"], ".1f") + ("x" if s["rerun_speedup"] else ""),
+                    str(s["flips"]),
+                    statuses,
+                ]
+            )
     widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(len(header))]
     print(f"mutation testing, --jobs {jobs}; seconds = median wall clock of the first (cold) run")
     for r in [header, ["-" * w for w in widths], *rows]:
-        print("  ".join(str(c).ljust(w) if i < 2 or i == len(r) - 1 else str(c).rjust(w) for i, (c, w) in enumerate(zip(r, widths))).rstrip())
+        print(
+            "  ".join(
+                str(c).ljust(w) if i < 2 or i == len(r) - 1 else str(c).rjust(w)
+                for i, (c, w) in enumerate(zip(r, widths))
+            ).rstrip()
+        )
 
 
 def print_agreement(wname: str, ag: dict[str, Any], show: int) -> None:
@@ -783,16 +962,31 @@ def print_agreement(wname: str, ag: dict[str, Any], show: int) -> None:
     judged, same = ag["judged"], ag["judged_same_change"]
     print()
     print(f"verdict agreement on {wname} (mutants paired by line and kind; detected = killed or timeout):")
-    print(f"  pairs: {ag['pairs']} ({ag['same_change']} the same change, the rest the same line and kind only); "
-          f"{judged} with a verdict on both sides")
+    print(
+        f"  pairs: {ag['pairs']} ({ag['same_change']} the same change, the rest the same line and kind only); "
+        f"{judged} with a verdict on both sides"
+    )
     if judged:
-        print(f"  agree: {ag['agree']}/{judged} ({ag['agree'] / judged:.1%}); on the same change: "
-              f"{ag['agree_same_change']}/{same}" + (f" ({ag['agree_same_change'] / same:.1%})" if same else ""))
-    print(f"  both detected {ag['both_detected']}, both not {ag['both_undetected']}, "
-          f"only mutmut detected {len(ag['mutmut_only'])}, only assay detected {len(ag['assay_only'])}")
-    print("  unpaired mutmut mutants by kind: " + (", ".join(f"{k} {n}" for k, n in ag["unpaired_mutmut"].items()) or "none"))
-    print("  unpaired assay mutants by kind:  " + (", ".join(f"{k} {n}" for k, n in ag["unpaired_assay"].items()) or "none"))
-    for title, items in (("mutmut detected, assay did not", ag["mutmut_only"]), ("assay detected, mutmut did not", ag["assay_only"])):
+        print(
+            f"  agree: {ag['agree']}/{judged} ({ag['agree'] / judged:.1%}); on the same change: "
+            f"{ag['agree_same_change']}/{same}" + (f" ({ag['agree_same_change'] / same:.1%})" if same else "")
+        )
+    print(
+        f"  both detected {ag['both_detected']}, both not {ag['both_undetected']}, "
+        f"only mutmut detected {len(ag['mutmut_only'])}, only assay detected {len(ag['assay_only'])}"
+    )
+    print(
+        "  unpaired mutmut mutants by kind: "
+        + (", ".join(f"{k} {n}" for k, n in ag["unpaired_mutmut"].items()) or "none")
+    )
+    print(
+        "  unpaired assay mutants by kind:  "
+        + (", ".join(f"{k} {n}" for k, n in ag["unpaired_assay"].items()) or "none")
+    )
+    for title, items in (
+        ("mutmut detected, assay did not", ag["mutmut_only"]),
+        ("assay detected, mutmut did not", ag["assay_only"]),
+    ):
         if not items:
             continue
         same = sum(1 for d in items if d["same_change"])
@@ -800,8 +994,12 @@ def print_agreement(wname: str, ag: dict[str, Any], show: int) -> None:
         for d in items[:show]:
             tag = "same change" if d["same_change"] else "line+kind"
             print(f"    line {d['line']:<5} {d['kind']:<11} ({tag})")
-            print(f"      mutmut {d['mutmut']['status']:<9} {d['mutmut']['name']}: {d['mutmut']['change'][:DESCRIPTION_CHARS]}")
-            print(f"      assay  {d['assay']['status']:<9} {d['assay']['operator']}: {d['assay']['description'][:DESCRIPTION_CHARS]}")
+            print(
+                f"      mutmut {d['mutmut']['status']:<9} {d['mutmut']['name']}: {d['mutmut']['change'][:DESCRIPTION_CHARS]}"
+            )
+            print(
+                f"      assay  {d['assay']['status']:<9} {d['assay']['operator']}: {d['assay']['description'][:DESCRIPTION_CHARS]}"
+            )
 
 
 def fuzz_kills(result: RunResult) -> list[dict[str, Any]]:
@@ -820,8 +1018,17 @@ def fuzz_kills(result: RunResult) -> list[dict[str, Any]]:
                 shown = repr(raw)
         else:
             shown = repr(raw)
-        kills.append({"id": r.name, "line": r.line, "operator": r.extra.get("operator"), "description": r.description,
-                      "target": ev.get("target"), "input": shown, "detail": ev.get("detail", "")})
+        kills.append(
+            {
+                "id": r.name,
+                "line": r.line,
+                "operator": r.extra.get("operator"),
+                "description": r.description,
+                "target": ev.get("target"),
+                "input": shown,
+                "detail": ev.get("detail", ""),
+            }
+        )
     return kills
 
 
@@ -846,14 +1053,22 @@ def print_fuzz(wname: str, result: RunResult, show: int) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     """Prepare, run, compare, print; exit 1 when any tool run failed."""
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--work", type=Path, default=DEFAULT_WORK, help=f"work folder (default {DEFAULT_WORK.relative_to(ROOT)})")
+    ap = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    ap.add_argument(
+        "--work", type=Path, default=DEFAULT_WORK, help=f"work folder (default {DEFAULT_WORK.relative_to(ROOT)})"
+    )
     ap.add_argument("--repeat", type=int, default=3, help="interleaved repeats per tool and workload (default 3)")
     ap.add_argument("--jobs", type=int, default=2, help="mutmut --max-children and assay --jobs (default 2)")
-    ap.add_argument("--workloads", default=",".join(WORKLOADS), help="comma-separated subset of: " + ", ".join(WORKLOADS))
+    ap.add_argument(
+        "--workloads", default=",".join(WORKLOADS), help="comma-separated subset of: " + ", ".join(WORKLOADS)
+    )
     ap.add_argument("--tools", default="mutmut,assay", help="comma-separated subset of: mutmut, assay")
     ap.add_argument("--no-rerun", action="store_true", help="skip the second (cached) run of each tool")
-    ap.add_argument("--fuzz", action="store_true", help="one more assay run per workload with --fuzz on; list its kills")
+    ap.add_argument(
+        "--fuzz", action="store_true", help="one more assay run per workload with --fuzz on; list its kills"
+    )
     ap.add_argument("--assay", default=None, help="command that starts assay (default: the venv's assay script)")
     ap.add_argument("--show", type=int, default=SHOW_DISAGREEMENTS, help="disagreements printed per direction")
     ap.add_argument("--json", type=Path, default=None, help="write every number and disagreement here")
@@ -890,8 +1105,10 @@ def main(argv: list[str] | None = None) -> int:
                 results[(wname, tool)].append(res)
                 if res.ok:
                     rerun = f", re-run {res.rerun_seconds:.1f} s" if res.rerun_seconds else ""
-                    say(f"    {res.mutants} mutants in {res.seconds:.1f} s ({res.mutants / res.seconds:.2f}/s){rerun}; "
-                        + ", ".join(f"{n} {k}" for k, n in sorted(res.statuses.items())))
+                    say(
+                        f"    {res.mutants} mutants in {res.seconds:.1f} s ({res.mutants / res.seconds:.2f}/s){rerun}; "
+                        + ", ".join(f"{n} {k}" for k, n in sorted(res.statuses.items()))
+                    )
                 else:
                     say(f"    FAILED: {res.error}")
     fuzz_results: dict[str, RunResult] = {}
@@ -903,9 +1120,11 @@ def main(argv: list[str] | None = None) -> int:
     total = time.perf_counter() - started
 
     summaries = {key: summarize(runs) for key, runs in results.items()}
-    print(f"machine: {os.cpu_count()} cores, load average {load_start[0]:.1f} at the start and "
-          f"{os.getloadavg()[0]:.1f} at the end; {total:.0f} s in all; Python {sys.version.split()[0]}; "
-          f"{MUTMUT_REQUIREMENT}; assay at {revision}; {args.repeat} repeat(s)")
+    print(
+        f"machine: {os.cpu_count()} cores, load average {load_start[0]:.1f} at the start and "
+        f"{os.getloadavg()[0]:.1f} at the end; {total:.0f} s in all; Python {sys.version.split()[0]}; "
+        f"{MUTMUT_REQUIREMENT}; assay at {revision}; {args.repeat} repeat(s)"
+    )
     if summaries:
         print()
         print_table(summaries, workloads, tools, args.jobs)
@@ -919,14 +1138,25 @@ def main(argv: list[str] | None = None) -> int:
     for wname, res in fuzz_results.items():
         print_fuzz(wname, res, args.show)
     if args.json:
-        args.json.write_text(json.dumps({
-            "summaries": {f"{w}/{t}": s for (w, t), s in summaries.items()},
-            "agreement": agreements,
-            "fuzz": {w: {"ok": r.ok, "seconds": r.seconds, "statuses": r.statuses, "kills": fuzz_kills(r)}
-                     for w, r in fuzz_results.items()},
-            "records": {f"{w}/{t}": [asdict(rec) for rec in runs[0].records] for (w, t), runs in results.items()
-                        if runs and runs[0].ok},
-        }, indent=1, default=str))
+        args.json.write_text(
+            json.dumps(
+                {
+                    "summaries": {f"{w}/{t}": s for (w, t), s in summaries.items()},
+                    "agreement": agreements,
+                    "fuzz": {
+                        w: {"ok": r.ok, "seconds": r.seconds, "statuses": r.statuses, "kills": fuzz_kills(r)}
+                        for w, r in fuzz_results.items()
+                    },
+                    "records": {
+                        f"{w}/{t}": [asdict(rec) for rec in runs[0].records]
+                        for (w, t), runs in results.items()
+                        if runs and runs[0].ok
+                    },
+                },
+                indent=1,
+                default=str,
+            )
+        )
     failed = any(not s["ok"] for s in summaries.values())
     return 1 if failed else 0
 

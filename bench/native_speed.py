@@ -39,21 +39,33 @@ def bare(project, target, build, env, seconds: int | None, cases: int | None, se
     for data in target.seed_inputs(project.root):
         (corpus / digest(data)).write_bytes(data)
     (work / "found").mkdir()
-    args = [f"-seed={libfuzzer_seed(seed, 0)}", f"-max_len={target.max_len}", *harness_flags(target),
-            f"-artifact_prefix={work / 'found'}/", "-print_final_stats=1"]
+    args = [
+        f"-seed={libfuzzer_seed(seed, 0)}",
+        f"-max_len={target.max_len}",
+        *harness_flags(target),
+        f"-artifact_prefix={work / 'found'}/",
+        "-print_final_stats=1",
+    ]
     text = dictionary_text(target, project.root, project.dictionary)
     if text:
         (work / "assay.dict").write_text(text)
         args.append(f"-dict={work / 'assay.dict'}")
     args += [f"-max_total_time={seconds}"] if seconds else [f"-runs={cases}"]  # the campaign's order
-    result = run_fuzzer(build.binary, [*args, str(corpus)], env=env, log_path=work / "bare.log", deadline=(seconds or 3600) + 120)
+    result = run_fuzzer(
+        build.binary, [*args, str(corpus)], env=env, log_path=work / "bare.log", deadline=(seconds or 3600) + 120
+    )
     return result.units / result.elapsed
 
 
 def campaign(project, target, seconds: int | None, cases: int | None, seed: int, work: Path) -> tuple[float, float]:
     """(exec/s over libFuzzer's wall time, exec/s over the whole campaign call) of an assay campaign."""
-    options = NativeOptions(corpus_root=str(work / "corpus"), artifact_root=str(work / "artifacts"),
-                            project_root=str(project.root), budget=seconds, max_cases=None if seconds else cases)
+    options = NativeOptions(
+        corpus_root=str(work / "corpus"),
+        artifact_root=str(work / "artifacts"),
+        project_root=str(project.root),
+        budget=seconds,
+        max_cases=None if seconds else cases,
+    )
     started = time.monotonic()
     outcome = run_native_target(target, options, master_seed=seed, tseed=seed, budget=seconds)
     total = time.monotonic() - started
@@ -92,11 +104,15 @@ def main() -> int:
         assay_rates.append(rate)
         bare_rates.append(base)
         whole_rates.append(whole)
-        print(f"  repeat {k + 1}: assay {rate:,.0f}/s (whole call {whole:,.0f}/s), bare {base:,.0f}/s, "
-              f"ratio {rate / base:.3f}")
+        print(
+            f"  repeat {k + 1}: assay {rate:,.0f}/s (whole call {whole:,.0f}/s), bare {base:,.0f}/s, "
+            f"ratio {rate / base:.3f}"
+        )
     ratio = statistics.median(assay_rates) / statistics.median(bare_rates)
-    print(f"median: assay {statistics.median(assay_rates):,.0f}/s, bare {statistics.median(bare_rates):,.0f}/s, "
-          f"assay/bare = {ratio:.3f} (whole campaign call: {statistics.median(whole_rates) / statistics.median(bare_rates):.3f})")
+    print(
+        f"median: assay {statistics.median(assay_rates):,.0f}/s, bare {statistics.median(bare_rates):,.0f}/s, "
+        f"assay/bare = {ratio:.3f} (whole campaign call: {statistics.median(whole_rates) / statistics.median(bare_rates):.3f})"
+    )
     return 0 if ratio >= 0.9 else 1
 
 

@@ -64,8 +64,14 @@ def _targets():
 def _options(work: Path, cases: int):
     from assay.engine.campaign import CampaignOptions
 
-    return CampaignOptions(corpus_root=str(work / "corpus"), artifact_root=str(work / "artifacts"),
-                           max_cases=cases, seed=SEED, project_root=str(PROJECT), shrink_cases=64)
+    return CampaignOptions(
+        corpus_root=str(work / "corpus"),
+        artifact_root=str(work / "artifacts"),
+        max_cases=cases,
+        seed=SEED,
+        project_root=str(PROJECT),
+        shrink_cases=64,
+    )
 
 
 def one_by_one(work: Path, cases: int) -> dict:
@@ -141,8 +147,12 @@ def dask(work: Path, cases: int, **cluster) -> dict:
         up = time.monotonic() - started
         result, _ = run_campaign_dask(_targets(), _options(work, cases * SHARDS), shards=SHARDS, client=client)
         done = time.monotonic()
-    return {"wall": time.monotonic() - started, "cases": sum(t.cases for t in result.targets), "startup": up,
-            "close": time.monotonic() - done}
+    return {
+        "wall": time.monotonic() - started,
+        "cases": sum(t.cases for t in result.targets),
+        "startup": up,
+        "close": time.monotonic() - done,
+    }
 
 
 def merged_size(work: Path) -> tuple[int, int, float]:
@@ -150,8 +160,11 @@ def merged_size(work: Path) -> tuple[int, int, float]:
 
     t0 = time.monotonic()
     result = merge_corpora(work / "merged", [work / "corpus"], _targets())
-    return (sum(t.entries_in for t in result.targets), sum(t.entries_out for t in result.targets),
-            time.monotonic() - t0)
+    return (
+        sum(t.entries_in for t in result.targets),
+        sum(t.entries_out for t in result.targets),
+        time.monotonic() - t0,
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -172,15 +185,22 @@ def main(argv: list[str] | None = None) -> int:
         os.environ["PYTHONHASHSEED"] = "0"
         os.execv(sys.executable, [sys.executable, *sys.argv])
     procs = {"processes": True, "n_workers": os.cpu_count() or 1, "threads_per_worker": 1}
-    modes = {"one-by-one": one_by_one, "ideal": ideal, "jobs": jobs, "dask": dask,
-             "dask-procs": lambda work, cases: dask(work, cases, **procs)}
+    modes = {
+        "one-by-one": one_by_one,
+        "ideal": ideal,
+        "jobs": jobs,
+        "dask": dask,
+        "dask-procs": lambda work, cases: dask(work, cases, **procs),
+    }
     if args.modes:
         chosen = {"one-by-one", *args.modes.split(",")}
         modes = {m: fn for m, fn in modes.items() if m in chosen}
     rows: dict[str, list[dict]] = {m: [] for m in modes}
     load_before = os.getloadavg()
-    print(f"{len(TARGETS)} targets x {SHARDS} shards, {args.cases} cases per shard, {args.rounds} round(s), "
-          f"{os.cpu_count()} cores; load average before {load_before[0]:.2f} {load_before[1]:.2f} {load_before[2]:.2f}")
+    print(
+        f"{len(TARGETS)} targets x {SHARDS} shards, {args.cases} cases per shard, {args.rounds} round(s), "
+        f"{os.cpu_count()} cores; load average before {load_before[0]:.2f} {load_before[1]:.2f} {load_before[2]:.2f}"
+    )
     for r in range(args.rounds):
         for name, fn in modes.items():
             work = Path(tempfile.mkdtemp(prefix=f"assay-bench-scale-{name}-"))
@@ -191,14 +211,21 @@ def main(argv: list[str] | None = None) -> int:
             finally:
                 shutil.rmtree(work, ignore_errors=True)
             rows[name].append(row)
-            print(f"  round {r + 1} {name:<10} wall {row['wall']:7.1f}s  {row['cases'] / row['wall']:8.0f} exec/s  "
-                  f"corpus {row['in']} -> merged {row['out']} ({row['merge']:.1f}s)  load {row['load']:.2f}", flush=True)
-    med = {m: {k: statistics.median(x[k] for x in rs) for k in ("wall", "cases", "in", "out", "merge")}
-           for m, rs in rows.items()}
+            print(
+                f"  round {r + 1} {name:<10} wall {row['wall']:7.1f}s  {row['cases'] / row['wall']:8.0f} exec/s  "
+                f"corpus {row['in']} -> merged {row['out']} ({row['merge']:.1f}s)  load {row['load']:.2f}",
+                flush=True,
+            )
+    med = {
+        m: {k: statistics.median(x[k] for x in rs) for k in ("wall", "cases", "in", "out", "merge")}
+        for m, rs in rows.items()
+    }
     # Ratios per round (each mode against the one-by-one run of the same round, minutes
     # apart at most), then their median: the load on a shared machine moves between rounds.
-    ratio = {m: statistics.median(x["cases"] / x["wall"] / (b["cases"] / b["wall"]) for x, b in zip(rs, rows["one-by-one"]))
-             for m, rs in rows.items()}
+    ratio = {
+        m: statistics.median(x["cases"] / x["wall"] / (b["cases"] / b["wall"]) for x, b in zip(rs, rows["one-by-one"]))
+        for m, rs in rows.items()
+    }
     of_ideal = "ideal" in rows
     print(f"\n{'mode':<12}{'wall s':>9}{'exec/s':>10}{'x (a)':>8}{'of ideal':>10}{'corpus':>8}{'merged':>8}")
     for m, v in med.items():
@@ -206,11 +233,15 @@ def main(argv: list[str] | None = None) -> int:
         share = f"{ratio[m] / ratio['ideal']:10.0%}" if of_ideal else f"{'':10}"
         print(f"{m:<12}{v['wall']:9.1f}{rate:10.0f}{ratio[m]:8.2f}{share}{v['in']:8.0f}{v['out']:8.0f}")
     d = rows.get("dask", []) + rows.get("dask-procs", [])
-    print(f"\nfixed costs: per shard besides its campaign {statistics.median(x['overhead'] for x in rows['one-by-one']):.3f}s "
-          "(project load, corpus snapshot, temp folders, fork)")
+    print(
+        f"\nfixed costs: per shard besides its campaign {statistics.median(x['overhead'] for x in rows['one-by-one']):.3f}s "
+        "(project load, corpus snapshot, temp folders, fork)"
+    )
     if d:
-        print(f"LocalCluster start {statistics.median(x['startup'] for x in d):.2f}s, "
-              f"close {statistics.median(x['close'] for x in d):.2f}s")
+        print(
+            f"LocalCluster start {statistics.median(x['startup'] for x in d):.2f}s, "
+            f"close {statistics.median(x['close'] for x in d):.2f}s"
+        )
     load_after = os.getloadavg()
     print(f"load average after {load_after[0]:.2f} {load_after[1]:.2f} {load_after[2]:.2f}")
     return 0

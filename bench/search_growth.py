@@ -32,10 +32,10 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "src"))
 
 from assay.core.config import load_project  # noqa: E402
-from assay.harness.discovery import load_targets  # noqa: E402
 from assay.engine.campaign import CampaignOptions, run_campaign  # noqa: E402
 from assay.feedback.cmplog import CmpLog  # noqa: E402
 from assay.feedback.sysmon import SysmonFeedback  # noqa: E402
+from assay.harness.discovery import load_targets  # noqa: E402
 
 CONFIGS = {
     "default": (True, True),
@@ -51,14 +51,20 @@ def run_one(target, cases: int, seed: int, vp: bool, split: bool) -> dict:
     SysmonFeedback.rearm_on_news = split
     try:
         with tempfile.TemporaryDirectory() as tmp:
-            options = CampaignOptions(corpus_root=f"{tmp}/c", artifact_root=f"{tmp}/a", max_cases=cases, seed=seed,
-                                      shrink_cases=64)
+            options = CampaignOptions(
+                corpus_root=f"{tmp}/c", artifact_root=f"{tmp}/a", max_cases=cases, seed=seed, shrink_cases=64
+            )
             t = run_campaign([target], options).targets[0]
     finally:
         CmpLog.value_profile = True
         SysmonFeedback.split_by_instruction = SysmonFeedback.rearm_on_news = True
-    return {"corpus": len(t.corpus_additions), "edges": t.edges, "lines": t.lines, "features": t.features,
-            "rate": t.execs_per_sec}
+    return {
+        "corpus": len(t.corpus_additions),
+        "edges": t.edges,
+        "lines": t.lines,
+        "features": t.features,
+        "rate": t.execs_per_sec,
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -81,8 +87,10 @@ def main(argv: list[str] | None = None) -> int:
             vp, split = CONFIGS[c]
             rows = [run_one(target, args.cases, s, vp, split) for s in seeds]
             med = {k: statistics.median(r[k] for r in rows) for k in rows[0]}
-            cells.append(f"{med['corpus']:>7.0f}/{med['edges']:>6.0f}/{med['lines']:>6.0f}/{med['features']:>5.0f}"
-                         f"{'':>10} {med['rate']:>6.0f}")
+            cells.append(
+                f"{med['corpus']:>7.0f}/{med['edges']:>6.0f}/{med['lines']:>6.0f}/{med['features']:>5.0f}"
+                f"{'':>10} {med['rate']:>6.0f}"
+            )
         print(f"{name:<24} " + "  ".join(cells), flush=True)
     return 0
 

@@ -35,9 +35,24 @@ TARGETS = ("email_address_header", "json_roundtrip", "toml_roundtrip", "url_spli
 def run_fuzz(target: str, cases: int, cache: str, work: str) -> float:
     """Wall seconds of one ``assay fuzz`` run of ``target`` with ``ASSAY_CACHE_DIR=cache``."""
     out = tempfile.mkdtemp(dir=work)
-    cmd = [sys.executable, "-m", "assay", "fuzz", "--project", str(ROOT / "examples"), "--fuzz-target", target,
-           "--fuzz-cases", str(cases), "--fuzz-seed", "1", "--fuzz-corpus", out + "/corpus",
-           "--fuzz-artifacts", out + "/artifacts"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "assay",
+        "fuzz",
+        "--project",
+        str(ROOT / "examples"),
+        "--fuzz-target",
+        target,
+        "--fuzz-cases",
+        str(cases),
+        "--fuzz-seed",
+        "1",
+        "--fuzz-corpus",
+        out + "/corpus",
+        "--fuzz-artifacts",
+        out + "/artifacts",
+    ]
     t0 = time.perf_counter()
     # Bytecode caching on, as a user has it (some machines turn it off for every process).
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
@@ -51,11 +66,11 @@ def run_fuzz(target: str, cases: int, cache: str, work: str) -> float:
 def attach_ms(target: str, cache_dir: str) -> tuple[float, float]:
     """``CmpLog.attach`` for ``target``'s sources in this process: compiled, then from a warm cache."""
     from assay.core.config import load_project
-    from assay.harness.discovery import load_targets
+    from assay.core.target import resolve_source
     from assay.feedback.cmplog import CmpLog
     from assay.feedback.scope import Scope
     from assay.feedback.twincache import TwinCache
-    from assay.core.target import resolve_source
+    from assay.harness.discovery import load_targets
 
     t = load_targets(load_project(ROOT / "examples")).get(target)
     contains = Scope([resolve_source(s, t, None) for s in t.sources]).contains
@@ -75,8 +90,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--cases", type=int, action="append", default=None, help="cases per run (default: 1 and 200)")
     ap.add_argument("--rounds", type=int, default=5)
     args = ap.parse_args(argv)
-    print(f"# assay fuzz start-up, twin cache off against warm ({os.cpu_count()} cores, load "
-          f"{os.getloadavg()[0]:.1f}; medians of {args.rounds} interleaved rounds)\n")
+    print(
+        f"# assay fuzz start-up, twin cache off against warm ({os.cpu_count()} cores, load "
+        f"{os.getloadavg()[0]:.1f}; medians of {args.rounds} interleaved rounds)\n"
+    )
     print("| target | cases | off ms | warm ms | saved ms | warm/off | attach ms: compiled / cached |")
     print("|---|---|---|---|---|---|---|")
     with tempfile.TemporaryDirectory(prefix="assay-startup-") as work:
@@ -90,8 +107,11 @@ def main(argv: list[str] | None = None) -> int:
                     off.append(run_fuzz(target, cases, "", work))
                     warm.append(run_fuzz(target, cases, cache, work))
                 o, w = statistics.median(off) * 1000, statistics.median(warm) * 1000
-                print(f"| {target} | {cases:,} | {o:.0f} | {w:.0f} | {o - w:.0f} | {w / o:.2f} "
-                      f"| {compiled:.1f} / {cached:.1f} |", flush=True)
+                print(
+                    f"| {target} | {cases:,} | {o:.0f} | {w:.0f} | {o - w:.0f} | {w / o:.2f} "
+                    f"| {compiled:.1f} / {cached:.1f} |",
+                    flush=True,
+                )
     return 0
 
 

@@ -19,8 +19,8 @@ import xml.parsers.expat
 
 import h11
 
-from assay.engine.campaign import CampaignOptions, run_campaign
 from assay.core.target import make_target
+from assay.engine.campaign import CampaignOptions, run_campaign
 
 
 def http1(data: bytes) -> None:
@@ -52,8 +52,16 @@ SUBJECTS = [
 
 
 def measure(fn, sources, expected, strategy, seed_input, cases, seed) -> int:
-    target = make_target(fn, name=f"{fn.__name__}_{strategy or 'bytes'}".replace("@", "_"), sources=sources,
-                         expected=expected, seeds=[seed_input], max_len=4096, strategy=strategy, timeout=5.0)
+    target = make_target(
+        fn,
+        name=f"{fn.__name__}_{strategy or 'bytes'}".replace("@", "_"),
+        sources=sources,
+        expected=expected,
+        seeds=[seed_input],
+        max_len=4096,
+        strategy=strategy,
+        timeout=5.0,
+    )
     with tempfile.TemporaryDirectory() as tmp:
         options = CampaignOptions(corpus_root=f"{tmp}/c", artifact_root=f"{tmp}/a", max_cases=cases, seed=seed)
         (outcome,) = run_campaign([target], options).targets

@@ -38,34 +38,34 @@ from __future__ import annotations
 
 import argparse
 import collections
+import email
+import email.errors
+import email.policy
 import gc
+import html.parser
+import json
 import math
 import os
 import platform
 import random
+import shlex
 import statistics
 import sys
 import tempfile
 import time
-import types
-import warnings
-from dataclasses import dataclass, field
-from typing import Any, Callable
-
-import email
-import email.errors
-import email.policy
-import html.parser
-import json
-import shlex
 import tomllib
+import types
 import urllib.parse
+import warnings
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
 
+from assay.core.target import Target, make_target
 from assay.engine.campaign import CampaignOptions, run_campaign
 from assay.feedback import sysmon as sysmon_mod
 from assay.feedback.scope import Scope
 from assay.feedback.sysmon import SysmonFeedback
-from assay.core.target import Target, make_target
 
 perf_counter = time.perf_counter
 process_time = time.process_time
@@ -156,7 +156,10 @@ class Spec:
 
 SPECS = [
     Spec(
-        "json.loads", fuzz_json, ("json",), (ValueError, RecursionError),
+        "json.loads",
+        fuzz_json,
+        ("json",),
+        (ValueError, RecursionError),
         (
             b'{"name": "assay", "version": [1, 2, 3], "ok": true, "ratio": 0.25, "none": null}',
             b'[1, -2.5e-3, "caf\\u00e9", {"nested": {"deep": [[], {}]}}, false]',
@@ -165,18 +168,23 @@ SPECS = [
         ),
     ),
     Spec(
-        "tomllib.loads", fuzz_toml, ("tomllib",), (tomllib.TOMLDecodeError,),
+        "tomllib.loads",
+        fuzz_toml,
+        ("tomllib",),
+        (tomllib.TOMLDecodeError,),
         (
             b'title = "TOML"\n[owner]\nname = "Tom"\ndob = 1979-05-27T07:32:00-08:00\n'
-            b'[database]\nports = [ 8000, 8001, 8002 ]\nenabled = true\n'
-            b'temp = { cpu = 79.5, case = 72.0 }\n',
+            b"[database]\nports = [ 8000, 8001, 8002 ]\nenabled = true\n"
+            b"temp = { cpu = 79.5, case = 72.0 }\n",
             b"[[products]]\nname = 'Hammer'\nsku = 738_594_937\n[[products]]\n"
             b'name = "Nail"\ncolor = "gray"\nsize.x = 0x1F\nwhen = 07:32:00\n'
-            b'text = """\nmulti\\\n  line"""\nraw = \'\'\'C:\\path\'\'\'\nf = -inf\n',
+            b"text = \"\"\"\nmulti\\\n  line\"\"\"\nraw = '''C:\\path'''\nf = -inf\n",
         ),
     ),
     Spec(
-        "email.headers", fuzz_email, ("email",),
+        "email.headers",
+        fuzz_email,
+        ("email",),
         # IndexError/AttributeError/TypeError/UnboundLocalError: known crashes of
         # CPython's email._header_value_parser on malformed addresses.  Expected here
         # so the engine column measures throughput, not shrinking.
@@ -185,7 +193,7 @@ SPECS = [
             b"From: Alice Example <alice@example.com>\r\nTo: bob@example.org, "
             b'"Carol, X." <carol@x.example>\r\nSubject: =?utf-8?q?caf=C3=A9?= hi\r\n\r\nbody\r\n',
             b"From: bob@example.org (Bob Comment)\r\nCc: team: ann@a.example, "
-            b"<ben@b.example>;, eve@[127.0.0.1]\r\nReply-To: \"Q\\\"uoted\" <q@q.example>\r\n"
+            b'<ben@b.example>;, eve@[127.0.0.1]\r\nReply-To: "Q\\"uoted" <q@q.example>\r\n'
             b"Subject: re: x\r\n\r\n",
         ),
         # email costs 0.3-0.5 ms per input, 10-100x the others: a shorter input list
@@ -197,7 +205,10 @@ SPECS = [
         inputs_divisor=4,
     ),
     Spec(
-        "urllib.parse", fuzz_url, ("urllib.parse",), (ValueError,),
+        "urllib.parse",
+        fuzz_url,
+        ("urllib.parse",),
+        (ValueError,),
         (
             b"https://user:pw@example.com:8080/p/a/t/h;params?query=string&a=1&b=%20x#frag",
             b"http://[::1]:80/?x=y&z=w&empty=&&k=%E2%82%AC",
@@ -206,10 +217,12 @@ SPECS = [
         ),
     ),
     Spec(
-        "html.parser", fuzz_html, ("html.parser", "_markupbase"),
+        "html.parser",
+        fuzz_html,
+        ("html.parser", "_markupbase"),
         (ValueError,),
         (
-            b'<!DOCTYPE html><html><head><title>x &amp; y</title></head><body>'
+            b"<!DOCTYPE html><html><head><title>x &amp; y</title></head><body>"
             b'<p class="a" id=b data-x=\'1\'>hi &lt; <a href="/x?y=1&amp;z">link</a>'
             b"<!-- comment --><br/></p><script>var s = '<b>';</script></body></html>",
             b"<?xml version='1.0'?><![CDATA[ raw ]]><div><img src=x alt><table><tr><td>1"
@@ -218,9 +231,12 @@ SPECS = [
         engine_cases=10000,
     ),
     Spec(
-        "shlex.split", fuzz_shlex, ("shlex",), (ValueError,),
+        "shlex.split",
+        fuzz_shlex,
+        ("shlex",),
+        (ValueError,),
         (
-            b"git commit -m 'first: \"quoted\" text' --author=\"A B <a@b.example>\" # note",
+            b'git commit -m \'first: "quoted" text\' --author="A B <a@b.example>" # note',
             b"cc -DNAME=\"x y\" -o out\\ file.o 'src dir'/main.c && echo $HOME",
             b"ssh -o 'ProxyCommand=nc %h %p' host -- ls -la \"/tmp/a b\"",
         ),
@@ -413,8 +429,7 @@ def prepare_atheris(b: Bench, scope: Scope) -> None:
         b.atheris_note = f"atheris not importable: {type(exc).__name__}: {exc}"
         return
     funcs = [
-        o for o in gc.get_objects()
-        if isinstance(o, types.FunctionType) and scope.contains(o.__code__.co_filename)
+        o for o in gc.get_objects() if isinstance(o, types.FunctionType) and scope.contains(o.__code__.co_filename)
     ]
     original = {f: f.__code__ for f in funcs}
     instrumented: dict[types.FunctionType, types.CodeType] = {}
@@ -584,7 +599,6 @@ def callback_costs(n: int = 200_000) -> dict[str, float]:
     }
 
 
-
 def callback_cost_in_context(b: Bench, n: int = 500, reps: int = 5) -> tuple[float, float]:
     """CPU microseconds of one feedback callback inside this target's own code.
 
@@ -645,8 +659,14 @@ METHODS = ("uninstr", "assay", "cov-sysmon", "cov-ctrace", "atheris", "engine", 
 
 
 def setup(spec: Spec, args) -> Bench:
-    target = make_target(spec.fn, name="bench-" + spec.name.replace(".", "-"), sources=spec.sources,
-                         expected=spec.expected, seeds=spec.seeds, timeout=spec.timeout)
+    target = make_target(
+        spec.fn,
+        name="bench-" + spec.name.replace(".", "-"),
+        sources=spec.sources,
+        expected=spec.expected,
+        seeds=spec.seeds,
+        timeout=spec.timeout,
+    )
     paths = target.source_paths()
     inputs = make_inputs(spec, max(50, args.inputs // spec.inputs_divisor), args.seed)
     # Untimed full pass: fills the parsers' caches, counts rejects, calibrates the window.
@@ -688,9 +708,7 @@ def run_all(args) -> tuple[list[Bench], dict[str, str]]:
     if have_cov and "cov-sysmon" in want:
         sysmon_branch, why = coverage_core_probe()
         if not sysmon_branch:
-            notes["cov-sysmon"] = (
-                f"LINES ONLY (branch=False): {why}; with branch=True coverage.py falls back to ctrace"
-            )
+            notes["cov-sysmon"] = f"LINES ONLY (branch=False): {why}; with branch=True coverage.py falls back to ctrace"
 
     for b in benches:
         if "atheris" not in want:
@@ -739,7 +757,11 @@ def table(benches: list[Bench], methods: list[str]) -> str:
         head.append("ratio")
     rows = [head]
     for b in benches:
-        row = [b.spec.name, f"{100 * b.rejects / len(b.inputs):.0f}%", fmt_rate(statistics.median(b.samples["uninstr"]))]
+        row = [
+            b.spec.name,
+            f"{100 * b.rejects / len(b.inputs):.0f}%",
+            fmt_rate(statistics.median(b.samples["uninstr"])),
+        ]
         for m in methods:
             if b.samples[m]:
                 row.append(fmt_rate(statistics.median(b.samples[m])))
@@ -783,15 +805,17 @@ def machine_facts(args) -> str:
                     break
     except OSError:
         pass
-    return "\n".join([
-        f"python   {platform.python_implementation()} {sys.version.split()[0]} ({platform.platform()})",
-        f"cpus     {os.cpu_count()} (usable {affinity}), {cpu}; load average at start {load}",
-        f"tools    {', '.join(versions)}; assay RESTART_EVERY={sysmon_mod.RESTART_EVERY} ONE_WAY_CAP={sysmon_mod.ONE_WAY_CAP}",
-        f"command  {' '.join([os.path.basename(sys.executable)] + sys.argv)}",
-        f"settings runs={args.runs} inputs={args.inputs} min-time={args.min_time}s "
-        f"engine-cases={'per target' if args.engine_cases is None else args.engine_cases} seed={args.seed} "
-        f"methods={','.join(args.methods)}",
-    ])
+    return "\n".join(
+        [
+            f"python   {platform.python_implementation()} {sys.version.split()[0]} ({platform.platform()})",
+            f"cpus     {os.cpu_count()} (usable {affinity}), {cpu}; load average at start {load}",
+            f"tools    {', '.join(versions)}; assay RESTART_EVERY={sysmon_mod.RESTART_EVERY} ONE_WAY_CAP={sysmon_mod.ONE_WAY_CAP}",
+            f"command  {' '.join([os.path.basename(sys.executable)] + sys.argv)}",
+            f"settings runs={args.runs} inputs={args.inputs} min-time={args.min_time}s "
+            f"engine-cases={'per target' if args.engine_cases is None else args.engine_cases} seed={args.seed} "
+            f"methods={','.join(args.methods)}",
+        ]
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -801,14 +825,29 @@ def main(argv: list[str] | None = None) -> int:
         import end_to_end
 
         return end_to_end.main([a for a in argv if a != "--end-to-end"])
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--runs", type=int, default=None, help="interleaved repetitions (default 5, --quick 3)")
     ap.add_argument("--inputs", type=int, default=None, help="size of the fixed input list (default 2000, --quick 500)")
-    ap.add_argument("--engine-cases", type=int, default=None, help="run_campaign case cap for every target (default per target: 20000, html 10000, email 3000; --quick at most 5000; 0 skips)")
-    ap.add_argument("--min-time", type=float, default=None, help="each timed window repeats the input list until the bare loop would take this long (default 0.25 s, --quick 0.1)")
+    ap.add_argument(
+        "--engine-cases",
+        type=int,
+        default=None,
+        help="run_campaign case cap for every target (default per target: 20000, html 10000, email 3000; --quick at most 5000; 0 skips)",
+    )
+    ap.add_argument(
+        "--min-time",
+        type=float,
+        default=None,
+        help="each timed window repeats the input list until the bare loop would take this long (default 0.25 s, --quick 0.1)",
+    )
     ap.add_argument("--targets", default=None, help="comma-separated subset of: " + ", ".join(s.name for s in SPECS))
-    ap.add_argument("--methods", default=",".join(METHODS[1:]),
-                    help="comma-separated subset of the measured columns (uninstr always runs): " + ", ".join(METHODS[1:]))
+    ap.add_argument(
+        "--methods",
+        default=",".join(METHODS[1:]),
+        help="comma-separated subset of the measured columns (uninstr always runs): " + ", ".join(METHODS[1:]),
+    )
     ap.add_argument("--seed", type=int, default=1, help="seed of the input lists and the campaigns")
     ap.add_argument("--quick", action="store_true", help="3 runs, 500 inputs, 5000 engine cases, fast targets only")
     ap.add_argument("--callbacks", action="store_true", help="also count feedback callbacks at saturation")
@@ -850,8 +889,10 @@ def main(argv: list[str] | None = None) -> int:
             ceiling = statistics.median(1 / t for t in b.ratios["atheris"])
             print(f"  {b.spec.name:14} {ours:.2f}x of a possible {ceiling:.2f}x")
     for b in benches:
-        bits = [f"scope {', '.join(os.path.relpath(p, os.path.dirname(os.__file__)) for p in b.paths)}",
-                f"{len(b.inputs)} inputs, timed window {len(b.window)} (assay {len(b.assay_window)})"]
+        bits = [
+            f"scope {', '.join(os.path.relpath(p, os.path.dirname(os.__file__)) for p in b.paths)}",
+            f"{len(b.inputs)} inputs, timed window {len(b.window)} (assay {len(b.assay_window)})",
+        ]
         if "assay_counts" in b.info:
             c = b.info["assay_counts"]
             bits.append(f"assay saw {c['lines']} lines {c['edges']} edges")
@@ -878,9 +919,11 @@ def main(argv: list[str] | None = None) -> int:
     if args.callbacks:
         print()
         costs = callback_costs()
-        print(f"feedback callbacks at saturation (CountingFeedback over the same inputs).  Tight-loop microbenchmark: "
-              f"one BRANCH callback {costs['branch_cb_us']:.2f} us CPU, maybe_restart()+take_new() "
-              f"{costs['harness_us']:.2f} us per case.")
+        print(
+            f"feedback callbacks at saturation (CountingFeedback over the same inputs).  Tight-loop microbenchmark: "
+            f"one BRANCH callback {costs['branch_cb_us']:.2f} us CPU, maybe_restart()+take_new() "
+            f"{costs['harness_us']:.2f} us per case."
+        )
         every = sysmon_mod.RESTART_EVERY
         for b in benches:
             c = count_callbacks(b)
@@ -889,14 +932,22 @@ def main(argv: list[str] | None = None) -> int:
             cb_us, forced = callback_cost_in_context(b)
             cpu_us = 1e6 / statistics.median(b.cpu_samples["uninstr"])
             print(f"  {b.spec.name}: warm-up pass {c['warm']}")
-            print(f"    next {n} inputs, no restart: {c['steady']} = {sum(c['steady'].values()) / n:.2f} callbacks/input")
-            print(f"    one restart period ({every} inputs, starting with restart_events()): {c['period']} "
-                  f"= {per_in:.2f} callbacks/input; {c['capped']} one-way branch sites ran to ONE_WAY_CAP")
-            print(f"    one callback in context: {cb_us:.2f} us CPU (ONE_WAY_CAP=inf forces {forced:.1f} more per input)")
+            print(
+                f"    next {n} inputs, no restart: {c['steady']} = {sum(c['steady'].values()) / n:.2f} callbacks/input"
+            )
+            print(
+                f"    one restart period ({every} inputs, starting with restart_events()): {c['period']} "
+                f"= {per_in:.2f} callbacks/input; {c['capped']} one-way branch sites ran to ONE_WAY_CAP"
+            )
+            print(
+                f"    one callback in context: {cb_us:.2f} us CPU (ONE_WAY_CAP=inf forces {forced:.1f} more per input)"
+            )
             for label, cost in (("microbenchmark", costs["branch_cb_us"]), ("in-context", cb_us)):
                 extra = per_in * cost + costs["harness_us"]
-                print(f"    predicted assay/uninstr ({label} cost) = {cpu_us:.1f} / ({cpu_us:.1f} + {per_in:.2f} x "
-                      f"{cost:.2f} + {costs['harness_us']:.2f}) = {cpu_us / (cpu_us + extra):.3f}")
+                print(
+                    f"    predicted assay/uninstr ({label} cost) = {cpu_us:.1f} / ({cpu_us:.1f} + {per_in:.2f} x "
+                    f"{cost:.2f} + {costs['harness_us']:.2f}) = {cpu_us / (cpu_us + extra):.3f}"
+                )
             if c["top_sites"]:
                 print("    busiest branch sites: " + ", ".join(f"{s[0]}@{s[1]}={k}" for s, k in c["top_sites"]))
     try:

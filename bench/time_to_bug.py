@@ -108,7 +108,14 @@ HEADERS = {
 }
 
 # Default caps (generated executions) and seeds; --quick shrinks them.
-FULL = {"cap": 100_000, "slow_cap": 10_000, "hist_cap": 100_000, "atheris_hist_cap": 25_000, "seeds": 3, "hist_seeds": 1}
+FULL = {
+    "cap": 100_000,
+    "slow_cap": 10_000,
+    "hist_cap": 100_000,
+    "atheris_hist_cap": 25_000,
+    "seeds": 3,
+    "hist_seeds": 1,
+}
 QUICK = {"cap": 20_000, "slow_cap": 2_000, "hist_cap": 10_000, "atheris_hist_cap": 5_000, "seeds": 1, "hist_seeds": 1}
 # atheris instruments every line of the old package: on sqlparse it runs ~150 execs/s,
 # so 100,000 cases take ~10 min per target; the default gives it a smaller cap
@@ -243,8 +250,12 @@ def job_assay(spec: dict[str, Any], seed: int, cap: int, cmplog: bool) -> dict[s
     try:
         try:
             options = CampaignOptions(
-                corpus_root=str(tmp / "corpus"), artifact_root=str(tmp / "artifacts"),
-                max_cases=cap, seed=seed, cmplog=cmplog, shrink_cases=spec.get("shrink_cases", 1024),
+                corpus_root=str(tmp / "corpus"),
+                artifact_root=str(tmp / "artifacts"),
+                max_cases=cap,
+                seed=seed,
+                cmplog=cmplog,
+                shrink_cases=spec.get("shrink_cases", 1024),
             )
             outcome = run_campaign([target], options).targets[0]
         finally:
@@ -254,9 +265,17 @@ def job_assay(spec: dict[str, Any], seed: int, cap: int, cmplog: bool) -> dict[s
         pass
     total = time.time() - started
     hits = [m for m in scan() if meta_matches(m, bug)]
-    others = sorted({f"{m.get('oracle')}:{((m.get('exception') or {}).get('type') or '')}" for m in scan() if not meta_matches(m, bug)})
+    others = sorted(
+        {
+            f"{m.get('oracle')}:{((m.get('exception') or {}).get('type') or '')}"
+            for m in scan()
+            if not meta_matches(m, bug)
+        }
+    )
     if not hits:
-        return _result(False, total_execs=outcome.cases if outcome else None, total_seconds=total, other_findings=others)
+        return _result(
+            False, total_execs=outcome.cases if outcome else None, total_seconds=total, other_findings=others
+        )
 
     def execs_of(m: dict[str, Any]) -> int:
         if m.get("mutation_operators") == ["initial"]:
@@ -267,9 +286,15 @@ def job_assay(spec: dict[str, Any], seed: int, cap: int, cmplog: bool) -> dict[s
     hit_text = hitfile.read_text() if hitfile.exists() else ""
     hit_at = float(hit_text) if hit_text else seen.get("at", time.time())
     return _result(
-        True, execs_of(first), hit_at - started, total_seconds=total, other_findings=others,
-        input=first["_input"].hex(), original_size=first.get("original_size"),
-        exception=((first.get("exception") or {}).get("type")), oracle=first.get("oracle"),
+        True,
+        execs_of(first),
+        hit_at - started,
+        total_seconds=total,
+        other_findings=others,
+        input=first["_input"].hex(),
+        original_size=first.get("original_size"),
+        exception=((first.get("exception") or {}).get("type")),
+        oracle=first.get("oracle"),
         message=((first.get("exception") or {}).get("message") or "")[:200],
     )
 
@@ -294,8 +319,16 @@ def atheris_child(spec: dict[str, Any], out: str, argv: list[str]) -> None:
 
     def record(kind: str, exc: BaseException) -> None:
         with open(out, "w") as f:
-            json.dump({"kind": kind, "n": state["n"], "t": time.perf_counter() - state["t0"],
-                       "type": type(exc).__name__, "message": str(exc)[:200]}, f)
+            json.dump(
+                {
+                    "kind": kind,
+                    "n": state["n"],
+                    "t": time.perf_counter() - state["t0"],
+                    "type": type(exc).__name__,
+                    "message": str(exc)[:200],
+                },
+                f,
+            )
 
     def TestOneInput(data: bytes) -> None:  # noqa: N802 - atheris' name
         if state["t0"] is None:
@@ -325,8 +358,13 @@ def job_atheris(spec: dict[str, Any], seed: int, cap: int) -> dict[str, Any]:
         (corpus / f"seed{i}").write_bytes(s)
     out = tmp / "hit.json"
     argv = [
-        f"-runs={cap}", f"-seed={seed}", f"-max_len={target.max_len}", "-print_final_stats=1",
-        f"-artifact_prefix={tmp}/", f"-timeout={max(1, round(target.timeout))}", "-rss_limit_mb=4096",
+        f"-runs={cap}",
+        f"-seed={seed}",
+        f"-max_len={target.max_len}",
+        "-print_final_stats=1",
+        f"-artifact_prefix={tmp}/",
+        f"-timeout={max(1, round(target.timeout))}",
+        "-rss_limit_mb=4096",
         str(corpus),
     ]
     cmd = [sys.executable, str(Path(__file__).resolve()), "--atheris-child", json.dumps(spec), str(out), "--", *argv]
@@ -342,11 +380,19 @@ def job_atheris(spec: dict[str, Any], seed: int, cap: int) -> dict[str, Any]:
     timeout_hit = "libFuzzer: timeout" in log
     hit = json.loads(out.read_text()) if out.exists() else None
     if hit is None and timeout_hit and "wedge" in spec["bug"]:
-        return _result(True, executed, None, total_seconds=total, exception="libFuzzer timeout",
-                       note="hang; seconds not measured")
+        return _result(
+            True, executed, None, total_seconds=total, exception="libFuzzer timeout", note="hang; seconds not measured"
+        )
     if hit and hit["kind"] == "bug":
-        return _result(True, executed or hit["n"], hit["t"], total_seconds=total, exception=hit["type"],
-                       counted=hit["n"], message=hit["message"])
+        return _result(
+            True,
+            executed or hit["n"],
+            hit["t"],
+            total_seconds=total,
+            exception=hit["type"],
+            counted=hit["n"],
+            message=hit["message"],
+        )
     other = None
     if hit:
         other = f"stopped at another crash: {hit['type']} after {executed or hit['n']} execs"
@@ -507,12 +553,19 @@ def historical_specs() -> list[dict[str, Any]]:
         if not history or not name:
             continue
         history.pop("poc", None)  # bytes (or an expression): the poc job reads it from the file
-        specs.append({
-            "kind": "hist", "file": str(path), "name": name, "bug": history["bug"], "module": history["module"],
-            "venv": history["venv"], "history": history,
-            # Each shrink candidate of a slow or deep input costs up to ~0.5 s: a smaller budget.
-            "shrink_cases": 256,
-        })
+        specs.append(
+            {
+                "kind": "hist",
+                "file": str(path),
+                "name": name,
+                "bug": history["bug"],
+                "module": history["module"],
+                "venv": history["venv"],
+                "history": history,
+                # Each shrink candidate of a slow or deep input costs up to ~0.5 s: a smaller budget.
+                "shrink_cases": 256,
+            }
+        )
     return specs
 
 
@@ -549,11 +602,14 @@ def run_subprocess_job(job: dict[str, Any], python: str, env_extra: dict[str, st
     env = dict(os.environ)
     env.update(env_extra)
     env["PYTHONPATH"] = os.pathsep.join([str(SRC), *filter(None, [env_extra.get("PYTHONPATH_PRE")])]) + (
-        os.pathsep + os.environ["PYTHONPATH"] if os.environ.get("PYTHONPATH") else "")
+        os.pathsep + os.environ["PYTHONPATH"] if os.environ.get("PYTHONPATH") else ""
+    )
     env.pop("PYTHONPATH_PRE", None)
     cmd = [python, str(Path(__file__).resolve()), "--job", json.dumps(job)]
     try:
-        proc = subprocess.run(cmd, capture_output=True, text=True, errors="replace", env=env, cwd=str(ROOT), timeout=timeout)
+        proc = subprocess.run(
+            cmd, capture_output=True, text=True, errors="replace", env=env, cwd=str(ROOT), timeout=timeout
+        )
     except subprocess.TimeoutExpired:
         return {"found": False, "error": f"job exceeded {timeout:.0f} s"}
     lines = [ln for ln in proc.stdout.strip().splitlines() if ln.startswith("{")]
@@ -612,7 +668,9 @@ def table(headers: list[str], rows: list[list[str]]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--quick", action="store_true", help="1 seed, small caps (~3 min)")
     ap.add_argument("--cap", type=int, help="case cap for assay and atheris on the mazes")
     ap.add_argument("--slow-cap", type=int, help="case cap for hypothesis and hypofuzz (slower per execution)")
@@ -626,7 +684,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-mazes", action="store_true")
     ap.add_argument("--no-historical", action="store_true")
     ap.add_argument("--no-setup", action="store_true", help="do not run setup.sh for missing venvs")
-    ap.add_argument("--verify", action="store_true", help="only check each historical reproducer (old: bug, fixed: none)")
+    ap.add_argument(
+        "--verify", action="store_true", help="only check each historical reproducer (old: bug, fixed: none)"
+    )
     ap.add_argument("--json", help="write every run's raw result to this file")
     # internal
     ap.add_argument("--job", help=argparse.SUPPRESS)
@@ -697,9 +757,16 @@ def main(argv: list[str] | None = None) -> int:
             res = run_subprocess_job(job, python, env, timeout=1800)
             res["wall"] = time.perf_counter() - t0
         done[0] += 1
-        status = "found " + fmt_int(res.get("execs")) if res.get("found") else ("ERROR " + res["error"][:80] if res.get("error") else "not found")
-        print(f"[{done[0]}/{len(planned)} {time.perf_counter() - started:6.0f}s] {tool:<11} {name:<32} seed {job['seed']}: {status}",
-              file=sys.stderr, flush=True)
+        status = (
+            "found " + fmt_int(res.get("execs"))
+            if res.get("found")
+            else ("ERROR " + res["error"][:80] if res.get("error") else "not found")
+        )
+        print(
+            f"[{done[0]}/{len(planned)} {time.perf_counter() - started:6.0f}s] {tool:<11} {name:<32} seed {job['seed']}: {status}",
+            file=sys.stderr,
+            flush=True,
+        )
         return kind, name, tool, job, res
 
     with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
@@ -708,9 +775,11 @@ def main(argv: list[str] | None = None) -> int:
             raw.append({"table": kind, "target": name, "tool": tool, "seed": job["seed"], "cap": job["cap"], **res})
 
     print()
-    print(f"time_to_bug: caps {conf['cap']:,} (assay, atheris), {conf['slow_cap']:,} (hypothesis, hypofuzz), "
-          f"{conf['hist_cap']:,} / {conf['atheris_hist_cap']:,} (historical: assay / atheris); seeds {conf['seeds']} (mazes), {conf['hist_seeds']} (historical); "
-          f"python {sys.version.split()[0]}; {time.perf_counter() - started:.0f} s total")
+    print(
+        f"time_to_bug: caps {conf['cap']:,} (assay, atheris), {conf['slow_cap']:,} (hypothesis, hypofuzz), "
+        f"{conf['hist_cap']:,} / {conf['atheris_hist_cap']:,} (historical: assay / atheris); seeds {conf['seeds']} (mazes), {conf['hist_seeds']} (historical); "
+        f"python {sys.version.split()[0]}; {time.perf_counter() - started:.0f} s total"
+    )
     if mazes:
         print()
         print("Search mazes: median executions to the bug (median seconds) (seeds that found it / seeds)")
@@ -726,7 +795,13 @@ def main(argv: list[str] | None = None) -> int:
                     cell = rs[0]["error"]
                 row.append(cell)
             rows.append(row)
-        print(table(["maze"] + [HEADERS[t] + (f" (cap {conf['slow_cap'] // 1000}k)" if t in SLOW_TOOLS else "") for t in tools], rows))
+        print(
+            table(
+                ["maze"]
+                + [HEADERS[t] + (f" (cap {conf['slow_cap'] // 1000}k)" if t in SLOW_TOOLS else "") for t in tools],
+                rows,
+            )
+        )
     if hist:
         print()
         print("Historical bugs: executions to the bug (seconds) (found / seeds); minimized input assay found")
@@ -749,9 +824,20 @@ def main(argv: list[str] | None = None) -> int:
             else:
                 row += ["-", "-"]
             rows.append(row)
-        print(table(["target", "old → fixed", "kind", "assay", f"atheris (cap {conf['atheris_hist_cap'] // 1000}k)",
-                     "assay's input (minimized)",
-                     "that input on the fixed version"], rows))
+        print(
+            table(
+                [
+                    "target",
+                    "old → fixed",
+                    "kind",
+                    "assay",
+                    f"atheris (cap {conf['atheris_hist_cap'] // 1000}k)",
+                    "assay's input (minimized)",
+                    "that input on the fixed version",
+                ],
+                rows,
+            )
+        )
     if args.json:
         Path(args.json).write_text(json.dumps(raw, indent=1))
     return 0
@@ -788,8 +874,10 @@ def verify(hist: list[dict[str, Any]], allow_setup: bool) -> int:
             job = {"tool": "poc", "spec": {**spec, "poc": None}}
             res = run_subprocess_job_poc(job, str(venv_python(venv)))
             outcomes.append(res.get("hit"))
-            cells.append(f"{'BUG' if res.get('hit') else 'ok'}: {res.get('outcome', res.get('error', ''))[:70]} "
-                         f"({res.get('seconds', 0):.2f} s)")
+            cells.append(
+                f"{'BUG' if res.get('hit') else 'ok'}: {res.get('outcome', res.get('error', ''))[:70]} "
+                f"({res.get('seconds', 0):.2f} s)"
+            )
         bad += outcomes != [True, False]
         rows.append(cells)
     print(table(["target", "old version", "fixed version"], rows))
@@ -831,19 +919,38 @@ SEARCH_POWER_CAP = 8000
 def search_power_cases() -> list[dict[str, Any]]:
     """(name, target kwargs, what counts as found, the mechanism and how to switch it off)."""
     return [
-        {"name": "quadratic_runs", "kw": {"seeds": [b"<a"], "max_len": 8192, "timeout": 0.25},
-         "found": ["wedge:", "slow:"], "off": "long children, deep nestings and cost counting",
-         "patch": [("assay.gen.mutators", "LONG_SHARE", 0.0), ("assay.gen.mutators", "NEST_DEEP", 0.0),
-                   ("assay.engine.worker", "COST_EVERY", 0)]},
-        {"name": "toml_nesting", "kw": {"seeds": [b"a = [1]\n", b"[t]\nx = {y = 1}\n"], "max_len": 4096,
-                                        "expected": "tomllib"},
-         "found": ["panic:builtins.RecursionError"], "off": "the nest mutation", "drop": "nest"},
-        {"name": "hang_then_deep", "kw": {"seeds": [b"hello"], "max_len": 64, "timeout": 0.2},
-         "found": ["panic:builtins.RuntimeError"], "off": "passing over parents of hangs",
-         "patch": [("assay.engine.generate", "MAX_SKIP", 0.0)]},
-        {"name": "shallow_then_deep", "kw": {"seeds": [b"hello"], "max_len": 64},
-         "found": ["panic:builtins.ZeroDivisionError"], "off": "passing over parents of known crashes",
-         "patch": [("assay.engine.generate", "MAX_SKIP", 0.0)]},
+        {
+            "name": "quadratic_runs",
+            "kw": {"seeds": [b"<a"], "max_len": 8192, "timeout": 0.25},
+            "found": ["wedge:", "slow:"],
+            "off": "long children, deep nestings and cost counting",
+            "patch": [
+                ("assay.gen.mutators", "LONG_SHARE", 0.0),
+                ("assay.gen.mutators", "NEST_DEEP", 0.0),
+                ("assay.engine.worker", "COST_EVERY", 0),
+            ],
+        },
+        {
+            "name": "toml_nesting",
+            "kw": {"seeds": [b"a = [1]\n", b"[t]\nx = {y = 1}\n"], "max_len": 4096, "expected": "tomllib"},
+            "found": ["panic:builtins.RecursionError"],
+            "off": "the nest mutation",
+            "drop": "nest",
+        },
+        {
+            "name": "hang_then_deep",
+            "kw": {"seeds": [b"hello"], "max_len": 64, "timeout": 0.2},
+            "found": ["panic:builtins.RuntimeError"],
+            "off": "passing over parents of hangs",
+            "patch": [("assay.engine.generate", "MAX_SKIP", 0.0)],
+        },
+        {
+            "name": "shallow_then_deep",
+            "kw": {"seeds": [b"hello"], "max_len": 64},
+            "found": ["panic:builtins.ZeroDivisionError"],
+            "off": "passing over parents of known crashes",
+            "patch": [("assay.engine.generate", "MAX_SKIP", 0.0)],
+        },
     ]
 
 
@@ -858,9 +965,9 @@ def search_power_job(case: dict[str, Any], seed: int, cap: int, off: bool) -> di
         if case.get("drop"):
             del importlib.import_module("assay.gen.mutators").MUTATIONS[case["drop"]]
     import search_power_targets as spt
+    from assay.core.target import make_target
     from assay.engine.campaign import CampaignOptions, run_campaign
     from assay.store.artifacts import load_artifact
-    from assay.core.target import make_target
 
     kw = dict(case["kw"])
     if kw.pop("expected", None) == "tomllib":
@@ -870,11 +977,18 @@ def search_power_job(case: dict[str, Any], seed: int, cap: int, off: bool) -> di
     target = make_target(getattr(spt, case["name"]), **kw)
     with tempfile.TemporaryDirectory(prefix="assay-power-") as tmp:
         t0 = time.perf_counter()
-        (out,) = run_campaign([target], CampaignOptions(corpus_root=f"{tmp}/c", artifact_root=f"{tmp}/a",
-                                                        max_cases=cap, seed=seed, shrink_cases=64)).targets
+        (out,) = run_campaign(
+            [target],
+            CampaignOptions(
+                corpus_root=f"{tmp}/c", artifact_root=f"{tmp}/a", max_cases=cap, seed=seed, shrink_cases=64
+            ),
+        ).targets
         seconds = time.perf_counter() - t0
-        hits = [load_artifact(f.artifact).metadata.get("case_index") for f in out.findings
-                if any(f.signature.startswith(p) for p in case["found"])]
+        hits = [
+            load_artifact(f.artifact).metadata.get("case_index")
+            for f in out.findings
+            if any(f.signature.startswith(p) for p in case["found"])
+        ]
         wedges = sum(f.occurrences for f in out.findings if f.oracle == "wedge")
     return {"found": bool(hits), "case": min(hits) if hits else None, "seconds": seconds, "wedges": wedges}
 
@@ -897,15 +1011,24 @@ def search_power_main(argv: list[str] | None = None) -> int:
             results = []
             for seed in range(1, args.seeds + 1):
                 job = json.dumps({"case": case["name"], "seed": seed, "cap": args.cap, "off": off})
-                proc = subprocess.run([sys.executable, str(Path(__file__).with_name("search_power.py")), "--job", job],
-                                      capture_output=True, text=True, timeout=1800)
-                results.append(json.loads(proc.stdout.strip().splitlines()[-1]) if proc.returncode == 0 else
-                               {"found": False, "case": None, "seconds": 0.0, "wedges": 0, "error": proc.stderr[-300:]})
+                proc = subprocess.run(
+                    [sys.executable, str(Path(__file__).with_name("search_power.py")), "--job", job],
+                    capture_output=True,
+                    text=True,
+                    timeout=1800,
+                )
+                results.append(
+                    json.loads(proc.stdout.strip().splitlines()[-1])
+                    if proc.returncode == 0
+                    else {"found": False, "case": None, "seconds": 0.0, "wedges": 0, "error": proc.stderr[-300:]}
+                )
             found = [r["case"] for r in results if r["found"]]
             med = int(statistics.median(found)) if len(found) == len(results) else None
-            cells.append(f"{len(found)}/{len(results)} found, median case {fmt_int(med)}, "
-                         f"{statistics.median(r['seconds'] for r in results):.1f} s, "
-                         f"{sum(r['wedges'] for r in results)} wedges")
+            cells.append(
+                f"{len(found)}/{len(results)} found, median case {fmt_int(med)}, "
+                f"{statistics.median(r['seconds'] for r in results):.1f} s, "
+                f"{sum(r['wedges'] for r in results)} wedges"
+            )
         cells.append(case["off"])
         rows.append(cells)
     print(f"Cap {args.cap:,} generated cases, seeds 1..{args.seeds}.\n")

@@ -100,7 +100,8 @@ def kept(data: bytes) -> list[int]:
 def counted(data: bytes) -> int:
     """A ``while`` condition with a second test."""
     i = 0
-    while i < len(data) and data[i] != 0x2C: i += 1
+    while i < len(data) and data[i] != 0x2C:
+        i += 1
     return i
 
 
@@ -108,7 +109,8 @@ def skipped(data: bytes) -> int:
     """``continue`` in a loop: the direction is a lone back jump."""
     n = 0
     for b in data:
-        if b == 0x20: continue
+        if b == 0x20:
+            continue
         n += 1
     return n
 
@@ -118,7 +120,8 @@ def tolerant(data: bytes) -> int:
     n = 0
     try:
         for b in data:
-            if b == 0x20: continue
+            if b == 0x20:
+                continue
             n += 10 // b
     except ZeroDivisionError:
         n = -1
@@ -162,11 +165,12 @@ def membership(token: object) -> int:
     return hits
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def memo_counted(data: bytes) -> int:
     """``counted`` behind a memo cache (a C object wrapping the function)."""
     i = 0
-    while i < len(data) and data[i] != 0x2C: i += 1
+    while i < len(data) and data[i] != 0x2C:
+        i += 1
     return i
 
 
@@ -185,15 +189,18 @@ def offset(text: str) -> int:
     return memo_sign(text[0]) * SIGNS.sign(text[0]) * int(text[1:])
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def memo_sign(ch: str) -> int:
     return 1 if ch == "+" else -1
 
 
-STAMP = re.compile(r"""
+STAMP = re.compile(
+    r"""
     (\d{2}):(\d{2})           # hour and minute
     (?:(Z)|([+-])(\d{2}))?    # zulu, or an offset
-""", re.VERBOSE)
+""",
+    re.VERBOSE,
+)
 
 
 def stamp(text: str, at: int = 0) -> str:

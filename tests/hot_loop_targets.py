@@ -14,6 +14,7 @@ def make_writer(path: Path):
     def writer(data: bytes) -> None:
         if data[:1] == b"w":  # a side effect the sandbox refuses (outside the worker's folder)
             path.write_bytes(data)
+
     return writer
 
 
@@ -48,4 +49,5 @@ def make_recorder(path: Path, max_len: int):
         if data[:1] == b"!":
             os._exit(3)
         return len(data) > max_len // 2
+
     return recorder

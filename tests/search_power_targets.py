@@ -10,7 +10,6 @@ from __future__ import annotations
 import re
 import tomllib
 
-
 #: Run length past which :func:`quadratic_runs` goes quadratic.
 RUN_LIMIT = 4096
 

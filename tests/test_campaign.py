@@ -31,15 +31,25 @@ def test_harvested_constants_without_comparison_feedback(planted, tmp_path):
     # from the source into the dictionary: slower (seed 1: case ~640), but found.
     from assay.engine.campaign import CampaignOptions, run_campaign
 
-    options = CampaignOptions(corpus_root=str(tmp_path / "c"), artifact_root=str(tmp_path / "a"),
-                              max_cases=20_000, seed=1, cmplog=False)
+    options = CampaignOptions(
+        corpus_root=str(tmp_path / "c"), artifact_root=str(tmp_path / "a"), max_cases=20_000, seed=1, cmplog=False
+    )
     (t,) = run_campaign([planted.get("maze_magic_slice")], options).targets
     assert [f.oracle for f in t.findings] == ["panic"]
     assert load_artifact(t.findings[0].artifact).metadata["case_index"] > 50
 
 
-@pytest.mark.parametrize("name", ["maze_magic_slice", "maze_magic_startswith", "maze_keyword_str",
-                                  "maze_int_field", "maze_computed_magic", "maze_checksum"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "maze_magic_slice",
+        "maze_magic_startswith",
+        "maze_keyword_str",
+        "maze_int_field",
+        "maze_computed_magic",
+        "maze_checksum",
+    ],
+)
 def test_comparison_mazes(planted, campaign, name):
     result = campaign([planted.get(name)], cases=2000, seed=1)
     assert [f.oracle for f in result.targets[0].findings] == ["panic"], name
@@ -172,9 +182,24 @@ def test_artifact_metadata_fields(planted, campaign, tmp_path):
     result = campaign([target], cases=10, seed=99)
     art = load_artifact(result.targets[0].findings[0].artifact)
     m = art.metadata
-    for key in ("schema_version", "campaign_seed", "target_seed", "target", "input_sha256", "original_size",
-                "minimized_size", "oracle", "exception", "signature", "determinism", "sources",
-                "mutation_operators", "assay_version", "python", "platform"):
+    for key in (
+        "schema_version",
+        "campaign_seed",
+        "target_seed",
+        "target",
+        "input_sha256",
+        "original_size",
+        "minimized_size",
+        "oracle",
+        "exception",
+        "signature",
+        "determinism",
+        "sources",
+        "mutation_operators",
+        "assay_version",
+        "python",
+        "platform",
+    ):
         assert key in m, key
     assert m["campaign_seed"] == 99
     assert m["original_size"] == 21 and m["minimized_size"] == 1
@@ -301,8 +326,9 @@ def test_slow_stack_sample_survives_a_run_shorter_than_expected():
 def test_jobs_share_one_corpus_and_merge(planted, tmp_path):
     from assay.engine.campaign import CampaignOptions, run_campaign
 
-    options = CampaignOptions(corpus_root=str(tmp_path / "c"), artifact_root=str(tmp_path / "a"),
-                              max_cases=4001, seed=1, jobs=2)
+    options = CampaignOptions(
+        corpus_root=str(tmp_path / "c"), artifact_root=str(tmp_path / "a"), max_cases=4001, seed=1, jobs=2
+    )
     (t,) = run_campaign([planted.get("planted_feature_only")], options).targets
     assert t.jobs == 2 and len(t.schedule_digest.split(",")) == 2
     assert t.cases == 4001 + 2 * len(planted.get("planted_feature_only").seeds)
@@ -321,9 +347,22 @@ def test_worker_imports_entries_other_jobs_wrote(planted, tmp_path):
     target = planted.get("planted_feature_only")
     shared = Corpus(tmp_path, target.name, target.max_len)
     shared.add(b"(((")
-    plan = Plan(target=target, tseed=1, initial=[], initial_pos=0, generated_pos=0, max_cases=0, deadline=None,
-                replay_only=False, corpus=[], seen=[], known_signatures=set(), chain=bytes(32), shrink_cases=8,
-                reload_dir=str(shared.dir))
+    plan = Plan(
+        target=target,
+        tseed=1,
+        initial=[],
+        initial_pos=0,
+        generated_pos=0,
+        max_cases=0,
+        deadline=None,
+        replay_only=False,
+        corpus=[],
+        seen=[],
+        known_signatures=set(),
+        chain=bytes(32),
+        shrink_cases=8,
+        reload_dir=str(shared.dir),
+    )
     sent = []
     feedback = SysmonFeedback(Scope(target.source_paths()))
     feedback.start()
@@ -361,8 +400,14 @@ def test_a_campaign_through_the_api_does_not_depend_on_the_hash_seed(tmp_path):
 
     digests = set()
     for hash_seed in ("1", "2"):
-        proc = subprocess.run([sys.executable, "-c", HASH_SEED_PROBE], capture_output=True, text=True, timeout=300,
-                              env={**os.environ, "PYTHONHASHSEED": hash_seed}, cwd=tmp_path)
+        proc = subprocess.run(
+            [sys.executable, "-c", HASH_SEED_PROBE],
+            capture_output=True,
+            text=True,
+            timeout=300,
+            env={**os.environ, "PYTHONHASHSEED": hash_seed},
+            cwd=tmp_path,
+        )
         assert proc.returncode == 0, proc.stderr
         digests.add(proc.stdout.strip())
     assert len(digests) == 1, digests

@@ -27,9 +27,23 @@ def _project(tmp_path: Path, body: str, toml: str = '[tool.assay]\ntargets = ["f
 
 def test_findings_exit_1_with_report(tmp_path):
     report = tmp_path / "report.json"
-    r = assay("fuzz", "--project", str(PLANTED), "--fuzz-target", "planted_two_bugs", "--fuzz-cases", "3000",
-              "--fuzz-seed", "4", "--fuzz-corpus", str(tmp_path / "c"), "--fuzz-artifacts", str(tmp_path / "a"),
-              "--report", str(report))
+    r = assay(
+        "fuzz",
+        "--project",
+        str(PLANTED),
+        "--fuzz-target",
+        "planted_two_bugs",
+        "--fuzz-cases",
+        "3000",
+        "--fuzz-seed",
+        "4",
+        "--fuzz-corpus",
+        str(tmp_path / "c"),
+        "--fuzz-artifacts",
+        str(tmp_path / "a"),
+        "--report",
+        str(report),
+    )
     assert r.returncode == 1, r.stderr
     assert "finding" in r.stdout
     data = json.loads(report.read_text())
@@ -40,8 +54,19 @@ def test_findings_exit_1_with_report(tmp_path):
 
 
 def test_clean_run_exit_0(tmp_path):
-    r = assay("fuzz", "--project", str(PLANTED), "--fuzz-target", "planted_clean", "--fuzz-cases", "500",
-              "--fuzz-corpus", str(tmp_path / "c"), "--fuzz-artifacts", str(tmp_path / "a"))
+    r = assay(
+        "fuzz",
+        "--project",
+        str(PLANTED),
+        "--fuzz-target",
+        "planted_clean",
+        "--fuzz-cases",
+        "500",
+        "--fuzz-corpus",
+        str(tmp_path / "c"),
+        "--fuzz-artifacts",
+        str(tmp_path / "a"),
+    )
     assert r.returncode == 0, r.stderr + r.stdout
     assert "no findings" in r.stdout
 
@@ -83,8 +108,19 @@ def test_malformed_corpus_exit_2_names_offender(tmp_path):
     bad = tmp_path / "c" / "planted_clean"
     bad.mkdir(parents=True)
     (bad / "oops.bin").write_bytes(b"x")
-    r = assay("fuzz", "--project", str(PLANTED), "--fuzz-target", "planted_clean", "--fuzz-cases", "5",
-              "--fuzz-corpus", str(tmp_path / "c"), "--fuzz-artifacts", str(tmp_path / "a"))
+    r = assay(
+        "fuzz",
+        "--project",
+        str(PLANTED),
+        "--fuzz-target",
+        "planted_clean",
+        "--fuzz-cases",
+        "5",
+        "--fuzz-corpus",
+        str(tmp_path / "c"),
+        "--fuzz-artifacts",
+        str(tmp_path / "a"),
+    )
     assert r.returncode == 2 and "oops.bin" in r.stderr
     assert not (tmp_path / "a").exists()
 
@@ -97,7 +133,9 @@ def test_targets_lists_settings():
 
 
 def test_shard_selecting_nothing_and_native_backend_exit_2(tmp_path):
-    r = assay("fuzz", "--project", str(PLANTED), "--fuzz-target", "planted_clean", "--shard", "2/2", "--fuzz-cases", "1")
+    r = assay(
+        "fuzz", "--project", str(PLANTED), "--fuzz-target", "planted_clean", "--shard", "2/2", "--fuzz-cases", "1"
+    )
     assert r.returncode == 2 and "holds no target" in r.stderr
     r = assay("fuzz", "--project", str(PLANTED), "--fuzz-backend", "native", "--fuzz-cases", "1")
     assert r.returncode == 2 and "native" in r.stderr
@@ -124,10 +162,27 @@ def test_interrupted_run_loses_nothing(tmp_path, signum):
 
     report = tmp_path / "r.json"
     proc = subprocess.Popen(
-        [sys.executable, "-m", "assay", "fuzz", "--project", str(PLANTED), "--fuzz-target", "planted_feature_only",
-         "--fuzz-budget", "120", "--fuzz-corpus", str(tmp_path / "c"), "--fuzz-artifacts", str(tmp_path / "a"),
-         "--report", str(report)],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        [
+            sys.executable,
+            "-m",
+            "assay",
+            "fuzz",
+            "--project",
+            str(PLANTED),
+            "--fuzz-target",
+            "planted_feature_only",
+            "--fuzz-budget",
+            "120",
+            "--fuzz-corpus",
+            str(tmp_path / "c"),
+            "--fuzz-artifacts",
+            str(tmp_path / "a"),
+            "--report",
+            str(report),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
     )
     deadline = time.monotonic() + 60
     folder = tmp_path / "c" / "planted_feature_only"
@@ -148,9 +203,8 @@ def test_an_interrupt_while_the_parser_imports_the_commands_is_exit_130(monkeypa
     import signal
 
     from assay.cli.main import main as cli
-
-
     from assay.core import interrupts
+
     def interrupted():
         raise KeyboardInterrupt
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 
 import pytest
-import feedback_subject as subject
 
+import feedback_subject as subject
 from assay.feedback.cmplog import CmpLog, guards_of, input_to_state, repair, replace_one
 from assay.feedback.scope import Scope
 
@@ -97,9 +97,9 @@ def test_a_run_that_keeps_only_guards_or_values_records_those_alone():
 
 
 def test_a_run_past_max_compared_is_cut_short_through_the_targets_except_and_unjudged():
+    from assay.core.target import make_target
     from assay.engine import execute
     from assay.feedback import cmplog
-    from assay.core.target import make_target
 
     log = _log()
     finished = []
@@ -134,9 +134,18 @@ def test_the_c_recorder_records_and_evaluates_as_the_python_one_does(monkeypatch
     log = _log()
 
     def calls() -> list:
-        out = [subject.branchy(9), subject.looped(12), subject.gate(1), subject.chained(5), subject.chained(70000),
-               subject.hex_escape("\\u00e9"), subject.framed(_frame(b"hi")), subject.either(b"\x01\x02\x00\x04"),
-               subject.counted(b"ab,c"), subject.scalar_escape("0041")]
+        out = [
+            subject.branchy(9),
+            subject.looped(12),
+            subject.gate(1),
+            subject.chained(5),
+            subject.chained(70000),
+            subject.hex_escape("\\u00e9"),
+            subject.framed(_frame(b"hi")),
+            subject.either(b"\x01\x02\x00\x04"),
+            subject.counted(b"ab,c"),
+            subject.scalar_escape("0041"),
+        ]
         out += [subject.classified(t, 3) for t in ("GET", "a", "zz", "zzzz", "")]
         out += [subject.membership(t) for t in ("beta", "zz", 7, b"b", 2.5)]
         try:

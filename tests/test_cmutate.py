@@ -162,7 +162,12 @@ def test_the_c_replace_one_replaces_what_the_reference_replaces() -> None:
         expected = replace_one(data, pattern, replacement, pick)
         assert cmutate.replace_one(data, pattern, replacement, pick) == expected, (data, pattern, replacement, pick)
     # Only the first 64 occurrences count; occurrences overlap.
-    for args in ((b"a" * 100, b"a", b"X", 70), (b"aaa", b"aa", b"X", 1), (b"ab", b"", b"X", 2), (b"ab", b"abc", b"X", 0)):
+    for args in (
+        (b"a" * 100, b"a", b"X", 70),
+        (b"aaa", b"aa", b"X", 1),
+        (b"ab", b"", b"X", 2),
+        (b"ab", b"abc", b"X", 0),
+    ):
         assert cmutate.replace_one(*args) == replace_one(*args)
     assert cmutate.replace_one(b"a" * 100, b"a", b"X", 70) == b"a" * 6 + b"X" + b"a" * 93
     with pytest.raises(TypeError):
@@ -173,10 +178,30 @@ def _campaign(tmp_path: Path, pure: bool) -> dict:
     out = tmp_path / ("pure" if pure else "c")
     env = {**os.environ, "ASSAY_PURE_PYTHON": "1" if pure else "0"}
     r = subprocess.run(
-        [sys.executable, "-m", "assay", "fuzz", "--project", str(EXAMPLES), "--fuzz-target", "toml_roundtrip",
-         "--fuzz-cases", "3000", "--fuzz-seed", "5", "--fuzz-corpus", str(out / "corpus"),
-         "--fuzz-artifacts", str(out / "artifacts"), "--report", str(out / "report.json")],
-        capture_output=True, text=True, env=env, timeout=300,
+        [
+            sys.executable,
+            "-m",
+            "assay",
+            "fuzz",
+            "--project",
+            str(EXAMPLES),
+            "--fuzz-target",
+            "toml_roundtrip",
+            "--fuzz-cases",
+            "3000",
+            "--fuzz-seed",
+            "5",
+            "--fuzz-corpus",
+            str(out / "corpus"),
+            "--fuzz-artifacts",
+            str(out / "artifacts"),
+            "--report",
+            str(out / "report.json"),
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
     )
     assert r.returncode in (0, 1), r.stderr
     return json.loads((out / "report.json").read_text())["targets"]["toml_roundtrip"]

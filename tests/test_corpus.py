@@ -105,6 +105,7 @@ def test_writer_killed_mid_write_leaves_no_half_file(tmp_path, die_at):
     pid = os.fork()
     if pid == 0:
         try:
+
             def die(*args, **kwargs):
                 os.kill(os.getpid(), signal.SIGKILL)
 

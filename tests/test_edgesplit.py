@@ -16,21 +16,26 @@ from types import CodeType
 
 import pytest
 
+import feedback_subject as subject
 from assay.feedback import edgesplit, sysmon
 from assay.feedback.branches import branch_layout
 from assay.feedback.cmplog import CmpLog
 from assay.feedback.livecode import functions_of
 from assay.feedback.scope import Scope
 from assay.feedback.sysmon import SysmonFeedback
-
-import feedback_subject as subject
 from feedback_subject import counted, either, kept, searched, skipped
 
 pytestmark = pytest.mark.skipif(not edgesplit.supported(), reason="edge splitting is for 3.12/3.13")
 
 SUBJECT = subject.__file__
-PARSERS = [os.path.dirname(tomllib.__file__), urllib.parse.__file__, html.parser.__file__,
-           os.path.dirname(email.__file__), ipaddress.__file__, configparser.__file__]
+PARSERS = [
+    os.path.dirname(tomllib.__file__),
+    urllib.parse.__file__,
+    html.parser.__file__,
+    os.path.dirname(email.__file__),
+    ipaddress.__file__,
+    configparser.__file__,
+]
 
 
 class Unsplit(SysmonFeedback):
@@ -60,16 +65,20 @@ def _rare_edges(cls, fn, common: bytes, rare: bytes, monkeypatch) -> list:
     return [k for k in new if len(k) == 3]
 
 
-@pytest.mark.parametrize("fn, common, rare, lost_unsplit", [
-    (either, b"\x01\x02\x03\x04", b"\x00\x02\x03\x04", True),  # the short-circuit exit of ``and``
-    (counted, b"abcd", b"a,b", True),                             # a ``while`` ended by its second test
-    (searched, b"ab cd", b"abcd", True),                          # a ``for`` run out, not broken
-    # A lone instruction only one branch leads to: the unsplit design records it too,
-    # by inference at its first run; the split moves it so that another tool's LINE
-    # event there cannot hide that run (see edgesplit's docstring).
-    (kept, b"BBBB", b"BAB", False),                               # a comprehension filter rejecting
-    (skipped, b"abcd", b"a b", False),                            # ``continue``
-], ids=["and-or", "while", "exhausted-for", "comprehension-filter", "continue"])
+@pytest.mark.parametrize(
+    "fn, common, rare, lost_unsplit",
+    [
+        (either, b"\x01\x02\x03\x04", b"\x00\x02\x03\x04", True),  # the short-circuit exit of ``and``
+        (counted, b"abcd", b"a,b", True),  # a ``while`` ended by its second test
+        (searched, b"ab cd", b"abcd", True),  # a ``for`` run out, not broken
+        # A lone instruction only one branch leads to: the unsplit design records it too,
+        # by inference at its first run; the split moves it so that another tool's LINE
+        # event there cannot hide that run (see edgesplit's docstring).
+        (kept, b"BBBB", b"BAB", False),  # a comprehension filter rejecting
+        (skipped, b"abcd", b"a b", False),  # ``continue``
+    ],
+    ids=["and-or", "while", "exhausted-for", "comprehension-filter", "continue"],
+)
 def test_rare_direction_recorded_the_first_time_it_is_taken(fn, common, rare, lost_unsplit, monkeypatch):
     split = _rare_edges(SysmonFeedback, fn, common, rare, monkeypatch)
     unsplit = _rare_edges(Unsplit, fn, common, rare, monkeypatch)
@@ -150,8 +159,9 @@ def test_no_direction_into_a_join_is_left():
 
 def test_a_continue_inside_try_keeps_its_handler():
     assert subject.tolerant(b"\x01 \x02") == 15 and subject.tolerant(b" \x00") == -1
-    assert _skeleton(edgesplit.split_code(subject.tolerant.__code__))[:len(_skeleton(subject.tolerant.__code__))] \
-        == _skeleton(subject.tolerant.__code__)
+    assert _skeleton(edgesplit.split_code(subject.tolerant.__code__))[
+        : len(_skeleton(subject.tolerant.__code__))
+    ] == _skeleton(subject.tolerant.__code__)
     split = edgesplit.SplitCode(Scope([SUBJECT]).contains)
     split.install()
     try:
@@ -220,15 +230,22 @@ def _email(data: bytes):
 
 
 REAL = [
-    (lambda d: tomllib.loads(d.decode("latin-1")),
-     [b'a = 1\n[t]\nb = "x\\u00e9"\nc = [1, 2.5, true]\nd = 1979-05-27T07:32:00Z\n', b"x = {y = 'z', w = 0x1F}\n"]),
-    (lambda d: urllib.parse.urlsplit(d.decode("latin-1")),
-     [b"http://user:pw@host:80/p/a?q=1#f", b"//[::1]:8/x", b"mailto:a@b"]),
+    (
+        lambda d: tomllib.loads(d.decode("latin-1")),
+        [b'a = 1\n[t]\nb = "x\\u00e9"\nc = [1, 2.5, true]\nd = 1979-05-27T07:32:00Z\n', b"x = {y = 'z', w = 0x1F}\n"],
+    ),
+    (
+        lambda d: urllib.parse.urlsplit(d.decode("latin-1")),
+        [b"http://user:pw@host:80/p/a?q=1#f", b"//[::1]:8/x", b"mailto:a@b"],
+    ),
     (lambda d: urllib.parse.parse_qsl(d.decode("latin-1"), keep_blank_values=True), [b"a=1&b=%20x&c=+&d"]),
     (_html, [b"<a href='x' b=c>t<!-- c --><br/>&amp;</a>", b"<script>x<y</script><p>"]),
     (_config, [b"[s]\na = 1\nb: two\n  cont\n[t]\nc=3\n"]),
     (_email, [b"From: a@b\nTo: c <c@d>\nSubject: =?utf-8?q?h=C3=A9?=\n\nbody\n"]),
-    (lambda d: ipaddress.ip_network(d.decode("latin-1"), strict=False), [b"10.0.0.0/8", b"2001:db8::/32", b"::ffff:1.2.3.4"]),
+    (
+        lambda d: ipaddress.ip_network(d.decode("latin-1"), strict=False),
+        [b"10.0.0.0/8", b"2001:db8::/32", b"::ffff:1.2.3.4"],
+    ),
 ]
 
 
@@ -243,9 +260,16 @@ def test_split_code_computes_what_the_original_computes():
             assert _outcomes(fn, inputs[i]) == expected[i]
     finally:
         split.remove()
-    assert tomllib._parser.parse_value.__code__.co_code == next(
-        c for c in _codes(compile(open(tomllib._parser.__file__, encoding="utf-8").read(), tomllib._parser.__file__, "exec"))
-        if c.co_name == "parse_value").co_code, "remove() put the originals back"
+    assert (
+        tomllib._parser.parse_value.__code__.co_code
+        == next(
+            c
+            for c in _codes(
+                compile(open(tomllib._parser.__file__, encoding="utf-8").read(), tomllib._parser.__file__, "exec")
+            )
+            if c.co_name == "parse_value"
+        ).co_code
+    ), "remove() put the originals back"
 
 
 def test_functions_behind_memo_caches_are_split_too():

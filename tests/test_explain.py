@@ -4,8 +4,8 @@ import os
 import shlex
 from pathlib import Path
 
-from assay.findings.explain import finding_lines, input_preview, one_line, reproduce_command, short_type
 from assay.core.verdict import classify
+from assay.findings.explain import finding_lines, input_preview, one_line, reproduce_command, short_type
 
 
 def test_input_preview_is_truncated_and_says_the_length():
@@ -42,11 +42,20 @@ def test_finding_lines_of_a_stdlib_failure(tmp_path):
         json.loads(b"{")
     except ValueError as exc:
         verdict = classify(exc, ())
-    meta = {"verdict": verdict.to_json(), "oracle": verdict.oracle, "signature": verdict.signature,
-            "exception": verdict.exception.to_json(), "sources": [os.path.dirname(json.__file__)],
-            "first_seen_case": 7, "first_seen_seconds": 0.5}
+    meta = {
+        "verdict": verdict.to_json(),
+        "oracle": verdict.oracle,
+        "signature": verdict.signature,
+        "exception": verdict.exception.to_json(),
+        "sources": [os.path.dirname(json.__file__)],
+        "first_seen_case": 7,
+        "first_seen_seconds": 0.5,
+    }
     lines = finding_lines(meta, b"{", tmp_path / "a", occurrences=3, signatures=2)
-    assert lines[0] == "[panic] json.decoder.JSONDecodeError: Expecting property name enclosed in double quotes: line 1 column 2 (char 1)"
+    assert (
+        lines[0]
+        == "[panic] json.decoder.JSONDecodeError: Expecting property name enclosed in double quotes: line 1 column 2 (char 1)"
+    )
     assert lines[1].startswith("raised at ") and "json/decoder.py:" in lines[1]
     assert lines[2] == "input: b'{' (1 byte)"
     assert lines[3] == "seen 3x under 2 signatures; first hit at case 7, 0.50s into the run"

@@ -6,11 +6,10 @@ import sys
 
 import pytest
 
-from assay.feedback.scope import Scope
-from assay.feedback import sysmon
-from assay.feedback.sysmon import SysmonFeedback
-
 import feedback_subject as subject
+from assay.feedback import sysmon
+from assay.feedback.scope import Scope
+from assay.feedback.sysmon import SysmonFeedback
 from feedback_subject import branchy, guarded, looped, ternary
 
 SUBJECT = subject.__file__
@@ -232,8 +231,16 @@ def test_split_records_exactly_the_edges_branch_events_report(monkeypatch):
     from assay.engine.features import FullFeedback
 
     monkeypatch.setattr(sysmon, "JOIN_CAP", 1 << 40)
-    docs = ['a = 1\n[t]\nb = "x\\ty"\n', "x = [1, 2.5, true]\n", "[[a.b]]\nc = 1979-05-27T07:32:00Z\n",
-            'k = """m\nl"""\n', "bad = \n", "a.b.c = {d = 1, e = 'f'}\n", "# c\n\n", "x = 0x1F\n"]
+    docs = [
+        'a = 1\n[t]\nb = "x\\ty"\n',
+        "x = [1, 2.5, true]\n",
+        "[[a.b]]\nc = 1979-05-27T07:32:00Z\n",
+        'k = """m\nl"""\n',
+        "bad = \n",
+        "a.b.c = {d = 1, e = 'f'}\n",
+        "# c\n\n",
+        "x = 0x1F\n",
+    ]
 
     def run(cls):
         fb = cls(Scope([tomllib.__file__.rsplit("/", 1)[0]]))

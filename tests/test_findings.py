@@ -18,7 +18,7 @@ import pytest
 
 pytestmark = pytest.mark.campaign  # one capped campaign (200 cases a target) shared by the module
 
-TARGETS = '''
+TARGETS = """
 import json
 import urllib.parse
 
@@ -61,7 +61,7 @@ def mean(xs):
 @given(st.lists(st.integers()))
 def mean_of_lists(xs):
     mean(xs)
-'''
+"""
 
 STEM = "findings_subject"
 
@@ -71,13 +71,19 @@ def assay(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[st
 
 
 def pytest_child(cwd: Path, *paths: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:assay",
-                           *map(str, paths)], capture_output=True, text=True, cwd=cwd, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:assay", *map(str, paths)],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        timeout=300,
+    )
 
 
 def fuzz(root: Path) -> subprocess.CompletedProcess[str]:
-    return assay("fuzz", "--project", str(root), "--fuzz-cases", "200", "--fuzz-seed", "3",
-                 "--report", str(root / "report.json"))
+    return assay(
+        "fuzz", "--project", str(root), "--fuzz-cases", "200", "--fuzz-seed", "3", "--report", str(root / "report.json")
+    )
 
 
 @pytest.fixture(scope="module")
@@ -127,7 +133,9 @@ def test_two_signatures_of_one_raise_site_are_one_bug_in_the_summary(run):
 
 def test_the_reproduce_command_works_when_pasted(run):
     root, out = run
-    command = next(line.split("reproduce: ", 1)[1] for line in block(out, "url_parts").splitlines() if "reproduce:" in line)
+    command = next(
+        line.split("reproduce: ", 1)[1] for line in block(out, "url_parts").splitlines() if "reproduce:" in line
+    )
     words = shlex.split(command)
     assert words[:2] == ["assay", "replay"] and "--project" in words  # run from elsewhere: it names the project
     r = subprocess.run([sys.executable, "-m", "assay", *words[1:]], capture_output=True, text=True, timeout=120)
@@ -135,10 +143,11 @@ def test_the_reproduce_command_works_when_pasted(run):
     assert "verdict: panic" in r.stdout and "Invalid IPv6 URL" in r.stdout
 
 
-
 def test_from_the_project_folder_the_command_is_short_and_works(project):
     out = assay("fuzz", "--fuzz-replay-only", "--fuzz-target", "url_parts", cwd=project).stdout
-    command = next(line.split("reproduce: ", 1)[1] for line in block(out, "url_parts").splitlines() if "reproduce:" in line)
+    command = next(
+        line.split("reproduce: ", 1)[1] for line in block(out, "url_parts").splitlines() if "reproduce:" in line
+    )
     words = shlex.split(command)
     assert words[2].startswith(".assay/artifacts/url_parts/") and "--project" not in words
     r = assay(*words[1:], cwd=project)
@@ -165,7 +174,11 @@ def test_hypothesis_targets_show_the_falsifying_example(run):
     text = block(out, "mean_of_lists")
     assert "example: mean_of_lists(xs=[])" in text and "Hypothesis choices" in text
     (meta,) = artifacts(root, "mean_of_lists")
-    assert meta["verdict"]["data"]["example"] == {"test": "mean_of_lists", "arguments": {"xs": "[]"}, "replayable": True}
+    assert meta["verdict"]["data"]["example"] == {
+        "test": "mean_of_lists",
+        "arguments": {"xs": "[]"},
+        "replayable": True,
+    }
 
 
 def test_metadata_counts_the_first_hit_as_the_report_counts_cases(run):
@@ -227,14 +240,29 @@ def test_last_seen_and_runs_follow_later_runs(project):
 
 # -- item 6 and 7: the promoter ----------------------------------------------------------------------
 def test_harness_findings_are_not_staged_unless_asked(project):
-    r = assay("promote", "--project", str(project), "--replays", "2", str(next((project / ".assay/artifacts/json_key").iterdir())))
+    r = assay(
+        "promote",
+        "--project",
+        str(project),
+        "--replays",
+        "2",
+        str(next((project / ".assay/artifacts/json_key").iterdir())),
+    )
     assert r.returncode == 0, r.stdout + r.stderr
     assert "1 harness finding(s) not staged" in r.stdout and "--include-harness" in r.stdout
     assert not (project / ".assay" / "staging").exists() or not list((project / ".assay" / "staging").iterdir())
-    r = assay("promote", "--project", str(project), "--replays", "2", "--include-harness",
-              str(next((project / ".assay/artifacts/json_key").iterdir())))
+    r = assay(
+        "promote",
+        "--project",
+        str(project),
+        "--replays",
+        "2",
+        "--include-harness",
+        str(next((project / ".assay/artifacts/json_key").iterdir())),
+    )
     assert r.returncode == 1 and [p.name.rsplit("_", 1)[0] for p in (project / ".assay" / "staging").glob("*.py")] == [
-        "test_json_key_TypeError"]
+        "test_json_key_TypeError"
+    ]
 
 
 def test_emitted_tests_are_named_per_bug_and_fail_while_the_bug_is_there(project):
@@ -242,13 +270,21 @@ def test_emitted_tests_are_named_per_bug_and_fail_while_the_bug_is_there(project
     assert r.returncode == 1, r.stdout + r.stderr
     regressions = project / "tests" / "fuzz_regressions"
     names = sorted(p.name.rsplit("_", 1)[0] for p in regressions.glob("test_*.py"))
-    assert names == ["test_bounded_AssertionError", "test_bounded_AssertionError", "test_mean_of_lists_ZeroDivisionError",
-                     "test_short_OverflowError", "test_url_parts_ValueError"]  # no harness finding, one file per bug
+    assert names == [
+        "test_bounded_AssertionError",
+        "test_bounded_AssertionError",
+        "test_mean_of_lists_ZeroDivisionError",
+        "test_short_OverflowError",
+        "test_url_parts_ValueError",
+    ]  # no harness finding, one file per bug
     buckets = json.loads((regressions / "buckets.json").read_text())
     url_tests = {v for k, v in buckets.items() if "url_parts" in k}
     assert len([k for k in buckets if "url_parts" in k]) == 2 and len(url_tests) == 1  # both signatures, one test
     (url_test,) = regressions.glob("test_url_parts_ValueError_*.py")
-    assert "@pytest.mark.xfail(strict=True, reason='bug in third-party code (urllib.parse:urlsplit)" in url_test.read_text()
+    assert (
+        "@pytest.mark.xfail(strict=True, reason='bug in third-party code (urllib.parse:urlsplit)"
+        in url_test.read_text()
+    )
     (bounded_a, bounded_b) = sorted(regressions.glob("test_bounded_*.py"))
     assert "xfail" not in bounded_a.read_text()  # the project's own code: a plain regression test
     for path in regressions.glob("test_*.py"):
@@ -263,8 +299,14 @@ def test_emitted_tests_are_named_per_bug_and_fail_while_the_bug_is_there(project
 
 
 def test_a_hypothesis_finding_becomes_an_example_test(project):
-    r = assay("promote", "--project", str(project), "--replays", "2",
-              str(next((project / ".assay/artifacts/mean_of_lists").iterdir())))
+    r = assay(
+        "promote",
+        "--project",
+        str(project),
+        "--replays",
+        "2",
+        str(next((project / ".assay/artifacts/mean_of_lists").iterdir())),
+    )
     assert r.returncode == 1, r.stdout + r.stderr
     (test,) = (project / ".assay" / "staging").glob("test_mean_of_lists_ZeroDivisionError_*.py")
     text = test.read_text()

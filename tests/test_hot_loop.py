@@ -16,10 +16,10 @@ from pathlib import Path
 
 import pytest
 
+from assay.core.target import make_target
 from assay.engine import worker
 from assay.engine.campaign import CampaignOptions, run_campaign
 from assay.gen.accelerated import cmutate
-from assay.core.target import make_target
 from hot_loop_targets import make_writer, shallow
 
 needs_c = pytest.mark.skipif(cmutate is None, reason="assay.gen._cmutate is not built (no C compiler)")
@@ -50,15 +50,18 @@ def _run(target, root: Path, *, c: bool, monkeypatch: pytest.MonkeyPatch, cases:
     original = worker.Worker._hot_loop
     with monkeypatch.context() as m:
         if c:
+
             def counted(self, stream):
                 hot = original(self, stream)
                 assert hot is not None, "the C hot loop should run this campaign"
                 return _Counting(hot, stats)
+
             m.setattr(worker.Worker, "_hot_loop", counted)
         else:
             m.setattr(worker.Worker, "_hot_loop", lambda self, stream: None)
-        options = CampaignOptions(corpus_root=str(root / "c"), artifact_root=str(root / "a"), max_cases=cases,
-                                  seed=seed)
+        options = CampaignOptions(
+            corpus_root=str(root / "c"), artifact_root=str(root / "a"), max_cases=cases, seed=seed
+        )
         (out,) = run_campaign([target], options).targets
     seen = json.loads(stats.read_text()) if c else {}
     return out, seen
@@ -70,8 +73,14 @@ def _toml(data: bytes):
 
 def _targets(planted, tmp_path: Path):
     writer = make_target(make_writer(tmp_path / "written"), name="writer", seeds=[b"hello"], max_len=64)
-    toml = make_target(_toml, name="toml", expected=(tomllib.TOMLDecodeError,), sources=("tomllib",),
-                       seeds=[b'a = "x"\n[t]\nb = [1, 2]\n'], max_len=512)
+    toml = make_target(
+        _toml,
+        name="toml",
+        expected=(tomllib.TOMLDecodeError,),
+        sources=("tomllib",),
+        seeds=[b'a = "x"\n[t]\nb = [1, 2]\n'],
+        max_len=512,
+    )
     return {
         "maze_checksum": planted.get("maze_checksum"),  # guards: repaired children
         "maze_keyword_str": planted.get("maze_keyword_str"),  # comparison replacements, the stage

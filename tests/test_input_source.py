@@ -82,5 +82,10 @@ def test_an_entrys_comparisons_are_staged_before_the_guesses_still_waiting():
         if ops == ["cmp-stage"]:
             tried.append(data)
     source.add(b"to 09:00 ok", pairs=[(b"to", b"in")])
-    assert tried + stage_order(source) == [b"on 07:32 ok", b"in 09:00 ok", b"at 23:00Z ok", b"by 00:00 ok",
-                                           b"up 08:15 ok"]
+    assert tried + stage_order(source) == [
+        b"on 07:32 ok",
+        b"in 09:00 ok",
+        b"at 23:00Z ok",
+        b"by 00:00 ok",
+        b"up 08:15 ok",
+    ]

@@ -4,15 +4,14 @@ from __future__ import annotations
 
 import hashlib
 
-
-TARGETS = '''
+TARGETS = """
 import assay
 
 @assay.target(seeds=[b"ok", b"fine"], max_len=64)
 def plugged(data: bytes):
     if data.startswith(b"BAD"):
         raise KeyError("bad")
-'''
+"""
 
 
 def _setup(pytester, enable: str = ""):

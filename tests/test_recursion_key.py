@@ -9,10 +9,10 @@ import tomllib
 
 import pytest
 
-from assay.findings.identity import group, identify
-from assay.engine.campaign import CampaignOptions, run_campaign
 from assay.core.target import make_target
 from assay.core.verdict import ExceptionInfo, Verdict, classify, code_frames, frames_key
+from assay.engine.campaign import CampaignOptions, run_campaign
+from assay.findings.identity import group, identify
 from test_bugs import _raise_in as _module  # a module compiled from source in tmp_path
 
 CYCLE = "panic:builtins.RecursionError@cycle:tomllib._parser:parse_array,parse_inline_table,parse_key_value_pair,parse_value"
@@ -60,8 +60,9 @@ def test_tomllib_nesting_shapes_and_depths_are_one_signature():
     assert {v.signature for v in verdicts} == {CYCLE}
     assert len(group(verdicts, identify)) == 1
     v = verdicts[0]
-    assert v.exception.cycle == tuple(f"tomllib._parser:{n}" for n in
-                                      ("parse_array", "parse_inline_table", "parse_key_value_pair", "parse_value"))
+    assert v.exception.cycle == tuple(
+        f"tomllib._parser:{n}" for n in ("parse_array", "parse_inline_table", "parse_key_value_pair", "parse_value")
+    )
     assert len(v.exception.frames) <= 12  # the cycle was found in the whole stack, not the frames kept
 
 
@@ -83,12 +84,16 @@ def test_a_recursion_bug_is_placed_inside_its_cycle():
 
 
 def test_a_different_recursion_is_a_different_signature_and_bug(tmp_path):
-    lib, ns = _module(tmp_path, "parity", """
+    lib, ns = _module(
+        tmp_path,
+        "parity",
+        """
         def is_even(n):
             return True if n == 0 else is_odd(n - 1)
         def is_odd(n):
             return False if n == 0 else is_even(n - 1)
-    """)
+    """,
+    )
     even, odd = (classify(_raised(ns["is_even"], 10**5, depth=d), ()) for d in (0, 1))
     assert frames_key(even.exception.frames) != frames_key(odd.exception.frames)
     assert even.signature == odd.signature == "panic:builtins.RecursionError@cycle:parity:is_even,is_odd"
@@ -99,7 +104,10 @@ def test_a_different_recursion_is_a_different_signature_and_bug(tmp_path):
 
 
 def test_methods_of_a_recursive_descent_class_are_one_cycle(tmp_path):
-    _, ns = _module(tmp_path, "descent", """
+    _, ns = _module(
+        tmp_path,
+        "descent",
+        """
         class Parser:
             def __init__(self, text):
                 self.text, self.pos = text, 0
@@ -117,7 +125,8 @@ def test_methods_of_a_recursive_descent_class_are_one_cycle(tmp_path):
                 return {"k": self.pair()}
             def pair(self):
                 return self.value()
-    """)
+    """,
+    )
     arrays, objects = (classify(_raised(lambda t: ns["Parser"](t).value(), c * 3000), ()) for c in "[{")
     expected = "panic:builtins.RecursionError@cycle:descent:Parser.array,Parser.obj,Parser.pair,Parser.value"
     assert arrays.signature == objects.signature == expected
@@ -128,21 +137,32 @@ def test_recursion_error_without_a_visible_cycle_keeps_its_key(tmp_path):
     v = classify(deep, ())
     assert isinstance(deep, RecursionError) and v.exception.cycle == ()
     assert v.signature == f"panic:builtins.RecursionError@{frames_key(code_frames(deep.__traceback__))}"
-    _, ns = _module(tmp_path, "byhand", """
+    _, ns = _module(
+        tmp_path,
+        "byhand",
+        """
         def guard(n):
             raise RecursionError("too deep")
-    """)
+    """,
+    )
     by_hand = classify(_raised(ns["guard"], 1), ())
-    assert by_hand.signature == "panic:builtins.RecursionError@byhand:guard<test_recursion_key:_nested<test_recursion_key:_raised"
+    assert (
+        by_hand.signature
+        == "panic:builtins.RecursionError@byhand:guard<test_recursion_key:_nested<test_recursion_key:_raised"
+    )
 
 
 def test_other_exceptions_inside_a_recursion_keep_frame_keys(tmp_path):
-    lib, ns = _module(tmp_path, "walk", """
+    lib, ns = _module(
+        tmp_path,
+        "walk",
+        """
         def down(n):
             if n == 0:
                 raise ValueError("bottom")
             return down(n - 1)
-    """)
+    """,
+    )
     v = classify(_raised(ns["down"], 50), ())
     assert v.signature == "panic:builtins.ValueError@walk:down<walk:down<walk:down"
     assert identify(v, [lib]).key == "panic:builtins.ValueError@walk:down"
@@ -155,10 +175,19 @@ def toml_nested(data: bytes) -> object:
 
 
 def _toml_campaign(tmp_path, seed):
-    target = make_target(toml_nested, seeds=[b"a = [[1], {b = [2]}]\n", b"t = {x = {y = [1]}}\n"],
-                         expected=(tomllib.TOMLDecodeError,), max_len=4096)
-    options = CampaignOptions(corpus_root=str(tmp_path / "corpus"), artifact_root=str(tmp_path / "artifacts"),
-                              max_cases=6000, seed=seed, shrink_cases=64)
+    target = make_target(
+        toml_nested,
+        seeds=[b"a = [[1], {b = [2]}]\n", b"t = {x = {y = [1]}}\n"],
+        expected=(tomllib.TOMLDecodeError,),
+        max_len=4096,
+    )
+    options = CampaignOptions(
+        corpus_root=str(tmp_path / "corpus"),
+        artifact_root=str(tmp_path / "artifacts"),
+        max_cases=6000,
+        seed=seed,
+        shrink_cases=64,
+    )
     (outcome,) = run_campaign([target], options).targets
     return sorted({f.signature for f in outcome.findings if "RecursionError" in f.signature})
 
@@ -184,7 +213,11 @@ def test_the_observed_cycle_alone_splits_two_nesting_shapes(monkeypatch):
     from assay.core import recursion
 
     arrays, tables = "a = " + "[" * 5000, "a = " + "{b = [" * 2000
-    assert _toml_recursion_key(arrays) == _toml_recursion_key(tables) == f"panic:builtins.RecursionError@{CYCLE.split('@', 1)[1]}"
+    assert (
+        _toml_recursion_key(arrays)
+        == _toml_recursion_key(tables)
+        == f"panic:builtins.RecursionError@{CYCLE.split('@', 1)[1]}"
+    )
     monkeypatch.setattr(recursion, "_static_calls", lambda live: {})
     assert _toml_recursion_key(arrays) != _toml_recursion_key(tables)
 

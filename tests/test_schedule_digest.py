@@ -17,10 +17,10 @@ from pathlib import Path
 
 import pytest
 
+from assay.core.target import make_target
 from assay.engine import journal as jr, worker
 from assay.engine.campaign import CampaignOptions, run_campaign
 from assay.gen.accelerated import cmutate
-from assay.core.target import make_target
 from hot_loop_targets import RECORD, make_recorder
 
 
@@ -112,10 +112,15 @@ def test_a_campaign_reports_the_digest_of_the_inputs_it_ran(tmp_path, monkeypatc
     monkeypatch.setattr(worker, "COST_EVERY", 0)  # no counting child: only the worker runs cases
     if loop == "python":
         monkeypatch.setattr(worker.Worker, "_hot_loop", lambda self, stream: None)
-    target = make_target(make_recorder(tmp_path / "ran", max_len), name="recorder", max_len=max_len,
-                         seeds=[b"hello", b"x" * 400, b"!boom"])
-    options = CampaignOptions(corpus_root=str(tmp_path / "c"), artifact_root=str(tmp_path / "a"), max_cases=cases,
-                              seed=2)
+    target = make_target(
+        make_recorder(tmp_path / "ran", max_len),
+        name="recorder",
+        max_len=max_len,
+        seeds=[b"hello", b"x" * 400, b"!boom"],
+    )
+    options = CampaignOptions(
+        corpus_root=str(tmp_path / "c"), artifact_root=str(tmp_path / "a"), max_cases=cases, seed=2
+    )
     (out,) = run_campaign([target], options).targets
     ran = _scheduled(tmp_path / "ran")
     assert out.worker_restarts >= 2, "workers died along the way"

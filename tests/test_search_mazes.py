@@ -116,6 +116,7 @@ def _without_caches(attach):
     def attach_keeping_caches(self):
         attach(self)
         self.caches = []
+
     return attach_keeping_caches
 
 
@@ -129,7 +130,9 @@ def test_decoded_forms_of_one_input():
     assert (b"User", b"Root") in forms.pairs("user", "root"), "the case of the input's run"
     # What an operand finds in the input is worked out once per input: another other side, or
     # the same text as bytes, still gets its own replacement.
-    assert (b"User", b"Admin") in forms.pairs("user", "admin") and (b"User", b"Root") not in forms.pairs("user", "admin")
+    assert (b"User", b"Admin") in forms.pairs("user", "admin") and (b"User", b"Root") not in forms.pairs(
+        "user", "admin"
+    )
     assert (b"User", b"Guest") in forms.pairs(b"user", b"guest")
     # A transform: the input holds the compared key xor 0x20.
     assert (b"SECRET", b"OPENUP") in forms.pairs(b"secret", b"openup")

@@ -11,14 +11,19 @@ import tomllib
 import pytest
 
 import search_power_targets as spt
+from assay.core.target import make_target
 from assay.engine.campaign import CampaignOptions, run_campaign
 from assay.store.artifacts import load_artifact
-from assay.core.target import make_target
 
 
 def _run(tmp_path, target, cases, seed):
-    options = CampaignOptions(corpus_root=str(tmp_path / "corpus"), artifact_root=str(tmp_path / "artifacts"),
-                              max_cases=cases, seed=seed, shrink_cases=64)
+    options = CampaignOptions(
+        corpus_root=str(tmp_path / "corpus"),
+        artifact_root=str(tmp_path / "artifacts"),
+        max_cases=cases,
+        seed=seed,
+        shrink_cases=64,
+    )
     (outcome,) = run_campaign([target], options).targets
     return outcome
 
@@ -56,8 +61,9 @@ def test_quadratic_bug_is_lost_if_no_input_may_pass_the_length_limit(tmp_path, m
 
 
 def _toml():
-    return make_target(spt.toml_nesting, seeds=[b"a = [1]\n", b"[t]\nx = {y = 1}\n"],
-                       expected=(tomllib.TOMLDecodeError,), max_len=4096)
+    return make_target(
+        spt.toml_nesting, seeds=[b"a = [1]\n", b"[t]\nx = {y = 1}\n"], expected=(tomllib.TOMLDecodeError,), max_len=4096
+    )
 
 
 def _recursion(findings):

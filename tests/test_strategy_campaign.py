@@ -21,8 +21,15 @@ def parse_request(data: bytes) -> None:
 
 
 def _target(strategy):
-    return make_target(parse_request, name=f"h11_{(strategy or 'bytes').replace('@', '_')}", expected=(h11.RemoteProtocolError,),
-                       sources=["h11"], seeds=[b"GET / HTTP/1.1\r\nHost: a\r\n\r\n"], max_len=4096, strategy=strategy)
+    return make_target(
+        parse_request,
+        name=f"h11_{(strategy or 'bytes').replace('@', '_')}",
+        expected=(h11.RemoteProtocolError,),
+        sources=["h11"],
+        seeds=[b"GET / HTTP/1.1\r\nHost: a\r\n\r\n"],
+        max_len=4096,
+        strategy=strategy,
+    )
 
 
 def test_strategy_campaign_reaches_more_of_h11_than_bytes(campaign, tmp_path):
@@ -35,6 +42,8 @@ def test_strategy_campaign_reaches_more_of_h11_than_bytes(campaign, tmp_path):
 
 
 def test_strategy_campaign_is_deterministic(campaign, tmp_path):
-    runs = [campaign([_target("http1@1")], cases=300, seed=4, corpus=tmp_path / f"c{i}", artifacts=tmp_path / f"a{i}")
-            for i in range(2)]
+    runs = [
+        campaign([_target("http1@1")], cases=300, seed=4, corpus=tmp_path / f"c{i}", artifacts=tmp_path / f"a{i}")
+        for i in range(2)
+    ]
     assert runs[0].targets[0].schedule_digest == runs[1].targets[0].schedule_digest

@@ -125,8 +125,12 @@ def test_under_the_sandbox_the_child_works_in_a_folder_of_its_own(tmp_path):
             child.close()
             mine = sorted(os.listdir(tmp_path))
             theirs = [p for p in mine if p.startswith("count-")]
-            ok = lines > 0 and "scratch" not in mine and len(theirs) == 1 \
+            ok = (
+                lines > 0
+                and "scratch" not in mine
+                and len(theirs) == 1
                 and os.listdir(tmp_path / theirs[0]) == ["scratch"]
+            )
             os.write(write_end, repr((ok, lines, mine)).encode())
             code = 0
         finally:
@@ -142,7 +146,8 @@ def _one_line_loops(n: int) -> int:
     kept = sum(1 if b % 3 else 0 for b in range(n))  # a forward jump on most turns: not counted
     squares = [b * b for b in range(n)]
     i = 0
-    while i < n: i += 1  # noqa: E701 - the loop on one line is the point
+    while i < n:
+        i += 1  # noqa: E701 - the loop on one line is the point
     return kept + len(squares) + i
 
 

@@ -15,7 +15,9 @@ from assay.feedback.cmplog import CmpLog
 from assay.feedback.scope import Scope
 from assay.feedback.twincache import TwinCache
 
-JSON_FILES = sorted(os.path.join(os.path.dirname(json.__file__), f) for f in ("__init__.py", "decoder.py", "scanner.py"))
+JSON_FILES = sorted(
+    os.path.join(os.path.dirname(json.__file__), f) for f in ("__init__.py", "decoder.py", "scanner.py")
+)
 #: A document whose parse compares a key, a number and a keyword constant.
 DOC = '{"mode": "purgx", "n": 7, "ok": trux}'
 
@@ -80,12 +82,14 @@ def test_site_numbers_continue_across_cached_and_compiled_files(tmp_path):
 
 
 def _subject(path, literal: int):
-    path.write_text(textwrap.dedent(f"""
+    path.write_text(
+        textwrap.dedent(f"""
         def gate(x):
             if x == {literal}:
                 return "open"
             return "shut"
-    """))
+    """)
+    )
 
 
 def test_an_edited_source_is_compiled_again(tmp_path, monkeypatch):
@@ -173,8 +177,12 @@ def test_a_campaign_runs_the_same_schedule_from_a_cold_and_a_warm_cache(tmp_path
     target = planted.get("planted_nested_compares")
 
     def run(k):
-        return run_campaign([target], CampaignOptions(corpus_root=str(tmp_path / f"c{k}"),
-                                                      artifact_root=str(tmp_path / f"a{k}"), max_cases=400, seed=3))
+        return run_campaign(
+            [target],
+            CampaignOptions(
+                corpus_root=str(tmp_path / f"c{k}"), artifact_root=str(tmp_path / f"a{k}"), max_cases=400, seed=3
+            ),
+        )
 
     cold = run(0)
     entries = sorted(p.name for p in (tmp_path / "cache" / "twins").glob("*.twin"))
@@ -182,6 +190,7 @@ def test_a_campaign_runs_the_same_schedule_from_a_cold_and_a_warm_cache(tmp_path
     warm = run(1)
     assert [t.schedule_digest for t in warm.targets] == [t.schedule_digest for t in cold.targets]
     assert [t.corpus_additions for t in warm.targets] == [t.corpus_additions for t in cold.targets]
-    assert [[f.signature for f in t.findings] for t in warm.targets] == [[f.signature for f in t.findings]
-                                                                          for t in cold.targets]
+    assert [[f.signature for f in t.findings] for t in warm.targets] == [
+        [f.signature for f in t.findings] for t in cold.targets
+    ]
     assert sorted(p.name for p in (tmp_path / "cache" / "twins").glob("*.twin")) == entries

@@ -11,11 +11,11 @@ import json
 import pytest
 
 import wedge_targets as wt
+from assay.core.target import make_target
 from assay.engine import wedges
 from assay.engine.isolate import run_isolated
 from assay.store.artifacts import load_artifact
 from assay.store.corpus import Corpus
-from assay.core.target import make_target
 
 MOD = "wedge_targets"
 
@@ -67,8 +67,11 @@ def _campaign_on(target, triggers, campaign, tmp_path):
     return campaign([target], cases=40, seed=2).targets[0]
 
 
-@pytest.mark.parametrize("fn, trigger", [(wt.wandering_hang, b"W"), (wt.wandering_hang_swallow, b"S")],
-                         ids=["soft timeout (worker)", "hard kill (parent)"])
+@pytest.mark.parametrize(
+    "fn, trigger",
+    [(wt.wandering_hang, b"W"), (wt.wandering_hang_swallow, b"S")],
+    ids=["soft timeout (worker)", "hard kill (parent)"],
+)
 def test_one_hang_reached_by_several_inputs_is_one_deterministic_bug(fn, trigger, campaign, tmp_path):
     target = make_target(fn, seeds=[b"hello"], max_len=64, timeout=0.5)
     t = _campaign_on(target, [trigger + b"a", trigger + b"bc", trigger + b"def"], campaign, tmp_path)
@@ -83,8 +86,8 @@ def test_one_hang_reached_by_several_inputs_is_one_deterministic_bug(fn, trigger
     again = run_isolated(target, load_artifact(finding.artifact).input).verdict
     assert again is not None and again.oracle == "wedge"
     # The promoter's replays match it too, wherever their timeouts catch the loop.
-    from assay.promote.from_fuzz import ArtifactCandidate
     from assay.core.verdict import Verdict
+    from assay.promote.from_fuzz import ArtifactCandidate
 
     candidate = ArtifactCandidate(load_artifact(finding.artifact), target, tmp_path)
     assert candidate.same_failure(again) and not candidate.same_failure(Verdict("panic", "x"))
@@ -105,8 +108,8 @@ def test_an_oracles_own_wedge_keeps_its_key():
 
 
 def test_a_promoted_hang_caught_elsewhere_in_its_loop_has_not_changed():
-    from assay.promote.replay import failure_message
     from assay.core.verdict import Verdict
+    from assay.promote.replay import failure_message
 
     promoted_as = f"wedge:timeout@{MOD}:wandering_hang"
     elsewhere = Verdict("wedge", f"timeout@{MOD}:wandering_hang<{MOD}:_step_down")

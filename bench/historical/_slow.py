@@ -11,7 +11,8 @@ the time of a normal call on the seeds, see each target's ``HISTORY``).
 from __future__ import annotations
 
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 
 class SlowInput(RuntimeError):

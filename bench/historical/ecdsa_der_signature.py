@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import hashlib
 
-from ecdsa import NIST256p, BadSignatureError, SigningKey
+from ecdsa import BadSignatureError, NIST256p, SigningKey
 from ecdsa.der import UnexpectedDER
 from ecdsa.util import sigdecode_der, sigencode_der
 

@@ -9,10 +9,10 @@ replaced the regex with ``email.message``-style parsing.  Slowness target: see
 
 from __future__ import annotations
 
+from _slow import slow_guard
 from multipart.multipart import parse_options_header
 
 import assay
-from _slow import slow_guard
 
 THRESHOLD = 0.1  # seconds; a seed takes a few microseconds
 

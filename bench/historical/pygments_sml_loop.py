@@ -9,10 +9,10 @@ return raise ``SlowInput`` (see ``_slow.py``).
 
 from __future__ import annotations
 
+from _slow import slow_guard
 from pygments.lexers.ml import SMLLexer
 
 import assay
-from _slow import slow_guard
 
 THRESHOLD = 0.25  # seconds; a seed lexes in about a millisecond
 
@@ -38,7 +38,11 @@ def _lex(text: str) -> list:
 @assay.target(
     name="pygments_2_7_3_sml",
     sources=["pygments.lexers.ml", "pygments.lexer"],
-    seeds=[b"val x = 1\nfun f y = y + 1\n", b"datatype t = A | B of int\n", b"exception Empty of string\nstructure S = struct end\n"],
+    seeds=[
+        b"val x = 1\nfun f y = y + 1\n",
+        b"datatype t = A | B of int\n",
+        b"exception Empty of string\nstructure S = struct end\n",
+    ],
     max_len=512,
     timeout=1.0,
 )

@@ -15,6 +15,7 @@ from assay.gen.schema.model import Error, Unsatisfiable
 from assay.gen.schema.resolve import _Doc
 from assay.gen.schema.values import _equal, _is_type, _search
 
+
 def _unique(items: list[Any]) -> bool:
     for i in range(len(items)):
         for j in range(i + 1, len(items)):
@@ -45,8 +46,9 @@ class _Checker:
     def valid(self, schema: Any, value: Any, base: str) -> bool:
         return not self.errors(schema, value, base, (), first=True)
 
-    def errors(self, schema: Any, value: Any, base: str, path: tuple[Any, ...], first: bool = False,
-               depth: int = 0) -> list[Error]:
+    def errors(
+        self, schema: Any, value: Any, base: str, path: tuple[Any, ...], first: bool = False, depth: int = 0
+    ) -> list[Error]:
         if depth > 200:
             raise Unsatisfiable("schema recursion without progress while checking a value")
         if schema is True or schema == {}:
@@ -186,11 +188,16 @@ class _Checker:
         if kw == "properties":
             return [e for k, s in arg.items() if k in value for e in sub(s, value[k], path + (k,))]
         if kw == "patternProperties":
-            return [e for p, s in arg.items() for k, v in value.items() if _search(p, k)
-                    for e in sub(s, v, path + (k,))]
+            return [
+                e for p, s in arg.items() for k, v in value.items() if _search(p, k) for e in sub(s, v, path + (k,))
+            ]
         if kw == "additionalProperties":
-            extras = [k for k in value if k not in schema.get("properties", {})
-                      and not any(_search(p, k) for p in schema.get("patternProperties", {}))]
+            extras = [
+                k
+                for k in value
+                if k not in schema.get("properties", {})
+                and not any(_search(p, k) for p in schema.get("patternProperties", {}))
+            ]
             if isinstance(arg, dict):
                 return [e for k in extras for e in sub(arg, value[k], path + (k,))]
             return here if arg is False and extras else []

@@ -10,9 +10,9 @@ string-literal ReDoS of CVE-2023-30608; the artifact shows which one was hit.)
 from __future__ import annotations
 
 import sqlparse
+from _slow import slow_guard
 
 import assay
-from _slow import slow_guard
 
 THRESHOLD = 0.25  # seconds; a seed takes ~0.5 ms, a random 128-byte input at most ~10 ms
 

@@ -9,9 +9,9 @@ target: see ``_slow.py``.
 from __future__ import annotations
 
 import sqlparse
+from _slow import slow_guard
 
 import assay
-from _slow import slow_guard
 
 THRESHOLD = 0.25  # seconds; a seed takes ~0.5 ms, a random 128-byte input at most ~10 ms
 

@@ -10,9 +10,34 @@ import bashlex
 
 #: Commands allowed with any arguments.
 ALLOWED = {
-    "ls", "cat", "echo", "grep", "wc", "head", "tail", "sort", "uniq", "cut", "tr", "pwd",
-    "whoami", "date", "true", "false", "printf", "diff", "file", "stat", "du", "df",
-    "basename", "dirname", "which", "find", "xargs", "tee",
+    "ls",
+    "cat",
+    "echo",
+    "grep",
+    "wc",
+    "head",
+    "tail",
+    "sort",
+    "uniq",
+    "cut",
+    "tr",
+    "pwd",
+    "whoami",
+    "date",
+    "true",
+    "false",
+    "printf",
+    "diff",
+    "file",
+    "stat",
+    "du",
+    "df",
+    "basename",
+    "dirname",
+    "which",
+    "find",
+    "xargs",
+    "tee",
 }
 #: ``git`` subcommands that only read.
 GIT_READ = {"status", "log", "diff", "show", "branch", "rev-parse"}

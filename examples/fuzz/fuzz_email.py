@@ -40,13 +40,33 @@ _ADDRESS_SEEDS = [
     b'"J. Q. Public" (comment) <jqp@[192.0.2.1]>',
     b"=?utf-8?q?Andr=C3=A9?= <andre@example.com>",
     b"Pete(A nice \\) chap) <pete(his account)@silly.test(his host)>",
-    b"\"quoted\\\"local\"@example.com",
+    b'"quoted\\"local"@example.com',
     "Jos\u00e9 <jose@ex\u00e4mple.com>".encode("utf-8"),
     b"<@route1,@route2:user@example.com>",
 ]
 
-_ADDRESS_DICT = [b"<", b">", b"@", b",", b";", b":", b'"', b"\\", b"(", b")", b"[", b"]",
-                 b"=?utf-8?q?", b"=?utf-8?b?", b"?=", b"=20", b" ", b"\t", b".", b"\xc3\xa9"]
+_ADDRESS_DICT = [
+    b"<",
+    b">",
+    b"@",
+    b",",
+    b";",
+    b":",
+    b'"',
+    b"\\",
+    b"(",
+    b")",
+    b"[",
+    b"]",
+    b"=?utf-8?q?",
+    b"=?utf-8?b?",
+    b"?=",
+    b"=20",
+    b" ",
+    b"\t",
+    b".",
+    b"\xc3\xa9",
+]
 
 
 def _clean(text: str | None) -> str | None:
@@ -99,17 +119,15 @@ def email_address_header(data: bytes) -> None:
             "fold", f"fold()={folded!r} reads back as headers {message.keys()!r}", kind="header-split"
         )
     if not header.defects and _shape(reread) != shape:
-        raise assay.InvariantViolation(
-            "fold", f"fold()={folded!r}: {shape!r} != {_shape(reread)!r}", kind="mismatch"
-        )
+        raise assay.InvariantViolation("fold", f"fold()={folded!r}: {shape!r} != {_shape(reread)!r}", kind="mismatch")
 
 
 _MESSAGE_SEEDS = [
     b"From: Alice <alice@example.com>\r\nTo: bob@example.org\r\nSubject: hello\r\n\r\nHi Bob.\r\n",
     b"From: a@b.c\nSubject: =?utf-8?b?w6lsw6h2ZQ==?=\nMIME-Version: 1.0\n"
-    b"Content-Type: text/plain; charset=\"utf-8\"\nContent-Transfer-Encoding: quoted-printable\n\ncaf=C3=A9\n",
-    b"To: x@y.z\nContent-Type: multipart/mixed; boundary=\"XX\"\n\n--XX\nContent-Type: text/plain\n\none\n"
-    b"--XX\nContent-Type: application/octet-stream\nContent-Disposition: attachment; filename=\"a.bin\"\n"
+    b'Content-Type: text/plain; charset="utf-8"\nContent-Transfer-Encoding: quoted-printable\n\ncaf=C3=A9\n',
+    b'To: x@y.z\nContent-Type: multipart/mixed; boundary="XX"\n\n--XX\nContent-Type: text/plain\n\none\n'
+    b'--XX\nContent-Type: application/octet-stream\nContent-Disposition: attachment; filename="a.bin"\n'
     b"Content-Transfer-Encoding: base64\n\nAAEC\n--XX--\n",
     b"Message-ID: <1234@local.machine.example>\nDate: Fri, 21 Nov 1997 09:55:06 -0600\n"
     b"References: <a@b> <c@d>\nSubject: a very long subject line that goes on and on and on and on "
@@ -122,8 +140,19 @@ _MESSAGE_SEEDS = [
     sources=["email"],
     max_len=2048,
     seeds=_MESSAGE_SEEDS,
-    dictionary=_ADDRESS_DICT + [b"\n", b"\r\n", b"Content-Type: ", b"multipart/", b"boundary=",
-                                b"charset=", b"filename*=", b"Date: ", b"Message-ID: ", b"MIME-Version: 1.0"],
+    dictionary=_ADDRESS_DICT
+    + [
+        b"\n",
+        b"\r\n",
+        b"Content-Type: ",
+        b"multipart/",
+        b"boundary=",
+        b"charset=",
+        b"filename*=",
+        b"Date: ",
+        b"Message-ID: ",
+        b"MIME-Version: 1.0",
+    ],
     timeout=2.0,
 )
 def email_message(data: bytes) -> None:

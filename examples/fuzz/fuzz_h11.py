@@ -87,8 +87,10 @@ def _check(data: bytes, role: type, prelude) -> None:
     half = len(data) // 2
     halves = _run(role, [data[:half], data[half:]], prelude)
     if halves != whole:
-        raise assay.InvariantViolation("rechunk", f"{data!r}: whole {whole!r} != halves at {half} {halves!r}", kind="halves")
-    single = _run(role, [data[i:i + 1] for i in range(len(data))], prelude)
+        raise assay.InvariantViolation(
+            "rechunk", f"{data!r}: whole {whole!r} != halves at {half} {halves!r}", kind="halves"
+        )
+    single = _run(role, [data[i : i + 1] for i in range(len(data))], prelude)
     if single != whole:
         raise assay.InvariantViolation("rechunk", f"{data!r}: whole {whole!r} != byte-by-byte {single!r}", kind="bytes")
 
@@ -102,9 +104,30 @@ _REQUEST_SEEDS = [
     b"PUT /x HTTP/1.1\nHost: a\nExpect: 100-continue\nContent-Length: 3\n\nabc",
 ]
 
-_DICT = [b"\r\n", b"\n", b": ", b"HTTP/1.1", b"HTTP/1.0", b"Host: ", b"Content-Length: ", b"Transfer-Encoding: ",
-         b"chunked", b"Connection: ", b"close", b"keep-alive", b"Upgrade: ", b"Expect: 100-continue", b"0\r\n\r\n",
-         b";", b" ", b"\t", b"GET ", b"POST ", b"CONNECT ", b"HEAD "]
+_DICT = [
+    b"\r\n",
+    b"\n",
+    b": ",
+    b"HTTP/1.1",
+    b"HTTP/1.0",
+    b"Host: ",
+    b"Content-Length: ",
+    b"Transfer-Encoding: ",
+    b"chunked",
+    b"Connection: ",
+    b"close",
+    b"keep-alive",
+    b"Upgrade: ",
+    b"Expect: 100-continue",
+    b"0\r\n\r\n",
+    b";",
+    b" ",
+    b"\t",
+    b"GET ",
+    b"POST ",
+    b"CONNECT ",
+    b"HEAD ",
+]
 
 
 @assay.target(

@@ -83,22 +83,47 @@ def _check(text: str, convert_charrefs: bool) -> None:
         )
     chars = _parse(list(text), convert_charrefs)
     if chars != whole:
-        raise assay.InvariantViolation(
-            "rechunk", f"{text!r}: whole {whole!r} != char-by-char {chars!r}", kind="chars"
-        )
+        raise assay.InvariantViolation("rechunk", f"{text!r}: whole {whole!r} != char-by-char {chars!r}", kind="chars")
 
 
 _SEEDS = [
     b"<!DOCTYPE html><html><head><title>T</title></head><body class=main id='b'>Hi &amp; bye</body></html>",
-    b'<p>a<br/>b &lt; c &#60; &#x3C; &nbsp;d<img src="x.png" alt=\'\'></p>',
+    b"<p>a<br/>b &lt; c &#60; &#x3C; &nbsp;d<img src=\"x.png\" alt=''></p>",
     b"<script>if (a < b && c > d) { x = '</p>'; }</script><style>p > a { }</style>",
     b"<!-- a comment --><![CDATA[ raw ]]><?php echo 1 ?><!ELEMENT x>",
-    b"<textarea>x &amp; <b>y</b></textarea><a href=\"?a=1&b=2\" data-x=\"&quot;q&quot;\">link</a>",
+    b'<textarea>x &amp; <b>y</b></textarea><a href="?a=1&b=2" data-x="&quot;q&quot;">link</a>',
 ]
 
-_DICT = [b"<", b">", b"</", b"/>", b"<!--", b"-->", b"<!", b"<?", b"?>", b"<![CDATA[", b"]]>", b"&",
-         b"&#", b"&#x", b";", b"&amp;", b"=", b'"', b"'", b"<script>", b"</script>", b"<style>",
-         b"</style>", b"<!DOCTYPE", b" ", b"\n", b"<a ", b"href="]
+_DICT = [
+    b"<",
+    b">",
+    b"</",
+    b"/>",
+    b"<!--",
+    b"-->",
+    b"<!",
+    b"<?",
+    b"?>",
+    b"<![CDATA[",
+    b"]]>",
+    b"&",
+    b"&#",
+    b"&#x",
+    b";",
+    b"&amp;",
+    b"=",
+    b'"',
+    b"'",
+    b"<script>",
+    b"</script>",
+    b"<style>",
+    b"</style>",
+    b"<!DOCTYPE",
+    b" ",
+    b"\n",
+    b"<a ",
+    b"href=",
+]
 
 
 #: Both targets run the same parser; only ``convert_charrefs`` differs.

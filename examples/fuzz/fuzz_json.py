@@ -20,8 +20,9 @@ import json
 import json.decoder
 import json.scanner
 
-import assay
 from _compare import same_value
+
+import assay
 
 
 def _py_decoder() -> json.JSONDecoder:
@@ -66,8 +67,28 @@ _SEEDS = [
     sources=["json"],
     max_len=1024,
     seeds=_SEEDS,
-    dictionary=[b"{", b"}", b"[", b"]", b":", b",", b'"', b"\\u", b"\\ud800", b"\\", b"true", b"false",
-                b"null", b"NaN", b"Infinity", b"-", b"e+", b"E-", b".", b"0"],
+    dictionary=[
+        b"{",
+        b"}",
+        b"[",
+        b"]",
+        b":",
+        b",",
+        b'"',
+        b"\\u",
+        b"\\ud800",
+        b"\\",
+        b"true",
+        b"false",
+        b"null",
+        b"NaN",
+        b"Infinity",
+        b"-",
+        b"e+",
+        b"E-",
+        b".",
+        b"0",
+    ],
     timeout=2.0,
 )
 def json_roundtrip(data: bytes) -> None:
@@ -82,7 +103,8 @@ def json_roundtrip(data: bytes) -> None:
     # escape, C points at the backslash, Python after it).  That is cosmetic.
     if (error is None) != (py_error is None) or (error is None and not _same(value, py_value)):
         raise assay.InvariantViolation(
-            "c-vs-python", f"{text!r}: C gives {value!r}/{error!r}, Python gives {py_value!r}/{py_error!r}",
+            "c-vs-python",
+            f"{text!r}: C gives {value!r}/{error!r}, Python gives {py_value!r}/{py_error!r}",
             kind="mismatch",
         )
     if error is not None:

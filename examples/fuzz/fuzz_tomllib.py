@@ -16,25 +16,55 @@ from __future__ import annotations
 import tomllib
 
 import tomli_w
+from _compare import same_value
 
 import assay
-from _compare import same_value
 
 _SEEDS = [
     b'title = "TOML Example"\n\n[owner]\nname = "Tom Preston-Werner"\ndob = 1979-05-27T07:32:00-08:00\n',
     b'[database]\nenabled = true\nports = [ 8000, 8001, 8002 ]\ndata = [ ["delta", "phi"], [3.14] ]\n'
-    b'temp_targets = { cpu = 79.5, case = 72.0 }\n',
+    b"temp_targets = { cpu = 79.5, case = 72.0 }\n",
     b'[[products]]\nname = "Hammer"\nsku = 738594937\n\n[[products]]\n\n[[products]]\nname = "Nail"\ncolor = "gray"\n',
-    b"str1 = \"\"\"\nRoses are red\\\n  Violets are blue\"\"\"\nwinpath = 'C:\\Users\\nodejs\\templates'\n"
+    b'str1 = """\nRoses are red\\\n  Violets are blue"""\nwinpath = \'C:\\Users\\nodejs\\templates\'\n'
     b"regex = '''I [dw]on't need \\d{2} apples'''\n",
     b"int1 = +99\nhex = 0xDEAD_BEEF\noct = 0o755\nbin = 0b1101\nflt = -2E-2\nsf = -inf\nnan = nan\n"
     b"ld = 1979-05-27\nlt = 07:32:00.999999\nldt = 1979-05-27T00:32:00.999999\n",
     b'"quoted key" = 1\nsite."google.com" = true\na.b.c = { d = [ { e = 1 } ] }\n"\\u00e9" = "\\U0001F600"\n',
 ]
 
-_DICT = [b"[", b"]", b"[[", b"]]", b"{", b"}", b"=", b",", b".", b'"', b"'", b'"""', b"'''",
-         b"\\u", b"\\U", b"\\", b"\n", b"true", b"false", b"inf", b"nan", b"0x", b"0o", b"0b",
-         b"1979-05-27", b"T07:32:00", b"Z", b"+01:00", b"e+", b"_", b"#"]
+_DICT = [
+    b"[",
+    b"]",
+    b"[[",
+    b"]]",
+    b"{",
+    b"}",
+    b"=",
+    b",",
+    b".",
+    b'"',
+    b"'",
+    b'"""',
+    b"'''",
+    b"\\u",
+    b"\\U",
+    b"\\",
+    b"\n",
+    b"true",
+    b"false",
+    b"inf",
+    b"nan",
+    b"0x",
+    b"0o",
+    b"0b",
+    b"1979-05-27",
+    b"T07:32:00",
+    b"Z",
+    b"+01:00",
+    b"e+",
+    b"_",
+    b"#",
+]
 
 
 def _same(a: object, b: object) -> bool:

@@ -37,8 +37,27 @@ _URL_SEEDS = [
     b"http://\xe4\xbe\x8b\xe5\xad\x90.\xe6\xb5\x8b\xe8\xaf\x95/",
 ]
 
-_URL_DICT = [b"//", b"/", b":", b"@", b"?", b"#", b";", b"[", b"]", b"%", b"%2F", b"http:", b"file:",
-             b"\t", b"\n", b" ", b"::1", b":80", b".."]
+_URL_DICT = [
+    b"//",
+    b"/",
+    b":",
+    b"@",
+    b"?",
+    b"#",
+    b";",
+    b"[",
+    b"]",
+    b"%",
+    b"%2F",
+    b"http:",
+    b"file:",
+    b"\t",
+    b"\n",
+    b" ",
+    b"::1",
+    b":80",
+    b"..",
+]
 
 
 @assay.target(
@@ -61,8 +80,12 @@ def url_split_roundtrip(data: bytes) -> None:
     again = urlsplit(joined)
     if again == parts:
         return
-    if (parts.scheme in uses_netloc and not parts.netloc and parts.path[:1] not in ("", "/")
-            and again == parts._replace(path="/" + parts.path)):
+    if (
+        parts.scheme in uses_netloc
+        and not parts.netloc
+        and parts.path[:1] not in ("", "/")
+        and again == parts._replace(path="/" + parts.path)
+    ):
         # Deliberate in urlunsplit: for a scheme in ``uses_netloc`` (http, ftp,
         # file, ...) it always writes an authority, so "http:x" becomes "http:///x"
         # and the rootless path "x" becomes "/x".  Such URLs always have an

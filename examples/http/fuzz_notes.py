@@ -1,7 +1,8 @@
 """The Flask notes app as a fuzz target, from its hand-written OpenAPI 3.0 document."""
 
-import assay.http
 from notes_flask import OPENAPI, app
+
+import assay.http
 
 notes = assay.http.http_target(
     app,

@@ -1,7 +1,8 @@
 """The FastAPI shop as a fuzz target, from its own OpenAPI document (``app.openapi()``)."""
 
-import assay.http
 from shop_fastapi import app
+
+import assay.http
 
 shop = assay.http.http_target(
     app,

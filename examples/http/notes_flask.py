@@ -23,7 +23,7 @@ import sqlite3
 import tempfile
 from pathlib import Path
 
-from flask import Flask, abort, jsonify, request
+from flask import Flask, jsonify, request
 
 _ERROR = {"type": "object", "properties": {"error": {"type": "string"}}, "required": ["error"]}
 _JSON_ERROR = {"content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}
@@ -35,66 +35,127 @@ OPENAPI: dict = {
     "paths": {
         "/notes": {
             "get": {
-                "operationId": "listNotes", "tags": ["notes"],
+                "operationId": "listNotes",
+                "tags": ["notes"],
                 "parameters": [
                     {"name": "X-Page-Size", "in": "header", "schema": {"type": "integer", "minimum": 1, "maximum": 50}},
                     {"name": "tag", "in": "query", "schema": {"type": "string", "maxLength": 20}},
                 ],
-                "responses": {"200": {"description": "notes", "content": {"application/json": {"schema": {
-                    "type": "array", "items": {"$ref": "#/components/schemas/Note"}}}}},
-                    "400": {"description": "bad request", **_JSON_ERROR}},
+                "responses": {
+                    "200": {
+                        "description": "notes",
+                        "content": {
+                            "application/json": {
+                                "schema": {"type": "array", "items": {"$ref": "#/components/schemas/Note"}}
+                            }
+                        },
+                    },
+                    "400": {"description": "bad request", **_JSON_ERROR},
+                },
             },
             "post": {
-                "operationId": "createNote", "tags": ["notes", "write"],
-                "requestBody": {"required": True, "content": {"application/json": {"schema": {
-                    "$ref": "#/components/schemas/NewNote"}}}},
-                "responses": {"201": {"description": "created", "content": {"application/json": {"schema": {
-                    "$ref": "#/components/schemas/Note"}}}}, "400": {"description": "bad request", **_JSON_ERROR}},
+                "operationId": "createNote",
+                "tags": ["notes", "write"],
+                "requestBody": {
+                    "required": True,
+                    "content": {"application/json": {"schema": {"$ref": "#/components/schemas/NewNote"}}},
+                },
+                "responses": {
+                    "201": {
+                        "description": "created",
+                        "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Note"}}},
+                    },
+                    "400": {"description": "bad request", **_JSON_ERROR},
+                },
             },
         },
         "/notes/{note_id}": {
-            "parameters": [{"name": "note_id", "in": "path", "required": True,
-                            "schema": {"type": "integer", "minimum": 1}}],
+            "parameters": [
+                {"name": "note_id", "in": "path", "required": True, "schema": {"type": "integer", "minimum": 1}}
+            ],
             "get": {
-                "operationId": "getNote", "tags": ["notes"],
-                "responses": {"200": {"description": "a note", "content": {"application/json": {"schema": {
-                    "$ref": "#/components/schemas/Note"}}}}, "404": {"description": "no such note", **_JSON_ERROR}},
+                "operationId": "getNote",
+                "tags": ["notes"],
+                "responses": {
+                    "200": {
+                        "description": "a note",
+                        "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Note"}}},
+                    },
+                    "404": {"description": "no such note", **_JSON_ERROR},
+                },
             },
         },
         "/notes/{note_id}/summary": {
             "get": {
-                "operationId": "summarizeNote", "tags": ["notes"],
+                "operationId": "summarizeNote",
+                "tags": ["notes"],
                 "parameters": [
                     {"name": "note_id", "in": "path", "required": True, "schema": {"type": "integer", "minimum": 1}},
-                    {"name": "words", "in": "query", "required": True,
-                     "schema": {"type": "integer", "minimum": 0, "maximum": 5}},
+                    {
+                        "name": "words",
+                        "in": "query",
+                        "required": True,
+                        "schema": {"type": "integer", "minimum": 0, "maximum": 5},
+                    },
                 ],
-                "responses": {"200": {"description": "summary", "content": {"application/json": {"schema": {
-                    "type": "object", "required": ["id", "summary"], "properties": {
-                        "id": {"type": "integer"}, "summary": {"type": "string", "minLength": 1}}}}}},
+                "responses": {
+                    "200": {
+                        "description": "summary",
+                        "content": {
+                            "application/json": {
+                                "schema": {
+                                    "type": "object",
+                                    "required": ["id", "summary"],
+                                    "properties": {
+                                        "id": {"type": "integer"},
+                                        "summary": {"type": "string", "minLength": 1},
+                                    },
+                                }
+                            }
+                        },
+                    },
                     "400": {"description": "bad request", **_JSON_ERROR},
-                    "404": {"description": "no such note", **_JSON_ERROR}},
+                    "404": {"description": "no such note", **_JSON_ERROR},
+                },
             },
         },
         "/attachments/{name}": {
             "get": {
-                "operationId": "getAttachment", "tags": ["files"],
+                "operationId": "getAttachment",
+                "tags": ["files"],
                 "parameters": [{"name": "name", "in": "path", "required": True, "schema": {"type": "string"}}],
-                "responses": {"200": {"description": "the file", "content": {"text/plain": {"schema": {"type": "string"}}}},
-                              "404": {"description": "no such file", **_JSON_ERROR}},
+                "responses": {
+                    "200": {"description": "the file", "content": {"text/plain": {"schema": {"type": "string"}}}},
+                    "404": {"description": "no such file", **_JSON_ERROR},
+                },
             },
         },
     },
-    "components": {"schemas": {
-        "Error": _ERROR,
-        "NewNote": {"type": "object", "required": ["title", "body"], "additionalProperties": False, "properties": {
-            "title": {"type": "string", "minLength": 1, "maxLength": 60},
-            "body": {"type": "string", "maxLength": 500},
-            "tag": {"type": "string", "maxLength": 20, "nullable": True}}},
-        "Note": {"type": "object", "required": ["id", "title", "body"], "properties": {
-            "id": {"type": "integer"}, "title": {"type": "string"}, "body": {"type": "string"},
-            "tag": {"type": "string", "nullable": True}}},
-    }},
+    "components": {
+        "schemas": {
+            "Error": _ERROR,
+            "NewNote": {
+                "type": "object",
+                "required": ["title", "body"],
+                "additionalProperties": False,
+                "properties": {
+                    "title": {"type": "string", "minLength": 1, "maxLength": 60},
+                    "body": {"type": "string", "maxLength": 500},
+                    "tag": {"type": "string", "maxLength": 20, "nullable": True},
+                },
+            },
+            "Note": {
+                "type": "object",
+                "required": ["id", "title", "body"],
+                "properties": {
+                    "id": {"type": "integer"},
+                    "title": {"type": "string"},
+                    "body": {"type": "string"},
+                    "tag": {"type": "string", "nullable": True},
+                },
+            },
+        }
+    },
 }
 
 
@@ -115,11 +176,15 @@ def create_app(data_dir: str | os.PathLike[str] | None = None) -> Flask:
     db_path = data / "notes.db"
     with sqlite3.connect(db_path) as db:
         db.execute("PRAGMA journal_mode=WAL")
-        db.execute("CREATE TABLE IF NOT EXISTS notes (id INTEGER PRIMARY KEY, title TEXT NOT NULL, "
-                   "body TEXT NOT NULL, tag TEXT)")
+        db.execute(
+            "CREATE TABLE IF NOT EXISTS notes (id INTEGER PRIMARY KEY, title TEXT NOT NULL, "
+            "body TEXT NOT NULL, tag TEXT)"
+        )
         if not db.execute("SELECT COUNT(*) FROM notes").fetchone()[0]:
-            db.executemany("INSERT INTO notes (title, body, tag) VALUES (?, ?, ?)", [
-                ("groceries", "milk eggs bread butter", "home"), ("todo", "write the report today", None)])
+            db.executemany(
+                "INSERT INTO notes (title, body, tag) VALUES (?, ?, ?)",
+                [("groceries", "milk eggs bread butter", "home"), ("todo", "write the report today", None)],
+            )
     app = Flask("notes")
     app.config["DATA_DIR"] = data
     app.config["ATTACHMENTS"] = attachments
@@ -144,8 +209,9 @@ def create_app(data_dir: str | os.PathLike[str] | None = None) -> Flask:
             if tag is None:
                 rows = db.execute("SELECT id, title, body, tag FROM notes ORDER BY id LIMIT ?", (size,)).fetchall()
             else:
-                rows = db.execute("SELECT id, title, body, tag FROM notes WHERE tag = ? ORDER BY id LIMIT ?",
-                                  (tag, size)).fetchall()
+                rows = db.execute(
+                    "SELECT id, title, body, tag FROM notes WHERE tag = ? ORDER BY id LIMIT ?", (tag, size)
+                ).fetchall()
         return jsonify([row_to_note(r) for r in rows])
 
     @app.post("/notes")
@@ -156,8 +222,10 @@ def create_app(data_dir: str | os.PathLike[str] | None = None) -> Flask:
         if not isinstance(payload.get("body"), str):
             return error(400, "body is required")
         with connect() as db:
-            cur = db.execute("INSERT INTO notes (title, body, tag) VALUES (?, ?, ?)",
-                             (payload["title"], payload["body"], payload.get("tag")))
+            cur = db.execute(
+                "INSERT INTO notes (title, body, tag) VALUES (?, ?, ?)",
+                (payload["title"], payload["body"], payload.get("tag")),
+            )
             new_id = cur.lastrowid
         return jsonify(id=new_id, title=payload["title"], body=payload["body"], tag=payload.get("tag")), 201
 

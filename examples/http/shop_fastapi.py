@@ -70,8 +70,9 @@ def reset(app: FastAPI) -> None:
     with sqlite3.connect(db_path) as db:
         db.execute("PRAGMA journal_mode=WAL")
         db.execute("CREATE TABLE items (id INTEGER PRIMARY KEY, name TEXT NOT NULL, price REAL NOT NULL)")
-        db.executemany("INSERT INTO items (name, price) VALUES (?, ?)",
-                       [("kettle", 25.0), ("teapot", 18.5), ("mug", 4.0)])
+        db.executemany(
+            "INSERT INTO items (name, price) VALUES (?, ?)", [("kettle", 25.0), ("teapot", 18.5), ("mug", 4.0)]
+        )
     app.state.cache.clear()
 
 
@@ -127,8 +128,9 @@ def create_app(data_dir: str | os.PathLike[str] | None = None) -> FastAPI:
             new_id = cur.lastrowid
         return {"id": new_id, "name": item.name, "price": item.price}
 
-    @app.delete("/items/{item_id}", status_code=204, responses=NOT_FOUND, operation_id="deleteItem",
-                tags=["items", "write"])
+    @app.delete(
+        "/items/{item_id}", status_code=204, responses=NOT_FOUND, operation_id="deleteItem", tags=["items", "write"]
+    )
     async def delete_item(item_id: int) -> None:
         with connect() as db:
             gone = db.execute("DELETE FROM items WHERE id = ?", (item_id,)).rowcount
@@ -136,8 +138,13 @@ def create_app(data_dir: str | os.PathLike[str] | None = None) -> FastAPI:
             raise HTTPException(404, "no such item")
         # planted: the read cache keeps the deleted item
 
-    @app.get("/items/{item_id}/quote", response_model=None, operation_id="quoteItem", tags=["items"],
-             responses={200: {"model": Quote}, **NOT_FOUND})
+    @app.get(
+        "/items/{item_id}/quote",
+        response_model=None,
+        operation_id="quoteItem",
+        tags=["items"],
+        responses={200: {"model": Quote}, **NOT_FOUND},
+    )
     async def quote(item_id: int, quantity: int = Query(ge=1, le=1000)) -> JSONResponse:
         with connect() as db:
             row = db.execute("SELECT price FROM items WHERE id = ?", (item_id,)).fetchone()
@@ -147,8 +154,13 @@ def create_app(data_dir: str | os.PathLike[str] | None = None) -> FastAPI:
         total = round(row[0] * quantity * (1 - discount), 2)
         return JSONResponse({"item_id": item_id, "quantity": quantity, "total": total})
 
-    @app.get("/files/{name:path}", response_class=PlainTextResponse, operation_id="getFile", tags=["files"],
-             responses=NOT_FOUND)
+    @app.get(
+        "/files/{name:path}",
+        response_class=PlainTextResponse,
+        operation_id="getFile",
+        tags=["files"],
+        responses=NOT_FOUND,
+    )
     async def get_file(name: str, request: Request) -> PlainTextResponse:
         if b"../" in request.scope.get("raw_path", b""):  # planted: checks the raw path, opens the decoded one
             raise HTTPException(404, "no such file")

@@ -73,8 +73,18 @@ def download(name: str, version: str) -> Path:
     found = sorted(cache.glob(f"{name}-{version}.tar.gz"))
     if found:
         return found[0]
-    cmd = [sys.executable, "-m", "pip", "download", "--no-binary", ":all:", "--no-deps",
-           f"{name}=={version}", "-d", str(cache)]
+    cmd = [
+        sys.executable,
+        "-m",
+        "pip",
+        "download",
+        "--no-binary",
+        ":all:",
+        "--no-deps",
+        f"{name}=={version}",
+        "-d",
+        str(cache),
+    ]
     print("+", " ".join(cmd))
     subprocess.run(cmd, check=True)
     found = sorted(cache.glob(f"{name}-{version}.tar.gz"))
@@ -121,9 +131,15 @@ def lay_out(name: str, spec: dict, clean: bool) -> Path:
     targets = sorted(p.name for p in (HERE / "targets" / name).glob("*.py"))
     for t in targets:
         shutil.copy2(HERE / "targets" / name / t, project / t)
-    (project / "pyproject.toml").write_text(PYPROJECT.format(
-        name=name, version=version, mutate=_toml_list(spec["mutate"]), testpaths=_toml_list(spec["testpaths"]),
-        targets=_toml_list(targets)))
+    (project / "pyproject.toml").write_text(
+        PYPROJECT.format(
+            name=name,
+            version=version,
+            mutate=_toml_list(spec["mutate"]),
+            testpaths=_toml_list(spec["testpaths"]),
+            targets=_toml_list(targets),
+        )
+    )
     print(f"{name}=={version}: {project}")
     return project
 

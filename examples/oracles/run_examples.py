@@ -15,8 +15,8 @@ import tempfile
 from pathlib import Path
 
 from assay.core.config import load_project
-from assay.harness.discovery import load_targets
 from assay.engine.campaign import CampaignOptions, run_campaign
+from assay.harness.discovery import load_targets
 from assay.store.artifacts import load_artifact
 
 HERE = Path(__file__).resolve().parent

@@ -48,7 +48,8 @@ def maze_branch_mixed(data: bytes) -> None:
     chain = data[0] == 0x4D and data[1] == 0x41 and data[2] == 0x5A
     kept = [x for x in data[3:4] if chain and x == 0x45]
     n = 0
-    while kept and n < 2 and data[4 + n] == 0x21: n += 1  # noqa: E701 - the body on the condition's line
+    while kept and n < 2 and data[4 + n] == 0x21:
+        n += 1  # noqa: E701 - the body on the condition's line
     if n == 2:
         raise RuntimeError("maze: and chain, comprehension filter, while condition")
 
@@ -73,8 +74,12 @@ def maze_branch_joins(data: bytes) -> None:
         raise RuntimeError("maze: four or exits into joins")
 
 
-_TRANSITIONS = {"START": ("LOGIN", "AUTHED"), "AUTHED": ("SELECT", "SELECTED"),
-                "SELECTED": ("FETCH", "FETCHED"), "FETCHED": ("LOGOUT", "DONE")}
+_TRANSITIONS = {
+    "START": ("LOGIN", "AUTHED"),
+    "AUTHED": ("SELECT", "SELECTED"),
+    "SELECTED": ("FETCH", "FETCHED"),
+    "FETCHED": ("LOGOUT", "DONE"),
+}
 
 
 @assay.target(seeds=[b"HELO a b c d"], max_len=64)
@@ -167,12 +172,12 @@ _VERB = bytes((0x51, 0x55, 0x4F, 0x54, 0x41))
 _SCOPE = bytes((0x73, 0x68, 0x61, 0x72, 0x65, 0x64))
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _verb_kind(verb: bytes) -> int:
     return 1 if verb == _VERB else 0
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _scope_kind(scope: bytes) -> int:
     return 2 if scope == _SCOPE else 0
 

@@ -1,20 +1,20 @@
 """assay: coverage-guided, structure-aware fuzzing and mutation testing for Python."""
 
-from assay.core.version import __version__
 from assay.core.errors import (
-    AssayError,
     ArtifactError,
+    AssayError,
     ConfigError,
     CorpusError,
     MonitoringUnavailable,
     TargetError,
 )
+from assay.core.observe import InvariantViolation, OracleFailure, feature, fuzzing, invariant
+from assay.core.target import REGISTRY, Target, target
+from assay.core.version import __version__
 from assay.gen.bytesource import ByteSource
 from assay.gen.strategy import Strategy, get_strategy, register_strategy
 from assay.native.config import NativeTarget, native_target
-from assay.core.observe import InvariantViolation, OracleFailure, feature, fuzzing, invariant
 from assay.promote.regression import Failure, replay, replay_example, replay_steps, replay_test
-from assay.core.target import REGISTRY, Target, target
 
 __all__ = [
     "AssayError",

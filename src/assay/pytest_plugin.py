@@ -13,16 +13,37 @@ import pytest
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("assay", "assay fuzz-target replay")
-    group.addoption("--assay", action="store_true", default=False,
-                    help="replay registered fuzz targets' seeds, corpus and artifacts as tests")
-    group.addoption("--assay-project", metavar="DIR", default=None,
-                    help="project folder whose [tool.assay] names the targets (default: rootdir)")
-    group.addoption("--assay-promote", action="store_true", default=False,
-                    help="promote failing Hypothesis tests into named regression tests")
-    group.addoption("--assay-promote-write", action="store_true", default=False,
-                    help="with --assay-promote: write into the regressions folder, not the staging folder")
-    group.addoption("--assay-promote-replays", type=int, default=None, metavar="K",
-                    help="with --assay-promote: replays the flake guard demands (default: 5)")
+    group.addoption(
+        "--assay",
+        action="store_true",
+        default=False,
+        help="replay registered fuzz targets' seeds, corpus and artifacts as tests",
+    )
+    group.addoption(
+        "--assay-project",
+        metavar="DIR",
+        default=None,
+        help="project folder whose [tool.assay] names the targets (default: rootdir)",
+    )
+    group.addoption(
+        "--assay-promote",
+        action="store_true",
+        default=False,
+        help="promote failing Hypothesis tests into named regression tests",
+    )
+    group.addoption(
+        "--assay-promote-write",
+        action="store_true",
+        default=False,
+        help="with --assay-promote: write into the regressions folder, not the staging folder",
+    )
+    group.addoption(
+        "--assay-promote-replays",
+        type=int,
+        default=None,
+        metavar="K",
+        help="with --assay-promote: replays the flake guard demands (default: 5)",
+    )
     parser.addini("assay_replay", type="bool", default=False, help="replay assay fuzz targets as tests")
 
 
@@ -60,8 +81,8 @@ class TargetReplays(pytest.File):
     project = None
 
     def collect(self):
-        from assay.harness.discovery import load_targets
         from assay.core.errors import AssayError
+        from assay.harness.discovery import load_targets
         from assay.store.artifacts import iter_artifacts
         from assay.store.corpus import Corpus, digest
 
@@ -71,17 +92,25 @@ class TargetReplays(pytest.File):
             raise self.CollectError(str(exc)) from None
         for target in registry.all():
             for i, seed in enumerate(target.seeds):
-                yield ReplayItem.from_parent(self, name=f"{target.name}[seed-{i}]", target=target, data=seed, isolated=False)
+                yield ReplayItem.from_parent(
+                    self, name=f"{target.name}[seed-{i}]", target=target, data=seed, isolated=False
+                )
             corpus = Corpus(self.project.corpus, target.name, target.max_len)
             offences = corpus.check()
             if offences:
                 raise self.CollectError("; ".join(f"{o.path}: {o.problem}" for o in offences))
             for d, data in corpus.load():
-                yield ReplayItem.from_parent(self, name=f"{target.name}[corpus-{d[:12]}]", target=target, data=data, isolated=False)
+                yield ReplayItem.from_parent(
+                    self, name=f"{target.name}[corpus-{d[:12]}]", target=target, data=data, isolated=False
+                )
             for art in iter_artifacts(self.project.artifacts, target.name):
                 isolated = art.metadata.get("oracle") in ("crash", "wedge")
                 yield ReplayItem.from_parent(
-                    self, name=f"{target.name}[artifact-{digest(art.input)[:12]}]", target=target, data=art.input, isolated=isolated
+                    self,
+                    name=f"{target.name}[artifact-{digest(art.input)[:12]}]",
+                    target=target,
+                    data=art.input,
+                    isolated=isolated,
                 )
 
 

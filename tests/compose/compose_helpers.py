@@ -57,8 +57,14 @@ class Level(enum.IntEnum):
     DENIED = 3
 
 
-_LEAF_LEVELS = {"echo": Level.INERT, "ls": Level.READ, "cat": Level.READ, "git": Level.READ,
-                "wc": Level.READ, "grep": Level.READ}
+_LEAF_LEVELS = {
+    "echo": Level.INERT,
+    "ls": Level.READ,
+    "cat": Level.READ,
+    "git": Level.READ,
+    "wc": Level.READ,
+    "grep": Level.READ,
+}
 
 
 def leveled(command: str) -> Level:

@@ -6,12 +6,12 @@ off (``seeds=False``), so the engine has to find each violation by mutating byte
 
 from __future__ import annotations
 
+from compose_helpers import LEAVES, deny_and, first_segment, reference, substitution_blind
+
 from assay.compose import composition_target
 from assay.compose.tree import count_leaves, decode
 from assay.engine.campaign import CampaignOptions, run_campaign
 from assay.store.artifacts import load_artifact
-
-from compose_helpers import LEAVES, deny_and, first_segment, reference, substitution_blind
 
 #: Cases per campaign: the cap the issue asks for.
 CASES = 3000
@@ -23,8 +23,13 @@ def campaign(tmp_path, fn, name: str, **options):
     target = composition_target(fn, LEAVES, name=name, seeds=False, **options)
     result = run_campaign(
         [target.assay_target],
-        CampaignOptions(corpus_root=str(tmp_path / "corpus"), artifact_root=str(tmp_path / "artifacts"),
-                        max_cases=CASES, seed=1234, shrink_cases=SHRINK),
+        CampaignOptions(
+            corpus_root=str(tmp_path / "corpus"),
+            artifact_root=str(tmp_path / "artifacts"),
+            max_cases=CASES,
+            seed=1234,
+            shrink_cases=SHRINK,
+        ),
     )
     return target, result.targets[0]
 
@@ -64,8 +69,17 @@ def test_denying_every_and_trips_r(tmp_path) -> None:
 def test_forgetting_substitutions_trips_the_substitution_checks(tmp_path) -> None:
     _, outcome = campaign(tmp_path, substitution_blind, "compose_subst")
     sigs = signatures(outcome)
-    assert any(s.startswith(("fail-open:subst", "fail-open:embed-arg-subst", "fail-open:embed-prefix-subst",
-                             "fail-open:embed-arg-option")) for s in sigs), sigs
+    assert any(
+        s.startswith(
+            (
+                "fail-open:subst",
+                "fail-open:embed-arg-subst",
+                "fail-open:embed-prefix-subst",
+                "fail-open:embed-arg-option",
+            )
+        )
+        for s in sigs
+    ), sigs
     assert all(s.startswith("fail-open:") for s in sigs), sigs
 
 
@@ -80,8 +94,13 @@ def test_same_seed_same_schedule_and_findings(tmp_path) -> None:
         target = composition_target(first_segment, LEAVES, name="compose_det", seeds=False)
         return run_campaign(
             [target.assay_target],
-            CampaignOptions(corpus_root=str(tmp_path / sub / "c"), artifact_root=str(tmp_path / sub / "a"),
-                            max_cases=600, seed=99, shrink_cases=SHRINK),
+            CampaignOptions(
+                corpus_root=str(tmp_path / sub / "c"),
+                artifact_root=str(tmp_path / sub / "a"),
+                max_cases=600,
+                seed=99,
+                shrink_cases=SHRINK,
+            ),
         ).targets[0]
 
     a, b = once("one"), once("two")

@@ -10,13 +10,12 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from compose_helpers import LEAVES
 
+from assay.cli.compose import main, register, run
 from assay.compose import CommandClassifier
 from assay.compose.classifier import ClassifierError, load_object
-from assay.cli.compose import main, register, run
 from assay.core.errors import ConfigError
-
-from compose_helpers import LEAVES
 
 HELPERS = Path(__file__).with_name("compose_helpers.py")
 #: Small caps keep these runs to a second or two.
@@ -38,8 +37,19 @@ def leaves(tmp_path) -> Path:
 
 
 def common(tmp_path, leaves: Path, *extra: str) -> list[str]:
-    return ["--leaves", str(leaves), "--fuzz-cases", CASES, "--fuzz-seed", "3",
-            "--fuzz-corpus", str(tmp_path / "corpus"), "--fuzz-artifacts", str(tmp_path / "artifacts"), *extra]
+    return [
+        "--leaves",
+        str(leaves),
+        "--fuzz-cases",
+        CASES,
+        "--fuzz-seed",
+        "3",
+        "--fuzz-corpus",
+        str(tmp_path / "corpus"),
+        "--fuzz-artifacts",
+        str(tmp_path / "artifacts"),
+        *extra,
+    ]
 
 
 def test_register_sets_run_as_the_handler() -> None:
@@ -64,8 +74,13 @@ def test_clean_classifier_exits_0_and_writes_a_report(tmp_path, leaves, capsys) 
 
 def test_buggy_classifier_exits_1_and_prints_minimized_commands(tmp_path, leaves, capsys) -> None:
     report = tmp_path / "report.json"
-    args = parse("--classifier", f"{HELPERS}:first_segment", "--families", "none",
-                 *common(tmp_path, leaves, "--report", str(report)))
+    args = parse(
+        "--classifier",
+        f"{HELPERS}:first_segment",
+        "--families",
+        "none",
+        *common(tmp_path, leaves, "--report", str(report)),
+    )
     assert run(args) == 1
     out = capsys.readouterr().out
     assert "[fail-open] binary:" in out and "example:" in out and "denied part" in out
@@ -76,16 +91,27 @@ def test_buggy_classifier_exits_1_and_prints_minimized_commands(tmp_path, leaves
 
 
 def test_level_classifier_through_the_cli(tmp_path, leaves) -> None:
-    args = parse("--classifier", f"{HELPERS}:leveled_first_only",
-                 "--allowed-predicate", f"{HELPERS}:is_allowed_level", "--families", "none",
-                 *common(tmp_path, leaves))
+    args = parse(
+        "--classifier",
+        f"{HELPERS}:leveled_first_only",
+        "--allowed-predicate",
+        f"{HELPERS}:is_allowed_level",
+        "--families",
+        "none",
+        *common(tmp_path, leaves),
+    )
     assert run(args) == 1
-    args = parse("--classifier", f"{HELPERS}:leveled", "--allowed-predicate", f"{HELPERS}:is_allowed_level",
-                 *common(tmp_path / "good", leaves))
+    args = parse(
+        "--classifier",
+        f"{HELPERS}:leveled",
+        "--allowed-predicate",
+        f"{HELPERS}:is_allowed_level",
+        *common(tmp_path / "good", leaves),
+    )
     assert run(args) == 0
 
 
-CLI_CLASSIFIER = textwrap.dedent('''\
+CLI_CLASSIFIER = textwrap.dedent("""\
     import json, re, sys
     cmd = sys.stdin.read() if "--stdin" in sys.argv else sys.argv[-1]
     bad = ">" in cmd or any(t in {"rm", "curl", "shutdown", "tee"} for t in re.findall(r"[A-Za-z0-9_.~/-]+", cmd))
@@ -93,7 +119,7 @@ CLI_CLASSIFIER = textwrap.dedent('''\
         print(json.dumps({"decision": {"verdict": "deny" if bad else "allow"}}))
     else:
         sys.exit(1 if bad else 0)
-    ''')
+    """)
 
 
 @pytest.fixture
@@ -110,9 +136,15 @@ def test_out_of_process_classifier_by_exit_status(tmp_path, leaves, cli_classifi
 
 
 def test_out_of_process_classifier_json_on_stdin(tmp_path, leaves, cli_classifier) -> None:
-    args = parse("--classifier-cmd", cli_classifier + " --json --stdin", "--classifier-stdin",
-                 "--classifier-json-field", "decision.verdict", "--no-seeds",
-                 *common(tmp_path, leaves, "--fuzz-cases", "25"))
+    args = parse(
+        "--classifier-cmd",
+        cli_classifier + " --json --stdin",
+        "--classifier-stdin",
+        "--classifier-json-field",
+        "decision.verdict",
+        "--no-seeds",
+        *common(tmp_path, leaves, "--fuzz-cases", "25"),
+    )
     assert run(args) == 0
 
 

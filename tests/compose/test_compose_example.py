@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from assay.compose.classifier import load_object
 from assay.cli.compose import register, run
+from assay.compose.classifier import load_object
 from assay.harness.discovery import import_file, targets_in
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "compose"
@@ -30,13 +30,13 @@ BEGIN, END = "<!-- compose-output: begin -->", "<!-- compose-output: end -->"
 def documented_command() -> list[str]:
     """The ``assay compose`` command of the README's "Running it" section, as argv."""
     text = README.read_text(encoding="utf-8")
-    block = text[text.index("## Running it"):].split("```")[1]
+    block = text[text.index("## Running it") :].split("```")[1]
     return shlex.split(block.replace("\\\n", " "))
 
 
 def documented_output() -> list[str]:
     text = README.read_text(encoding="utf-8")
-    block = text[text.index(BEGIN) + len(BEGIN):text.index(END)]
+    block = text[text.index(BEGIN) + len(BEGIN) : text.index(END)]
     return block.strip().strip("`").strip("\n").splitlines()
 
 
@@ -69,9 +69,20 @@ def test_the_documented_output_is_what_the_documented_command_prints(tmp_path) -
     argv = documented_command()
     assert argv[:2] == ["assay", "compose"] and "--fuzz-cases" in argv and "--fuzz-seed" in argv
     proc = subprocess.run(
-        [sys.executable, "-m", "assay", *argv[1:], "--fuzz-corpus", str(tmp_path / "c"),
-         "--fuzz-artifacts", str(tmp_path / "a")],
-        cwd=ROOT, capture_output=True, text=True, timeout=300,
+        [
+            sys.executable,
+            "-m",
+            "assay",
+            *argv[1:],
+            "--fuzz-corpus",
+            str(tmp_path / "c"),
+            "--fuzz-artifacts",
+            str(tmp_path / "a"),
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
         env={**os.environ, "PYTHONPATH": str(ROOT / "src")},
     )
     assert proc.returncode == 1, proc.stderr
@@ -103,15 +114,36 @@ def test_the_first_version_allowed_each_finding_and_the_fix_denies_it(command: s
 
 def test_the_fix_still_allows_what_it_should() -> None:
     fixed = load_object(FIXED)
-    for command in ["ls -la && git status", "cat README.md | grep -n TODO", "echo \"$(date)\"",
-                    "find . -name '*.py' | xargs grep -n TODO", "ls | tee listing.txt", "ls > out.txt",
-                    "echo \"`ls\nwc -l README.md`\"", "X=$(pwd) ls"]:
+    for command in [
+        "ls -la && git status",
+        "cat README.md | grep -n TODO",
+        'echo "$(date)"',
+        "find . -name '*.py' | xargs grep -n TODO",
+        "ls | tee listing.txt",
+        "ls > out.txt",
+        'echo "`ls\nwc -l README.md`"',
+        "X=$(pwd) ls",
+    ]:
         assert fixed(command) is True, command
 
 
 def run_example(tmp_path, classifier: str, cases: int) -> int:
-    return run(args("--classifier", classifier, "--leaves", str(EXAMPLE / "leaves.txt"), "--fuzz-cases", str(cases),
-                    "--fuzz-seed", "1", "--fuzz-corpus", str(tmp_path / "c"), "--fuzz-artifacts", str(tmp_path / "a")))
+    return run(
+        args(
+            "--classifier",
+            classifier,
+            "--leaves",
+            str(EXAMPLE / "leaves.txt"),
+            "--fuzz-cases",
+            str(cases),
+            "--fuzz-seed",
+            "1",
+            "--fuzz-corpus",
+            str(tmp_path / "c"),
+            "--fuzz-artifacts",
+            str(tmp_path / "a"),
+        )
+    )
 
 
 def test_the_run_finds_the_first_versions_fail_opens(tmp_path, capsys) -> None:

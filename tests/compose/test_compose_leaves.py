@@ -5,13 +5,12 @@ from __future__ import annotations
 import logging
 
 import pytest
+from compose_helpers import LEAVES, reference
 
 from assay.compose import REASONS, build_pool, composition_target, filter_leaves, leaf_problem, read_leaves_file
 from assay.compose.classifier import CallableClassifier
 from assay.compose.leaves import LeafEntry, as_entries, lex, shell_leaf_check
 from assay.core.errors import ConfigError
-
-from compose_helpers import LEAVES, reference
 
 REJECTED = [
     ("", "empty"),
@@ -69,7 +68,7 @@ ADMITTED = [
     "echo a\\;b",
     "echo $'it\\'s'",
     "echo '$(not run)'",
-    "grep -n \"x y\" f.txt",
+    'grep -n "x y" f.txt',
     "echo $HOME",
     "env X=1 ls",
     "printf '%s\\n' done",

@@ -5,6 +5,17 @@ from __future__ import annotations
 import random
 
 import pytest
+from compose_helpers import (
+    DENIED_LEAVES,
+    LEAVES,
+    deny_and,
+    first_segment,
+    is_allowed_level,
+    leveled,
+    leveled_first_only,
+    reference,
+    substitution_blind,
+)
 
 from assay.compose import composition_target
 from assay.compose.tree import Embedded, Leaf, Node, Redir, Wrap
@@ -12,11 +23,6 @@ from assay.core.errors import ConfigError
 from assay.core.observe import OracleFailure
 from assay.core.target import Target
 from assay.core.verdict import classify
-
-from compose_helpers import (
-    ALLOWED_LEAVES, DENIED_LEAVES, LEAVES, deny_and, first_segment, is_allowed_level, leveled,
-    leveled_first_only, reference, substitution_blind,
-)
 
 _TEXTS = composition_target(reference, LEAVES).composition.pool.view.texts  # shortest first
 A0, A1, A2 = (_TEXTS.index(t) for t in ("ls -la", "cat README.md", "echo hello"))  # allowed leaves
@@ -63,8 +69,11 @@ def test_first_segment_classifier_fails_open_with_a_stable_signature() -> None:
     assert signature(exc) == "fail-open:and/rm"
     assert exc.data["command"] == "ls -la && rm -rf /"
     assert exc.data["culprit"]["text"] == "rm -rf /"
-    assert exc.data["case"] == {"op": "and", "left": {"leaf": A0, "text": "ls -la"},
-                                "right": {"leaf": D0, "text": "rm -rf /"}}
+    assert exc.data["case"] == {
+        "op": "and",
+        "left": {"leaf": A0, "text": "ls -la"},
+        "right": {"leaf": D0, "text": "rm -rf /"},
+    }
     assert {l["text"]: l["verdict"]["allowed"] for l in exc.data["leaves"]} == {"ls -la": True, "rm -rf /": False}
     # the same bug through another pair of leaves is the same finding
     other = failure(t, Node(Leaf(A2), op(t, "and"), Leaf(D0)))

@@ -13,9 +13,9 @@ import bashlex
 import pytest
 from hypothesis import assume, given, settings, strategies as st
 
+from assay.compose.leaves import lex
 from assay.compose.operators import QUOTERS, SHELL, BinaryOp, OperatorTable, fill, load_table, placeholders
 from assay.compose.tree import Embedded, Leaf, Node, Pool, Redir, Wrap, render
-from assay.compose.leaves import lex
 from assay.core.errors import ConfigError
 
 #: Leaves with quoting that a careless renderer would break.
@@ -69,7 +69,9 @@ def test_each_binary_operator_executes_both_parts(op: int) -> None:
 
 
 def test_pipe_stderr_is_bash_pipe_syntax() -> None:
-    rendered = render(Node(Leaf(0), [o.name for o in SHELL.binary].index("pipe-stderr"), Leaf(1)), make_pool(PLAIN), SHELL)
+    rendered = render(
+        Node(Leaf(0), [o.name for o in SHELL.binary].index("pipe-stderr"), Leaf(1)), make_pool(PLAIN), SHELL
+    )
     assert rendered == "ls -la |& grep -n 'a b' notes.txt"
 
 
@@ -229,8 +231,11 @@ def test_tables_are_data_users_extend_or_replace(tmp_path) -> None:
     assert table.binary[-1].name == "and-newline" and table.wrappers[-1].name == "doas"
     assert "/srv/keys" in table.protected_paths and table.sequencing == SHELL.sequencing
     other = tmp_path / "ps.json"
-    other.write_text('{"name": "powershell", "binary": [{"name": "seq", "template": "{A}; {B}", "family": "seq"}],'
-                     ' "sequencing": ["seq"]}', encoding="utf-8")
+    other.write_text(
+        '{"name": "powershell", "binary": [{"name": "seq", "template": "{A}; {B}", "family": "seq"}],'
+        ' "sequencing": ["seq"]}',
+        encoding="utf-8",
+    )
     ps = load_table(other)
     assert ps.name == "powershell" and len(ps.binary) == 1 and not ps.wrappers
     assert OperatorTable.from_json(SHELL.to_json()) == SHELL

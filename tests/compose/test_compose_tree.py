@@ -6,9 +6,19 @@ from hypothesis import given, settings, strategies as st
 
 from assay.compose.operators import SHELL
 from assay.compose.tree import (
-    MAX_LEAVES, Embedded, Leaf, Node, Redir, Wrap, count_leaves, decode, encode, executed_leaves, render,
+    MAX_LEAVES,
+    Embedded,
+    Leaf,
+    Node,
+    Pool,
+    Redir,
+    Wrap,
+    count_leaves,
+    decode,
+    encode,
+    executed_leaves,
+    render,
 )
-from assay.compose.tree import Pool
 
 POOL_SIZE = 7
 POOL = Pool(tuple(f"cmd{i} arg{i}" for i in range(POOL_SIZE)), tuple((4, 9) for _ in range(POOL_SIZE)))
@@ -62,13 +72,13 @@ def test_the_shrinker_ends_at_two_leaves() -> None:
     """Violating inputs of the first-segment bug shrink to a two-leaf tree (as the engine shrinks)."""
     import random
 
+    from compose_helpers import LEAVES, first_segment
+
     from assay.compose import composition_target
-    from assay.engine.shrink import shrink
-    from assay.gen.strategy import get_strategy
     from assay.core.observe import OracleFailure
     from assay.core.verdict import classify
-
-    from compose_helpers import LEAVES, first_segment
+    from assay.engine.shrink import shrink
+    from assay.gen.strategy import get_strategy
 
     target = composition_target(first_segment, LEAVES, families=())
     strategy = get_strategy(target.assay_target.strategy)

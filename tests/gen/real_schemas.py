@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import importlib.util
 import json
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import jsonschema
 from referencing import Registry, Resource
@@ -22,8 +23,13 @@ from referencing.jsonschema import DRAFT4, DRAFT6, DRAFT7, DRAFT201909, DRAFT202
 from assay.gen.schema import Generated
 
 _SPECS = {4: DRAFT4, 6: DRAFT6, 7: DRAFT7, 2019: DRAFT201909, 2020: DRAFT202012}
-_VALIDATORS = {4: jsonschema.Draft4Validator, 6: jsonschema.Draft6Validator, 7: jsonschema.Draft7Validator,
-               2019: jsonschema.Draft201909Validator, 2020: jsonschema.Draft202012Validator}
+_VALIDATORS = {
+    4: jsonschema.Draft4Validator,
+    6: jsonschema.Draft6Validator,
+    7: jsonschema.Draft7Validator,
+    2019: jsonschema.Draft201909Validator,
+    2020: jsonschema.Draft202012Validator,
+}
 _DOC_URI = "urn:assay:test-document"
 
 
@@ -77,8 +83,13 @@ def _package_dir(name: str) -> Path | None:
     return Path(next(iter(spec.submodule_search_locations)))
 
 
-def _targets_of(source: str, document: dict, draft: int, resources: dict[str, Any] | None = None,
-                definitions: tuple[str, ...] = ("definitions", "$defs")) -> Iterator[Target]:
+def _targets_of(
+    source: str,
+    document: dict,
+    draft: int,
+    resources: dict[str, Any] | None = None,
+    definitions: tuple[str, ...] = ("definitions", "$defs"),
+) -> Iterator[Target]:
     yield Target(source, document, "", draft, resources)
     for key in definitions:
         section = document
@@ -99,8 +110,7 @@ def metaschemas() -> list[Target]:
     out: list[Target] = []
     for folder, draft in (("draft4", 4), ("draft6", 6), ("draft7", 7), ("draft201909", 2019), ("draft202012", 2020)):
         document = json.loads((root / "schemas" / folder / "metaschema.json").read_text())
-        out += _targets_of(f"jsonschema_specifications/{folder}", document, draft,
-                           resources if draft >= 2019 else None)
+        out += _targets_of(f"jsonschema_specifications/{folder}", document, draft, resources if draft >= 2019 else None)
     return out
 
 
@@ -139,16 +149,21 @@ def assert_valid(validator: Any, generated: Generated) -> None:
     """Fail unless jsonschema accepts a value assay generated in valid mode."""
     errors = list(validator.iter_errors(generated.value))
     assert generated.mode == "valid" and generated.violation is None
-    assert not errors, f"valid-mode value rejected: {errors[0].validator} at {pointer(errors[0])!r}: {errors[0].message}"
+    assert not errors, (
+        f"valid-mode value rejected: {errors[0].validator} at {pointer(errors[0])!r}: {errors[0].message}"
+    )
 
 
 def assert_adjacent(validator: Any, generated: Generated) -> None:
     """Fail unless jsonschema reports exactly the one violation assay claims, where it claims it."""
     errors = list(validator.iter_errors(generated.value))
     assert generated.mode == "adjacent" and generated.violation
-    assert len(errors) == 1, (f"adjacent value has {len(errors)} errors, claimed {generated.violation} at "
-                              f"{generated.path!r}: {[(e.validator, pointer(e)) for e in errors]}")
+    assert len(errors) == 1, (
+        f"adjacent value has {len(errors)} errors, claimed {generated.violation} at "
+        f"{generated.path!r}: {[(e.validator, pointer(e)) for e in errors]}"
+    )
     error = errors[0]
     assert (error.validator, pointer(error)) == (generated.violation, generated.path), (
         f"claimed {generated.violation} at {generated.path!r}, jsonschema says {error.validator} at "
-        f"{pointer(error)!r}: {error.message}")
+        f"{pointer(error)!r}: {error.message}"
+    )

@@ -10,9 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from assay.gen import http1 as http1_mod
-from assay.gen import json as json_mod
-from assay.gen import xml as xml_mod
+from assay.gen import http1 as http1_mod, json as json_mod, xml as xml_mod
 from assay.gen.strategy import Strategy, get_strategy, registered
 
 _BENCH = Path(__file__).resolve().parents[2] / "bench" / "acceptance.py"
@@ -22,11 +20,20 @@ bench = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(bench)
 
 SPECS = ("http1@1", "http1-request@1", "http1-response@1", "xml@1", "json@1")
-BOUNDS = {"http1": http1_mod.MAX_BYTES, "http1-request": http1_mod.MAX_BYTES, "http1-response": http1_mod.MAX_BYTES,
-          "xml": xml_mod.MAX_BYTES, "json": json_mod.MAX_BYTES}
-ACCEPTS = {"http1@1": bench.h11_accepts, "http1-request@1": bench.h11_accepts_requests,
-           "http1-response@1": bench.h11_accepts_responses, "xml@1": bench.etree_accepts,
-           "json@1": bench.json_accepts}
+BOUNDS = {
+    "http1": http1_mod.MAX_BYTES,
+    "http1-request": http1_mod.MAX_BYTES,
+    "http1-response": http1_mod.MAX_BYTES,
+    "xml": xml_mod.MAX_BYTES,
+    "json": json_mod.MAX_BYTES,
+}
+ACCEPTS = {
+    "http1@1": bench.h11_accepts,
+    "http1-request@1": bench.h11_accepts_requests,
+    "http1-response@1": bench.h11_accepts_responses,
+    "xml@1": bench.etree_accepts,
+    "json@1": bench.json_accepts,
+}
 
 
 def _case(seed: int, i: int) -> random.Random:
@@ -67,7 +74,7 @@ def test_round_trip_generated_mutated_and_crossed(spec: str) -> None:
 
 def test_parse_rejects_what_it_cannot_read(spec: str) -> None:
     strategy = get_strategy(spec)
-    for data in (b"", b"\xff\xfe\x00garbage", b"<<<<", b"{\"a\":", b"GET\r\n"):
+    for data in (b"", b"\xff\xfe\x00garbage", b"<<<<", b'{"a":', b"GET\r\n"):
         value = strategy.parse(data)
         if value is not None:
             assert strategy.render(value) == data
@@ -195,17 +202,27 @@ def test_http1_mutation_reaches_smuggling_corners() -> None:
                 seen.add("content-length disagrees")
             if lengths and chunked:
                 seen.add("content-length with chunked")
-            if any(c.size.isalnum() and all(x in b"0123456789abcdefABCDEF" for x in c.size)
-                   and int(c.size, 16) != len(c.data) for c in m.chunks):
+            if any(
+                c.size.isalnum()
+                and all(x in b"0123456789abcdefABCDEF" for x in c.size)
+                and int(c.size, 16) != len(c.data)
+                for c in m.chunks
+            ):
                 seen.add("chunk size lies")
-    assert seen == {"duplicate content-length", "content-length disagrees", "content-length with chunked",
-                    "chunk size lies"}
+    assert seen == {
+        "duplicate content-length",
+        "content-length disagrees",
+        "content-length with chunked",
+        "chunk size lies",
+    }
 
 
 def test_http1_parse_is_lossless_on_foreign_input() -> None:
-    data = (b"POST /upload?x=1 HTTP/1.1\r\nhost:  example.com \r\nX-Long: a\r\n  b\r\n"
-            b"Transfer-Encoding: chunked\r\n\r\n5;ext=1\r\nhello\r\n0\r\nTrailer: t\r\n\r\n"
-            b"GET / HTTP/1.0\n\n")
+    data = (
+        b"POST /upload?x=1 HTTP/1.1\r\nhost:  example.com \r\nX-Long: a\r\n  b\r\n"
+        b"Transfer-Encoding: chunked\r\n\r\n5;ext=1\r\nhello\r\n0\r\nTrailer: t\r\n\r\n"
+        b"GET / HTTP/1.0\n\n"
+    )
     value = get_strategy("http1@1").parse(data)
     assert value is not None and len(value.messages) == 2
     assert value.messages[0].chunks[0].ext == b";ext=1"
@@ -219,8 +236,21 @@ def test_http1_parse_is_lossless_on_foreign_input() -> None:
 def test_xml_covers_the_grammar() -> None:
     docs = _generated("xml@1")
     rendered = [get_strategy("xml@1").render(d) for d in docs]
-    for needle in (b"<!DOCTYPE", b"<!ENTITY", b"<!ELEMENT", b"<!ATTLIST", b"<![CDATA[", b"<!--", b"<?",
-                   b"xmlns:", b'xmlns="', b"&#x", b"&amp;", b'<?xml version="1.0"', b"standalone="):
+    for needle in (
+        b"<!DOCTYPE",
+        b"<!ENTITY",
+        b"<!ELEMENT",
+        b"<!ATTLIST",
+        b"<![CDATA[",
+        b"<!--",
+        b"<?",
+        b"xmlns:",
+        b'xmlns="',
+        b"&#x",
+        b"&amp;",
+        b'<?xml version="1.0"',
+        b"standalone=",
+    ):
         assert any(needle in r for r in rendered), needle
     assert any(b"&e" in r and b"<!ENTITY" in r for r in rendered)  # declared entities referenced
 

@@ -7,8 +7,8 @@ from collections import Counter
 
 import jsonschema
 import pytest
-
 from real_schemas import Target, assert_adjacent, assert_valid, azure_openai, metaschemas, schemastore
+
 from assay.core.errors import ConfigError
 from assay.gen.schema import Generated, Unsatisfiable, check, from_bytes, generate
 
@@ -17,8 +17,10 @@ CUSTOMER = {
     "$defs": {
         "address": {
             "type": "object",
-            "properties": {"street": {"type": "string", "minLength": 1, "maxLength": 40},
-                           "zip": {"type": "string", "pattern": "^[0-9]{5}(-[0-9]{4})?$"}},
+            "properties": {
+                "street": {"type": "string", "minLength": 1, "maxLength": 40},
+                "zip": {"type": "string", "pattern": "^[0-9]{5}(-[0-9]{4})?$"},
+            },
             "required": ["street", "zip"],
             "additionalProperties": False,
         },
@@ -30,8 +32,13 @@ CUSTOMER = {
         "status": {"enum": ["active", "closed", "suspended"]},
         "kind": {"const": "customer"},
         "score": {"type": "number", "exclusiveMinimum": 0, "exclusiveMaximum": 1},
-        "tags": {"type": "array", "items": {"type": "string", "maxLength": 5}, "minItems": 1, "maxItems": 3,
-                 "uniqueItems": True},
+        "tags": {
+            "type": "array",
+            "items": {"type": "string", "maxLength": 5},
+            "minItems": 1,
+            "maxItems": 3,
+            "uniqueItems": True,
+        },
         "address": {"$ref": "#/$defs/address"},
         "nickname": {"type": ["string", "null"]},
         "quantity": {"type": "integer", "multipleOf": 5},
@@ -42,27 +49,43 @@ CUSTOMER = {
 
 DRAFT4 = {
     "$schema": "http://json-schema.org/draft-04/schema#",
-    "definitions": {"price": {"type": "number", "minimum": 0, "exclusiveMinimum": True, "maximum": 100,
-                              "exclusiveMaximum": True}},
+    "definitions": {
+        "price": {"type": "number", "minimum": 0, "exclusiveMinimum": True, "maximum": 100, "exclusiveMaximum": True}
+    },
     "type": "object",
     "properties": {"price": {"$ref": "#/definitions/price"}, "items": {"type": "array", "items": {"type": "integer"}}},
     "required": ["price"],
 }
 
 OPENAPI_LIKE = {
-    "components": {"schemas": {
-        "Pet": {"type": "object", "required": ["name", "kind"],
-                "properties": {"name": {"type": "string"}, "kind": {"enum": ["cat", "dog"]},
-                               "owner": {"$ref": "#/components/schemas/Owner"}}},
-        "Owner": {"type": "object", "properties": {"email": {"type": "string", "format": "email"}}},
-    }},
+    "components": {
+        "schemas": {
+            "Pet": {
+                "type": "object",
+                "required": ["name", "kind"],
+                "properties": {
+                    "name": {"type": "string"},
+                    "kind": {"enum": ["cat", "dog"]},
+                    "owner": {"$ref": "#/components/schemas/Owner"},
+                },
+            },
+            "Owner": {"type": "object", "properties": {"email": {"type": "string", "format": "email"}}},
+        }
+    },
 }
 
 RECURSIVE = {
     "$schema": "http://json-schema.org/draft-07/schema#",
-    "definitions": {"node": {"type": "object", "properties": {
-        "value": {"type": "string", "pattern": "^[a-z]{2,4}-[0-9]+$"},
-        "children": {"type": "array", "items": {"$ref": "#/definitions/node"}}}, "required": ["value"]}},
+    "definitions": {
+        "node": {
+            "type": "object",
+            "properties": {
+                "value": {"type": "string", "pattern": "^[a-z]{2,4}-[0-9]+$"},
+                "children": {"type": "array", "items": {"$ref": "#/definitions/node"}},
+            },
+            "required": ["value"],
+        }
+    },
     "$ref": "#/definitions/node",
 }
 
@@ -87,9 +110,13 @@ def _validator(schema: dict, root: dict | None = None) -> jsonschema.protocols.V
     return cls({**root, "$ref": schema["$ref"]}) if "$schema" not in root else cls(schema)
 
 
-HAND_WRITTEN = [("customer", CUSTOMER, None), ("draft4", DRAFT4, None), ("recursive", RECURSIVE, None),
-                ("combinators", COMBINATORS, None),
-                ("openapi", {"$ref": "#/components/schemas/Pet"}, OPENAPI_LIKE)]
+HAND_WRITTEN = [
+    ("customer", CUSTOMER, None),
+    ("draft4", DRAFT4, None),
+    ("recursive", RECURSIVE, None),
+    ("combinators", COMBINATORS, None),
+    ("openapi", {"$ref": "#/components/schemas/Pet"}, OPENAPI_LIKE),
+]
 
 
 @pytest.mark.parametrize(("name", "schema", "root"), HAND_WRITTEN, ids=[h[0] for h in HAND_WRITTEN])
@@ -113,9 +140,24 @@ def test_adjacent_mode_reaches_every_violation_kind() -> None:
         generated = generate(CUSTOMER, random.Random(seed), "adjacent")
         assert_adjacent(validator, generated)
         kinds[generated.violation] += 1
-    assert set(kinds) >= {"type", "required", "enum", "const", "additionalProperties", "minimum", "maximum",
-                          "exclusiveMinimum", "exclusiveMaximum", "minLength", "maxLength", "minItems",
-                          "maxItems", "uniqueItems", "pattern", "multipleOf"}
+    assert set(kinds) >= {
+        "type",
+        "required",
+        "enum",
+        "const",
+        "additionalProperties",
+        "minimum",
+        "maximum",
+        "exclusiveMinimum",
+        "exclusiveMaximum",
+        "minLength",
+        "maxLength",
+        "minItems",
+        "maxItems",
+        "uniqueItems",
+        "pattern",
+        "multipleOf",
+    }
     draft4 = Counter(generate(DRAFT4, random.Random(s), "adjacent").violation for s in range(100))
     assert {"minimum", "maximum", "type", "required"} <= set(draft4)  # boolean exclusives report as min/max
 
@@ -140,8 +182,11 @@ def test_mixed_mode_gives_both() -> None:
 
 def test_same_seed_same_values() -> None:
     def run(seed: int) -> list[Generated]:
-        return [generate(CUSTOMER, random.Random(seed * 100 + i), mode) for i in range(30)
-                for mode in ("valid", "adjacent", "mixed")]
+        return [
+            generate(CUSTOMER, random.Random(seed * 100 + i), mode)
+            for i in range(30)
+            for mode in ("valid", "adjacent", "mixed")
+        ]
 
     assert run(1) == run(1)
     assert run(1) != run(2)
@@ -161,8 +206,11 @@ def test_from_bytes_is_total_and_deterministic() -> None:
 
 def test_byte_mutations_become_structural_changes() -> None:
     base = bytes(range(64))
-    values = {repr(from_bytes(CUSTOMER, base[:i] + bytes([b]) + base[i + 1:], "valid").value)
-              for i in range(0, 64, 4) for b in (0, 255)}
+    values = {
+        repr(from_bytes(CUSTOMER, base[:i] + bytes([b]) + base[i + 1 :], "valid").value)
+        for i in range(0, 64, 4)
+        for b in (0, 255)
+    }
     assert len(values) > 10
 
 
@@ -223,8 +271,9 @@ def test_helper_catches_a_generator_that_drops_required_keys() -> None:
 def test_helper_catches_wrong_claims_and_double_violations() -> None:
     validator = _validator(CUSTOMER)
     adjacent = generate(CUSTOMER, random.Random(3), "adjacent")
-    wrong_keyword = Generated(adjacent.value, "adjacent", "format" if adjacent.violation != "format" else "type",
-                              adjacent.path)
+    wrong_keyword = Generated(
+        adjacent.value, "adjacent", "format" if adjacent.violation != "format" else "type", adjacent.path
+    )
     with pytest.raises(AssertionError, match="claimed"):
         assert_adjacent(validator, wrong_keyword)
     wrong_place = Generated(adjacent.value, "adjacent", adjacent.violation, adjacent.path + "/elsewhere")
@@ -246,8 +295,14 @@ def _run_real(targets: list[Target], seeds: int) -> Counter[str]:
         for seed in range(seeds):
             for mode, helper in (("valid", assert_valid), ("adjacent", assert_adjacent)):
                 try:
-                    generated = generate(target.schema, random.Random(seed), mode, root=target.document,
-                                         draft=target.draft, resources=target.resources)
+                    generated = generate(
+                        target.schema,
+                        random.Random(seed),
+                        mode,
+                        root=target.document,
+                        draft=target.draft,
+                        resources=target.resources,
+                    )
                 except Unsatisfiable:
                     outcome[f"{mode} unsatisfiable"] += 1
                     continue

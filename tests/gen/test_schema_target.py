@@ -12,10 +12,10 @@ import jsonschema
 import pytest
 
 from assay.core.errors import ConfigError, TargetError
+from assay.core.target import make_target
 from assay.gen.schema import generate, judge
 from assay.gen.schema.strategy import SchemaStrategy, load_schema
 from assay.gen.strategy import get_strategy
-from assay.core.target import make_target
 
 validate_pyproject = pytest.importorskip("validate_pyproject")
 pytest.importorskip("pyproject_metadata")
@@ -163,9 +163,21 @@ def _assay(*args: str) -> subprocess.CompletedProcess[str]:
 def test_assay_fuzz_on_the_example_finds_a_real_and_the_planted_bug(tmp_path: Path) -> None:
     report = tmp_path / "report.json"
     # The command examples/schema/README.md documents.
-    r = _assay("fuzz", "--project", str(EXAMPLE), "--fuzz-cases", "2500", "--fuzz-seed", "12",
-               "--fuzz-corpus", str(tmp_path / "corpus"), "--fuzz-artifacts", str(tmp_path / "artifacts"),
-               "--report", str(report))
+    r = _assay(
+        "fuzz",
+        "--project",
+        str(EXAMPLE),
+        "--fuzz-cases",
+        "2500",
+        "--fuzz-seed",
+        "12",
+        "--fuzz-corpus",
+        str(tmp_path / "corpus"),
+        "--fuzz-artifacts",
+        str(tmp_path / "artifacts"),
+        "--report",
+        str(report),
+    )
     assert r.returncode == 1, r.stderr
     targets = json.loads(report.read_text())["targets"]
     card, consumer = targets["project_card"], targets["pyproject_metadata_project"]
@@ -179,13 +191,15 @@ def test_assay_fuzz_on_the_example_finds_a_real_and_the_planted_bug(tmp_path: Pa
     assert "" in table["license-files"]
     assert not _errors(load_schema(PEP621), table)
     # The other real one, on an adjacent table: a dynamic that is not an array ("", 0).
-    assert any(f["signature"].startswith("panic:builtins.AttributeError@pyproject_metadata") for f in consumer["findings"])
+    assert any(
+        f["signature"].startswith("panic:builtins.AttributeError@pyproject_metadata") for f in consumer["findings"]
+    )
     assert card["strategy"].startswith("schema-") and card["strategy"] != consumer["strategy"]
     found = json.loads((Path(planted[0]["artifact"]) / "input").read_bytes())
     assert found["description"] == ""
 
 
-_HARNESS = '''
+_HARNESS = """
 import assay
 
 LOG = {log!r}
@@ -206,7 +220,7 @@ def declared_adjacent(data):
 @assay.target(schema=SCHEMA, schema_mode="both", allow=[f"write:{{LOG}}"], max_len=8192)
 def declared_both(data):
     _log("both", data)
-'''
+"""
 
 
 @pytest.mark.campaign

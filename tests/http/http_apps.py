@@ -16,26 +16,53 @@ DOC = {
     "paths": {
         "/things/{id}": {
             "get": {
-                "operationId": "getThing", "tags": ["things"],
-                "parameters": [{"name": "id", "in": "path", "required": True, "schema": {"type": "integer"}},
-                               {"name": "q", "in": "query", "schema": {"type": "string", "nullable": True}}],
-                "responses": {"200": {"description": "ok", "content": {"application/json": {"schema": {
-                    "$ref": "#/components/schemas/Thing"}}}}, "404": {"description": "missing"}},
+                "operationId": "getThing",
+                "tags": ["things"],
+                "parameters": [
+                    {"name": "id", "in": "path", "required": True, "schema": {"type": "integer"}},
+                    {"name": "q", "in": "query", "schema": {"type": "string", "nullable": True}},
+                ],
+                "responses": {
+                    "200": {
+                        "description": "ok",
+                        "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Thing"}}},
+                    },
+                    "404": {"description": "missing"},
+                },
             },
             "delete": {"operationId": "deleteThing", "tags": ["admin"], "responses": {"204": {"description": "gone"}}},
         },
         "/things": {
-            "post": {"operationId": "createThing", "tags": ["things"],
-                     "requestBody": {"required": True, "content": {"application/json": {"schema": {
-                         "$ref": "#/components/schemas/Thing"}}}},
-                     "responses": {"201": {"description": "made"}}},
+            "post": {
+                "operationId": "createThing",
+                "tags": ["things"],
+                "requestBody": {
+                    "required": True,
+                    "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Thing"}}},
+                },
+                "responses": {"201": {"description": "made"}},
+            },
         },
-        "/health": {"get": {"operationId": "health", "responses": {"200": {"description": "ok"},
-                                                                  "503": {"description": "down"}}}},
+        "/health": {
+            "get": {
+                "operationId": "health",
+                "responses": {"200": {"description": "ok"}, "503": {"description": "down"}},
+            }
+        },
     },
-    "components": {"schemas": {"Thing": {"type": "object", "required": ["id", "name"], "properties": {
-        "id": {"type": "integer"}, "name": {"type": "string", "minLength": 1},
-        "tags": {"type": "array", "items": {"type": "string", "maxLength": 3}}}}}},
+    "components": {
+        "schemas": {
+            "Thing": {
+                "type": "object",
+                "required": ["id", "name"],
+                "properties": {
+                    "id": {"type": "integer"},
+                    "name": {"type": "string", "minLength": 1},
+                    "tags": {"type": "array", "items": {"type": "string", "maxLength": 3}},
+                },
+            }
+        }
+    },
 }
 
 
@@ -44,9 +71,16 @@ async def echo_asgi(scope, receive, send):
     import json
 
     message = await receive()
-    body = json.dumps({"method": scope["method"], "path": scope["path"], "raw": scope["raw_path"].decode(),
-                       "query": scope["query_string"].decode(), "body": message.get("body", b"").decode(),
-                       "headers": {k.decode(): v.decode() for k, v in scope["headers"]}}).encode()
+    body = json.dumps(
+        {
+            "method": scope["method"],
+            "path": scope["path"],
+            "raw": scope["raw_path"].decode(),
+            "query": scope["query_string"].decode(),
+            "body": message.get("body", b"").decode(),
+            "headers": {k.decode(): v.decode() for k, v in scope["headers"]},
+        }
+    ).encode()
     await send({"type": "http.response.start", "status": 200, "headers": [(b"content-type", b"application/json")]})
     await send({"type": "http.response.body", "body": body})
 

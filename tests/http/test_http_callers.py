@@ -6,7 +6,6 @@ import json
 import socket
 
 import pytest
-
 from http_apps import echo_asgi, thing_wsgi
 
 from assay.http.callers import app_kind, asgi_call, call

@@ -7,11 +7,11 @@ import textwrap
 import pytest
 
 from assay.core.config import load_project
-from assay.harness.discovery import load_targets
 from assay.core.errors import ConfigError
+from assay.harness.discovery import load_targets
 from assay.http import http_target
 
-APP = textwrap.dedent('''
+APP = textwrap.dedent("""
     from flask import Flask
 
     app = Flask("cfg_app")
@@ -23,7 +23,7 @@ APP = textwrap.dedent('''
     @app.post("/items")
     def create():
         return "made", 201
-''')
+""")
 
 
 def _project(tmp_path, table: str):
@@ -58,8 +58,9 @@ def test_routes_without_a_schema_are_discovered_and_byte_fuzzed():
     async def show(request):
         return PlainTextResponse(request.path_params["key"])
 
-    star = Starlette(routes=[Mount("/api", routes=[Route("/things/{key}", show), Route("/things", show,
-                                                                                         methods=["POST"])])])
+    star = Starlette(
+        routes=[Mount("/api", routes=[Route("/things/{key}", show), Route("/things", show, methods=["POST"])])]
+    )
     surface = http_target(star, register=False, name="star_t")
     assert [op.label for op in surface.operations] == ["GET /api/things/{key}", "HEAD /api/things/{key}"]
     flask_app = Flask("t2")

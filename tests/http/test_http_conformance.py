@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 import pytest
-
 from http_apps import DOC, thing_wsgi
 
+from assay.core.observe import OracleFailure
 from assay.engine.execute import run
 from assay.http import http_target
 from assay.http.conformance import Conformance
 from assay.http.openapi import parse
 from assay.oracles.http import wsgi_call
-from assay.core.observe import OracleFailure
 
 
 def _judge(path: str, conformance: Conformance | None = None, op_label: str = "getThing"):
@@ -26,12 +25,15 @@ def test_conforming_and_documented_responses_pass():
     _judge("/things/99")  # 404 is documented, without content
 
 
-@pytest.mark.parametrize("path, oracle, key", [
-    ("/things/2", "error-shape", "getThing/body:/name:minLength"),
-    ("/things/3", "error-shape", "getThing/status:418"),
-    ("/things/4", "error-shape", "getThing/content-type:200"),
-    ("/things/5", "http-5xx", "getThing/500"),
-])
+@pytest.mark.parametrize(
+    "path, oracle, key",
+    [
+        ("/things/2", "error-shape", "getThing/body:/name:minLength"),
+        ("/things/3", "error-shape", "getThing/status:418"),
+        ("/things/4", "error-shape", "getThing/content-type:200"),
+        ("/things/5", "http-5xx", "getThing/500"),
+    ],
+)
 def test_findings_name_operation_and_pointer_class(path, oracle, key):
     with pytest.raises(OracleFailure) as info:
         _judge(path)
@@ -39,8 +41,19 @@ def test_findings_name_operation_and_pointer_class(path, oracle, key):
 
 
 def test_array_indices_fold_into_the_pointer_class():
-    doc = parse({**DOC, "components": {"schemas": {"Thing": {"type": "object", "properties": {
-        "tags": {"type": "array", "items": {"type": "string", "maxLength": 3}}}}}}})
+    doc = parse(
+        {
+            **DOC,
+            "components": {
+                "schemas": {
+                    "Thing": {
+                        "type": "object",
+                        "properties": {"tags": {"type": "array", "items": {"type": "string", "maxLength": 3}}},
+                    }
+                }
+            },
+        }
+    )
     op = next(op for op in doc.operations if op.label == "getThing")
     with pytest.raises(OracleFailure) as info:
         Conformance(doc).judge(op, wsgi_call(thing_wsgi, "GET", "/things/2"), "GET")
@@ -61,7 +74,7 @@ def test_target_runs_path_escape_and_panic(tmp_path):
     served.mkdir()
 
     def files(environ, start_response):
-        name = environ["PATH_INFO"][len("/f/"):]
+        name = environ["PATH_INFO"][len("/f/") :]
         if "%" in name:
             raise ZeroDivisionError("planted")
         path = os.path.normpath(os.path.join(served, name))

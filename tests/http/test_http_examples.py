@@ -9,7 +9,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from http_apps import EXAMPLES
 
 from assay.core.config import load_project
@@ -42,10 +41,32 @@ def campaign(tmp_path_factory):
     out = tmp_path_factory.mktemp("http-campaign")
     report = out / "report.json"
     proc = subprocess.run(
-        [sys.executable, "-m", "assay", "fuzz", "--project", str(EXAMPLES), "--fuzz-target", "http_shop",
-         "--fuzz-target", "http_notes", "--fuzz-cases", str(CASES), "--fuzz-seed", str(SEED),
-         "--fuzz-corpus", str(out / "corpus"), "--fuzz-artifacts", str(out / "artifacts"), "--report", str(report)],
-        capture_output=True, text=True, timeout=900)
+        [
+            sys.executable,
+            "-m",
+            "assay",
+            "fuzz",
+            "--project",
+            str(EXAMPLES),
+            "--fuzz-target",
+            "http_shop",
+            "--fuzz-target",
+            "http_notes",
+            "--fuzz-cases",
+            str(CASES),
+            "--fuzz-seed",
+            str(SEED),
+            "--fuzz-corpus",
+            str(out / "corpus"),
+            "--fuzz-artifacts",
+            str(out / "artifacts"),
+            "--report",
+            str(report),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
     assert proc.returncode == 1, proc.stdout + proc.stderr
     return out, json.loads(report.read_text())
 
@@ -66,10 +87,18 @@ def test_every_planted_bug_is_found(campaign, target):
 @pytest.mark.campaign
 def test_planted_findings_pass_the_flake_guard(campaign, tmp_path):
     out, report = campaign
-    project = dataclasses.replace(load_project(EXAMPLES), regressions=tmp_path / "regressions",
-                                  staging=tmp_path / "staging", quarantine=tmp_path / "quarantine.jsonl")
-    chosen = [Path(f["artifact"]) for t in PLANTED for f in _findings(report, t)
-              if any(f["signature"].startswith(p) for p in PLANTED[t])]
+    project = dataclasses.replace(
+        load_project(EXAMPLES),
+        regressions=tmp_path / "regressions",
+        staging=tmp_path / "staging",
+        quarantine=tmp_path / "quarantine.jsonl",
+    )
+    chosen = [
+        Path(f["artifact"])
+        for t in PLANTED
+        for f in _findings(report, t)
+        if any(f["signature"].startswith(p) for p in PLANTED[t])
+    ]
     summary = promote_artifacts(project, chosen, replays=2)
     assert [o.status for o in summary.outcomes] == [PROMOTED] * len(chosen)
     emitted = sorted((tmp_path / "staging").glob("test_*.py"))

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 from http_apps import DOC
 
 from assay.core.errors import ConfigError
@@ -60,8 +59,24 @@ def test_a_dangling_reference_is_a_config_error_at_creation():
 
     from assay.http import http_target
 
-    broken = {**DOC, "paths": {"/x/{id}": {"get": {"operationId": "getX", "parameters": [
-        {"name": "id", "in": "path", "required": True, "schema": {"$ref": "#/components/schemas/Missing"}}],
-        "responses": {"200": {"description": "ok"}}}}}}
+    broken = {
+        **DOC,
+        "paths": {
+            "/x/{id}": {
+                "get": {
+                    "operationId": "getX",
+                    "parameters": [
+                        {
+                            "name": "id",
+                            "in": "path",
+                            "required": True,
+                            "schema": {"$ref": "#/components/schemas/Missing"},
+                        }
+                    ],
+                    "responses": {"200": {"description": "ok"}},
+                }
+            }
+        },
+    }
     with pytest.raises(ConfigError, match="operation getX: cannot generate"):
         http_target(thing_wsgi, broken, register=False, name="broken_t")

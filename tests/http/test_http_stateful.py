@@ -6,15 +6,14 @@ import asyncio
 import dataclasses
 
 import pytest
-
 from http_apps import EXAMPLES
 
 from assay.core.config import load_project
-from assay.engine.execute import run_input
 from assay.core.errors import ConfigError
+from assay.core.observe import OracleFailure
+from assay.engine.execute import run_input
 from assay.http.machine import find_sequence, promote_sequence
 from assay.http.stateful import StateSpec, encode, pointer_value
-from assay.core.observe import OracleFailure
 from assay.promote.summary import KNOWN, PROMOTED
 
 
@@ -51,8 +50,12 @@ def test_only_a_sequence_finds_the_cache_bug_and_it_is_promoted(tmp_path):
     assert ops == ["createItem", "deleteItem", "getItem"]
     verdict = run_input(target, data, timeout=target.timeout)
     assert verdict is not None and verdict.signature == "invariant:http_shop_states:deleted-comes-back/getItem"
-    project = dataclasses.replace(load_project(EXAMPLES), regressions=tmp_path / "regressions",
-                                  staging=tmp_path / "staging", quarantine=tmp_path / "q.jsonl")
+    project = dataclasses.replace(
+        load_project(EXAMPLES),
+        regressions=tmp_path / "regressions",
+        staging=tmp_path / "staging",
+        quarantine=tmp_path / "q.jsonl",
+    )
     outcome = promote_sequence(project, target, data, replays=3, write=True)
     assert outcome.status == PROMOTED and outcome.path is not None and outcome.path.exists()
     assert "target: http_shop_states" in outcome.path.read_text()
@@ -92,8 +95,11 @@ def test_a_slow_step_is_a_wedge():
         await asyncio.sleep(2)
         return JSONResponse({})
 
-    doc = {"openapi": "3.1.0", "info": {"title": "s", "version": "1"},
-           "paths": {"/slow": {"get": {"operationId": "slow", "responses": {"200": {"description": "ok"}}}}}}
+    doc = {
+        "openapi": "3.1.0",
+        "info": {"title": "s", "version": "1"},
+        "paths": {"/slow": {"get": {"operationId": "slow", "responses": {"200": {"description": "ok"}}}}},
+    }
     spec = StateSpec("slow_states", lambda: Starlette(routes=[Route("/slow", slow)]), doc, step_timeout=0.05)
     with pytest.raises(OracleFailure) as info:
         spec.run(encode([(0, 0, b"")]))
@@ -103,13 +109,32 @@ def test_a_slow_step_is_a_wedge():
 def test_openapi_links_become_the_table():
     from http_apps import echo_asgi
 
-    doc = {"openapi": "3.1.0", "info": {"title": "l", "version": "1"}, "paths": {
-        "/things": {"post": {"operationId": "createThing", "responses": {"201": {
-            "description": "made", "links": {"GetIt": {"operationId": "getThing",
-                                                      "parameters": {"path.id": "$response.body#/id"}}}}}}},
-        "/things/{id}": {"get": {"operationId": "getThing", "parameters": [
-            {"name": "id", "in": "path", "required": True, "schema": {"type": "integer"}}],
-            "responses": {"200": {"description": "ok"}}}}}}
+    doc = {
+        "openapi": "3.1.0",
+        "info": {"title": "l", "version": "1"},
+        "paths": {
+            "/things": {
+                "post": {
+                    "operationId": "createThing",
+                    "responses": {
+                        "201": {
+                            "description": "made",
+                            "links": {
+                                "GetIt": {"operationId": "getThing", "parameters": {"path.id": "$response.body#/id"}}
+                            },
+                        }
+                    },
+                }
+            },
+            "/things/{id}": {
+                "get": {
+                    "operationId": "getThing",
+                    "parameters": [{"name": "id", "in": "path", "required": True, "schema": {"type": "integer"}}],
+                    "responses": {"200": {"description": "ok"}},
+                }
+            },
+        },
+    }
     spec = StateSpec.from_openapi_links("linked", lambda: echo_asgi, doc, allow=("createThing",))
     assert spec.links == {"createThing": {"getThing.id": "$response.body#/id"}}
     assert spec.uses == {"getThing": {"id": "getThing.id"}}

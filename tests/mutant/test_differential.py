@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from assay.core.target import make_target
 from assay.mutant import outcome as oc
 from assay.mutant.apply import Patch
 from assay.mutant.differential import (
@@ -24,7 +25,6 @@ from assay.mutant.differential import (
     targets_for,
 )
 from assay.mutant.model import EXPRESSION, STATEMENT, Edit, Mutant, function_digest, unified_diff
-from assay.core.target import make_target
 
 SUBJECT = Path(__file__).resolve().parent / "subjects" / "records.py"
 CASES = 400
@@ -54,8 +54,13 @@ def _record_target(data: bytes):
 
 
 TARGET = make_target(
-    _record_target, name="records", sources=[str(SUBJECT)], seeds=[b"a=1;b=two", b"k=v"],
-    expected=(records.RecordError,), max_len=64, timeout=0.5,
+    _record_target,
+    name="records",
+    sources=[str(SUBJECT)],
+    seeds=[b"a=1;b=two", b"k=v"],
+    expected=(records.RecordError,),
+    max_len=64,
+    timeout=0.5,
 )
 
 
@@ -74,9 +79,16 @@ def make_mutant(func: str, old: str, new: str, operator: str, kind: str = EXPRES
     first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
     edit = Edit(operator, line, start, line, start + len(old.encode()), new, f"{old} -> {new}", kind)
     return Mutant(
-        path=str(SUBJECT), relpath="tests/mutant/subjects/records.py", qualname=func, operator=operator, index=index,
-        digest=function_digest("".join(lines[first - 1 : node.end_lineno])), edit=edit, unit=func,
-        unit_line=first, unit_end_line=node.end_lineno,
+        path=str(SUBJECT),
+        relpath="tests/mutant/subjects/records.py",
+        qualname=func,
+        operator=operator,
+        index=index,
+        digest=function_digest("".join(lines[first - 1 : node.end_lineno])),
+        edit=edit,
+        unit=func,
+        unit_line=first,
+        unit_end_line=node.end_lineno,
     )
 
 
@@ -138,10 +150,13 @@ def test_equivalent_mutant_stays_survived_with_bounded_evidence(tmp_path):
     assert json.loads(json.dumps(evidence.to_json()))["status"] == SURVIVED
 
 
-@pytest.mark.parametrize(("old", "new", "oracle"), [
-    ("i += 1", "pass", "wedge"),  # loops forever
-    ("n += 1", "__import__('os')._exit(3)", "crash"),  # ends the process
-])
+@pytest.mark.parametrize(
+    ("old", "new", "oracle"),
+    [
+        ("i += 1", "pass", "wedge"),  # loops forever
+        ("n += 1", "__import__('os')._exit(3)", "crash"),  # ends the process
+    ],
+)
 def test_a_mutant_that_hangs_or_exits_is_infrastructure_never_a_kill(tmp_path, old, new, oracle):
     mutant = make_mutant("count_fields", old, new, "statement", STATEMENT)
     code = records.count_fields.__code__
@@ -174,8 +189,18 @@ def test_a_mutant_that_cannot_even_be_applied_is_infrastructure(tmp_path):
     text = SUBJECT.read_text()
     line = text.splitlines().index("MAX_VALUE = 8") + 1
     edit = Edit("constant", line, 12, line, 13, "1 // 0", "8 -> 1 // 0")
-    mutant = Mutant(path=str(SUBJECT), relpath="tests/mutant/subjects/records.py", qualname="<module>",
-                    operator="constant", index=0, digest="0" * 64, edit=edit, unit="", unit_line=line, unit_end_line=line)
+    mutant = Mutant(
+        path=str(SUBJECT),
+        relpath="tests/mutant/subjects/records.py",
+        qualname="<module>",
+        operator="constant",
+        index=0,
+        digest="0" * 64,
+        edit=edit,
+        unit="",
+        unit_line=line,
+        unit_end_line=line,
+    )
     evidence, _ = fuzz(mutant, tmp_path)
     assert evidence.status == INFRASTRUCTURE, evidence.detail
     assert records.MAX_VALUE == 8
@@ -219,7 +244,12 @@ def test_same_seed_same_evidence(tmp_path):
     first, _ = fuzz(make_mutant(*CONTROL), tmp_path, root="one")
     second, _ = fuzz(make_mutant(*CONTROL), tmp_path, root="two")
     assert first.status == second.status == KILLED
-    assert (first.input, first.cases, first.original, first.mutated) == (second.input, second.cases, second.original, second.mutated)
+    assert (first.input, first.cases, first.original, first.mutated) == (
+        second.input,
+        second.cases,
+        second.original,
+        second.mutated,
+    )
 
 
 def test_a_mutant_changing_only_an_exception_message_shape_is_killed(tmp_path):

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import importlib.util
 import sys
-import textwrap
 import traceback
 import uuid
 from pathlib import Path
@@ -15,7 +14,7 @@ from assay.mutant.apply import FunctionIndex, MutantError, Patch
 from assay.mutant.discover import mutants_in_file
 from assay.mutant.model import EXPRESSION, STATEMENT, Edit
 
-SUBJECT = '''\
+SUBJECT = """\
 import functools
 
 LIMIT = 10
@@ -80,7 +79,7 @@ def lines(n):
     x = n + 1
     y = x * 2
     raise RuntimeError(y)
-'''
+"""
 
 
 @pytest.fixture
@@ -205,8 +204,18 @@ def test_multi_line_edit_keeps_later_lines(subject):
     mutated = apply_edit(text, edit)
     assert len(mutated.splitlines()) == len(text.splitlines())
     assert mutated.splitlines()[start + 2] == text.splitlines()[start + 2]
-    m = Mutant(path=str(Path(module.__file__).resolve()), relpath="subject_mod.py", qualname="lines", operator="x",
-               index=0, digest="0" * 64, edit=edit, unit="lines", unit_line=start, unit_end_line=start + 3)
+    m = Mutant(
+        path=str(Path(module.__file__).resolve()),
+        relpath="subject_mod.py",
+        qualname="lines",
+        operator="x",
+        index=0,
+        digest="0" * 64,
+        edit=edit,
+        unit="lines",
+        unit_line=start,
+        unit_end_line=start + 3,
+    )
     with Patch.build(m, text, index):
         with pytest.raises(NameError):
             module.lines(1)
@@ -231,9 +240,19 @@ def test_hand_made_super_edit_is_repaired_and_a_missing_unit_refused(subject):
     line = SUBJECT.splitlines()[first]
     col = line.index("super().size() + 1")
     edit = Edit("x", first + 1, col, first + 1, col + len("super().size() + 1"), "2", "super() gone", EXPRESSION)
-    m = Mutant(path=str(Path(module.__file__).resolve()), relpath="subject_mod.py", qualname="Child.size",
-               operator="x", index=0, digest="0" * 64, edit=edit, unit="Child.size", unit_line=first,
-               unit_end_line=first + 1, wrappers=((first - 3, 0, "Child"),))
+    m = Mutant(
+        path=str(Path(module.__file__).resolve()),
+        relpath="subject_mod.py",
+        qualname="Child.size",
+        operator="x",
+        index=0,
+        digest="0" * 64,
+        edit=edit,
+        unit="Child.size",
+        unit_line=first,
+        unit_end_line=first + 1,
+        wrappers=((first - 3, 0, "Child"),),
+    )
     with Patch.build(m, SUBJECT, index):  # repaired with the cell reference
         assert module.Child().size() == 2
     broken = Mutant(**{**m.__dict__, "unit": "Child.missing"})

@@ -9,12 +9,11 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-import textwrap
 from pathlib import Path
 
 import pytest
 
-SHOP = '''\
+SHOP = """\
 import os
 
 MAX_ITEMS = 3
@@ -49,9 +48,9 @@ def shutdown(flag):
 
 def untested(x):
     return x + 1
-'''
+"""
 
-TESTS = '''\
+TESTS = """\
 import pytest
 
 from shop import add, price, shutdown, spin
@@ -73,7 +72,7 @@ def test_spin():
 
 def test_shutdown():
     assert shutdown(False) == "ok"
-'''
+"""
 
 
 @pytest.fixture
@@ -87,8 +86,9 @@ def shop(tmp_path):
 
 
 def assay(root: Path, *args: str, timeout: float = 240) -> subprocess.CompletedProcess:
-    proc = subprocess.run([sys.executable, "-m", "assay", *args], cwd=root, capture_output=True, text=True,
-                          timeout=timeout)
+    proc = subprocess.run(
+        [sys.executable, "-m", "assay", *args], cwd=root, capture_output=True, text=True, timeout=timeout
+    )
     return proc
 
 
@@ -128,8 +128,11 @@ def test_verdicts_selection_timeout_and_error(shop):
     assert "status 3" in negated[0]["detail"]
     # The os._exit line itself runs in no test: its mutants are unreached too.
     exit_line = SHOP.splitlines().index("        os._exit(3)") + 1
-    unreached = {m["qualname"] if m["qualname"] == "untested" else m["line"]
-                 for m in report["mutants"] if verdicts[m["id"]] == "unreached"}
+    unreached = {
+        m["qualname"] if m["qualname"] == "untested" else m["line"]
+        for m in report["mutants"]
+        if verdicts[m["id"]] == "unreached"
+    }
     assert unreached == {"untested", exit_line}
     assert "shop.py" in proc.stdout and "survived" in proc.stdout
 
@@ -180,7 +183,10 @@ def test_sample_is_stable_and_spread(shop):
 def test_operators_filter(shop):
     _, report = run_report(shop, "--operators", "guard", "--no-history")
     assert report["mutants"] and {m["operator"] for m in report["mutants"]} <= {
-        "guard.remove-raise", "guard.never-fires", "guard.always-fires"}
+        "guard.remove-raise",
+        "guard.never-fires",
+        "guard.always-fires",
+    }
     proc = assay(shop, "mutant", "--operators", "nonsense.family")
     assert proc.returncode == 2 and "no such operator family" in proc.stderr
 
@@ -206,18 +212,25 @@ def test_show_prints_the_diff_and_evidence(shop):
     killed = next(m for m in report["mutants"] if m["operator"] == "guard.remove-raise")
     proc = assay(shop, "mutant", "show", killed["id"])
     assert proc.returncode == 0, proc.stderr
-    assert "-        raise OverflowError(\"full\")" in proc.stdout and "+        pass" in proc.stdout
+    assert '-        raise OverflowError("full")' in proc.stdout and "+        pass" in proc.stdout
     assert "killed by: tests/test_shop.py::test_add" in proc.stdout
     proc = assay(shop, "mutant", "show", "shop.py::nothing::here#0@0")
     assert proc.returncode == 2 and "no mutant" in proc.stderr
 
 
-@pytest.mark.parametrize("setup, message", [
-    (lambda root: None, "does not exist"),
-    (lambda root: (root / "tests" / "test_shop.py").write_text(TESTS + "\n\ndef test_red():\n    assert False\n"),
-     "baseline is not green"),
-    (lambda root: (root / "pyproject.toml").write_text("[tool.assay]\nmutate = 3\n"), "mutate must be a list"),
-])
+@pytest.mark.parametrize(
+    "setup, message",
+    [
+        (lambda root: None, "does not exist"),
+        (
+            lambda root: (root / "tests" / "test_shop.py").write_text(
+                TESTS + "\n\ndef test_red():\n    assert False\n"
+            ),
+            "baseline is not green",
+        ),
+        (lambda root: (root / "pyproject.toml").write_text("[tool.assay]\nmutate = 3\n"), "mutate must be a list"),
+    ],
+)
 def test_bad_input_is_exit_2(shop, setup, message):
     setup(shop)
     args = ["--paths", "missing.py"] if message == "does not exist" else []
@@ -227,7 +240,7 @@ def test_bad_input_is_exit_2(shop, setup, message):
     assert "Traceback" not in proc.stderr
 
 
-HEADERS = '''\
+HEADERS = """\
 def header_value(data: bytes) -> bytes:
     if len(data) > 64:
         raise ValueError("header too long")
@@ -235,9 +248,9 @@ def header_value(data: bytes) -> bytes:
     if not sep:
         raise ValueError("no colon")
     return value.strip()
-'''
+"""
 
-HEADER_TESTS = '''\
+HEADER_TESTS = """\
 import pytest
 
 from headers import header_value
@@ -250,9 +263,9 @@ def test_value():
 def test_no_colon():
     with pytest.raises(ValueError):
         header_value(b"Host")
-'''
+"""
 
-HEADER_TARGET = '''\
+HEADER_TARGET = """\
 import assay
 
 import headers
@@ -261,7 +274,7 @@ import headers
 @assay.target(expected=(ValueError,), sources=["headers.py"], max_len=200, seeds=[b"Host: example"])
 def header(data: bytes):
     return headers.header_value(data)
-'''
+"""
 
 
 @pytest.fixture
@@ -283,8 +296,9 @@ def test_fuzzing_kills_a_guard_no_test_checks(headers):
     before = {(m["line"], m["operator"]): m["verdict"] for m in plain["mutants"]}
     assert before[(2, "guard.never-fires")] == "survived"
     assert before[(3, "guard.remove-raise")] == "unreached"
-    proc, report = run_report(headers, "--fuzz", "on", "--fuzz-cases", "300", "--fuzz-seed", "1", "--no-history",
-                              "--operators", "guard")
+    proc, report = run_report(
+        headers, "--fuzz", "on", "--fuzz-cases", "300", "--fuzz-seed", "1", "--no-history", "--operators", "guard"
+    )
     after = {(m["line"], m["operator"]): m["verdict"] for m in report["mutants"]}
     assert after[(2, "guard.never-fires")] == "killed-by-fuzz", proc.stdout
     removed = [m for m in report["mutants"] if m["line"] == 3]
@@ -323,8 +337,9 @@ def test_assay_test_runs_the_suite_then_a_sample(shop):
     assert proc.returncode == 0, proc.stdout + proc.stderr  # pytest's status: the suite is green
     assert "4 passed" in proc.stdout  # pytest's own output is shown
     assert "mutants: 4 (" in proc.stdout
-    proc = assay(shop, "test", "--mutant", "sample", "--mutant-samples", "4", "--no-history",
-                 "--mutant-fail-under", "100")
+    proc = assay(
+        shop, "test", "--mutant", "sample", "--mutant-samples", "4", "--no-history", "--mutant-fail-under", "100"
+    )
     assert proc.returncode == 1 and "below --mutant-fail-under" in proc.stderr
     (shop / "tests" / "test_shop.py").write_text(TESTS + "\n\ndef test_red():\n    assert False\n")
     proc = assay(shop, "test", "--mutant", "sample", "--no-history")
@@ -350,7 +365,9 @@ def test_import_time_code_is_unreached_and_not_judged(tmp_path):
         "def lookup(n):\n"
         "    return TABLE[n]\n"
     )
-    (root / "tests" / "test_rules.py").write_text("from rules import lookup\n\n\ndef test_lookup():\n    assert lookup(2) == 20\n")
+    (root / "tests" / "test_rules.py").write_text(
+        "from rules import lookup\n\n\ndef test_lookup():\n    assert lookup(2) == 20\n"
+    )
     (root / "pyproject.toml").write_text('[tool.assay]\nmutate = ["rules.py"]\n')
     proc, report = run_report(root, "--no-history")
     build = by_function(report, "_build")
@@ -380,7 +397,8 @@ def test_a_test_that_fails_kills_even_after_another_hung(tmp_path):
     _, report = run_report(root, "--no-history", "--jobs", "1")
     negated = [m for m in by_function(report, "countdown") if m["operator"] == "condition.negate"]
     assert [(m["verdict"], m["killed_by"], m["tests_run"]) for m in negated] == [
-        ("killed", "tests/test_loop.py::test_three_slowly", 2)]
+        ("killed", "tests/test_loop.py::test_three_slowly", 2)
+    ]
     assert "timeout in tests/test_loop.py::test_zero" in negated[0]["detail"]
     # `n -= 1` -> `n += 1`: test_zero passes and then test_three_slowly hangs; nothing is
     # left to resume, and the hung test is named.

@@ -69,8 +69,12 @@ def native_run(tmp_path):
 
     def run(project, name, *, cases=None, budget=None, replay_only=False, corpus=None, seed=1, deadline=None):
         options = NativeOptions(
-            corpus_root=str(corpus or tmp_path / "corpus"), artifact_root=str(tmp_path / "artifacts"),
-            project_root=str(project.root), max_cases=cases, replay_only=replay_only, deadline=deadline,
+            corpus_root=str(corpus or tmp_path / "corpus"),
+            artifact_root=str(tmp_path / "artifacts"),
+            project_root=str(project.root),
+            max_cases=cases,
+            replay_only=replay_only,
+            deadline=deadline,
         )
         return run_native_target(project.native[name], options, master_seed=seed, tseed=seed, budget=budget)
 

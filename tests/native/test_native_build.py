@@ -79,7 +79,9 @@ def test_defines_and_cflags_are_part_of_the_identity(fresh_project, clang):
 
 
 def test_compile_error_is_a_build_error_exit_2(fresh_project, clang):
-    (fresh_project.root / "planted.c").write_text("int LLVMFuzzerTestOneInput(const char *d, unsigned long n) { return nope; }\n")
+    (fresh_project.root / "planted.c").write_text(
+        "int LLVMFuzzerTestOneInput(const char *d, unsigned long n) { return nope; }\n"
+    )
     with pytest.raises(BuildError, match="failed to build") as info:
         ensure_build(fresh_project.native["planted"], fresh_project.root, tc=clang)
     assert isinstance(info.value, ConfigError)

@@ -49,7 +49,9 @@ def test_report_has_no_schedule_digest_but_says_why(planted_project, native_run)
     report = build_report(CampaignResult(1, [outcome], 0.0, 1.0), arguments={})
     entry = report["targets"]["deep"]
     assert entry["schedule_digest"] is None and "does not expose" in entry["schedule_note"]
-    assert entry["build"]["identity"] == outcome.build["identity"] and entry["build"]["manifest"].endswith("manifest.json")
+    assert entry["build"]["identity"] == outcome.build["identity"] and entry["build"]["manifest"].endswith(
+        "manifest.json"
+    )
     assert [p.rsplit("/", 1)[-1] for p in entry["build"]["inputs"]] == ["deep.c"]
     assert "-fsanitize=fuzzer,address,undefined" in entry["build"]["argv"] and entry["build"]["compiler"]["sha256"]
     assert entry["corpus_size"] == len(entry["initial_corpus"]) + len(entry["corpus_additions"]) + 1  # + the seed
@@ -61,8 +63,12 @@ def test_a_bad_corpus_entry_refuses_before_anything_runs(planted_project, tmp_pa
     folder = tmp_path / "corpus" / "deep"
     folder.mkdir(parents=True)
     (folder / ("0" * 64 + ".input")).write_bytes(b"x")
-    options = NativeOptions(corpus_root=str(tmp_path / "corpus"), artifact_root=str(tmp_path / "a"),
-                            project_root=str(planted_project.root), max_cases=10)
+    options = NativeOptions(
+        corpus_root=str(tmp_path / "corpus"),
+        artifact_root=str(tmp_path / "a"),
+        project_root=str(planted_project.root),
+        max_cases=10,
+    )
     with pytest.raises(CorpusError, match="name does not match"):
         run_native_campaign([planted_project.native["deep"]], options, master_seed=1)
     assert not (tmp_path / "a").exists()

@@ -21,7 +21,9 @@ CLASSES = [
 ]
 
 
-@pytest.mark.parametrize("data,signature", CLASSES, ids=[c[1].split(":")[0] + ":" + c[1].split(":")[1].split("@")[0] for c in CLASSES])
+@pytest.mark.parametrize(
+    "data,signature", CLASSES, ids=[c[1].split(":")[0] + ":" + c[1].split(":")[1].split("@")[0] for c in CLASSES]
+)
 def test_planted_class_signature_and_artifact(planted_project, native_run, tmp_path, data, signature):
     Corpus(tmp_path / "corpus", "planted", 4096).add(data)
     outcome = native_run(planted_project, "planted", replay_only=True)
@@ -41,9 +43,17 @@ def test_planted_class_signature_and_artifact(planted_project, native_run, tmp_p
     assert meta["python"]["abi"] and meta["platform"]
     assert meta["determinism"]["same_signature"] is True and meta["determinism"]["replays"] == 2
     assert meta["original_size"] == len(data) and meta["minimized_size"] == len(art.input) <= len(data)
-    assert signature.split(":")[1].split("@")[0].split(":")[0].replace("-on-unknown-address", "") in meta["sanitizer_report"] \
-        or "timeout" in meta["sanitizer_report"] or "leak" in meta["sanitizer_report"] or "out-of-memory" in meta["sanitizer_report"]
-    assert "ERROR" in (art.path / "diagnostic.log").read_text() or "runtime error" in (art.path / "diagnostic.log").read_text()
+    assert (
+        signature.split(":")[1].split("@")[0].split(":")[0].replace("-on-unknown-address", "")
+        in meta["sanitizer_report"]
+        or "timeout" in meta["sanitizer_report"]
+        or "leak" in meta["sanitizer_report"]
+        or "out-of-memory" in meta["sanitizer_report"]
+    )
+    assert (
+        "ERROR" in (art.path / "diagnostic.log").read_text()
+        or "runtime error" in (art.path / "diagnostic.log").read_text()
+    )
     # The verdict round-trips (the promoter and assay replay read it).
     assert art.verdict.signature == signature
     assert [a.signature for a in iter_artifacts(tmp_path / "artifacts")] == [signature]
@@ -76,8 +86,9 @@ def test_replay_judges_the_original_when_minimizing_changes_the_failure(planted_
 
     target = planted_project.native["planted"]
     build = ensure_build(target, planted_project.root, tc=clang)
-    replayer = Replayer(build, target, planted_project.root, sanitizer_env(embed_python=False, symbolizer=clang.symbolizer),
-                        tmp_path)
+    replayer = Replayer(
+        build, target, planted_project.root, sanitizer_env(embed_python=False, symbolizer=clang.symbolizer), tmp_path
+    )
     replayer.minimize = lambda data, seed: b"Sx"  # a "smaller" input with another bug
     data = b"H" + b"y" * 20
     failure, log = replayer.run(data)

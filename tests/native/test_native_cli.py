@@ -15,8 +15,9 @@ HEAP = "native-asan:heap-buffer-overflow:READ:4@heap_overflow<LLVMFuzzerTestOneI
 
 
 def assay(*args, cwd=None):
-    return subprocess.run([sys.executable, "-m", "assay", *map(str, args)], capture_output=True, text=True, cwd=cwd,
-                          timeout=600)
+    return subprocess.run(
+        [sys.executable, "-m", "assay", *map(str, args)], capture_output=True, text=True, cwd=cwd, timeout=600
+    )
 
 
 def test_targets_lists_native_targets(planted_root):
@@ -32,14 +33,34 @@ def test_targets_lists_native_targets(planted_root):
 def test_fuzz_native_finds_reports_and_replays(planted_root, tmp_path):
     Corpus(tmp_path / "c", "planted", 4096).add(b"Hx")
     report = tmp_path / "r.json"
-    r = assay("fuzz", "--project", planted_root, "--fuzz-backend", "native", "--fuzz-target", "planted",
-              "--fuzz-replay-only", "--fuzz-corpus", tmp_path / "c", "--fuzz-artifacts", tmp_path / "a", "--report", report)
+    r = assay(
+        "fuzz",
+        "--project",
+        planted_root,
+        "--fuzz-backend",
+        "native",
+        "--fuzz-target",
+        "planted",
+        "--fuzz-replay-only",
+        "--fuzz-corpus",
+        tmp_path / "c",
+        "--fuzz-artifacts",
+        tmp_path / "a",
+        "--report",
+        report,
+    )
     assert r.returncode == 1, r.stderr
     # The console names the bug by its key (kind, access, function), not the sanitizer's address line.
-    assert "[native-asan] " + HEAP.split(":", 1)[1] in r.stdout and "no schedule digest" in r.stdout and "native build" in r.stdout
+    assert (
+        "[native-asan] " + HEAP.split(":", 1)[1] in r.stdout
+        and "no schedule digest" in r.stdout
+        and "native build" in r.stdout
+    )
     data = json.loads(report.read_text())
     entry = data["targets"]["planted"]
-    assert entry["backend"] == "native" and entry["schedule_digest"] is None and entry["findings"][0]["signature"] == HEAP
+    assert (
+        entry["backend"] == "native" and entry["schedule_digest"] is None and entry["findings"][0]["signature"] == HEAP
+    )
     artifact = entry["findings"][0]["artifact"]
     r = assay("replay", "--project", planted_root, "planted", artifact)
     assert r.returncode == 1 and f"signature: {HEAP}" in r.stdout and "AddressSanitizer" in r.stdout
@@ -50,7 +71,9 @@ def test_fuzz_native_finds_reports_and_replays(planted_root, tmp_path):
 
 
 def test_budget_under_one_second_is_exit_2(planted_root):
-    r = assay("fuzz", "--project", planted_root, "--fuzz-backend", "native", "--fuzz-target", "deep", "--fuzz-budget", "0.5")
+    r = assay(
+        "fuzz", "--project", planted_root, "--fuzz-backend", "native", "--fuzz-target", "deep", "--fuzz-budget", "0.5"
+    )
     assert r.returncode == 2 and "at least 1 whole second" in r.stderr
 
 
@@ -74,10 +97,30 @@ def test_backend_all_runs_python_and_native_targets(planted_root, tmp_path):
     r = assay("targets", "--project", project, "--json")
     assert r.returncode == 0, r.stderr
     assert {t["name"]: t["backend"] for t in json.loads(r.stdout)} == {
-        "py_clean": "python", "planted": "native", "deep": "native", "embedded": "native", "api_deep": "native"}
+        "py_clean": "python",
+        "planted": "native",
+        "deep": "native",
+        "embedded": "native",
+        "api_deep": "native",
+    }
     report = tmp_path / "r.json"
-    r = assay("fuzz", "--project", project, "--fuzz-backend", "all", "--fuzz-target", "py_clean", "--fuzz-target", "api_deep",
-              "--fuzz-cases", "500", "--fuzz-seed", "1", "--report", report)
+    r = assay(
+        "fuzz",
+        "--project",
+        project,
+        "--fuzz-backend",
+        "all",
+        "--fuzz-target",
+        "py_clean",
+        "--fuzz-target",
+        "api_deep",
+        "--fuzz-cases",
+        "500",
+        "--fuzz-seed",
+        "1",
+        "--report",
+        report,
+    )
     assert r.returncode == 0, r.stdout + r.stderr
     targets = json.loads(report.read_text())["targets"]
     assert set(targets) == {"py_clean", "api_deep"}
@@ -115,6 +158,22 @@ def test_missing_clang_is_exit_2_with_the_install_command(tmp_path):
     (tmp_path / "pyproject.toml").write_text('[tool.assay]\ntargets = []\n[tool.assay.native.x]\nharness = "h.c"\n')
     (tmp_path / "h.c").write_text("int LLVMFuzzerTestOneInput(const char *d, unsigned long n) { return 0; }\n")
     env = {**os.environ, "ASSAY_CLANG": "clang-that-does-not-exist"}
-    r = subprocess.run([sys.executable, "-m", "assay", "fuzz", "--project", str(tmp_path), "--fuzz-backend", "native",
-                        "--fuzz-cases", "10"], capture_output=True, text=True, env=env, timeout=120)
+    r = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "assay",
+            "fuzz",
+            "--project",
+            str(tmp_path),
+            "--fuzz-backend",
+            "native",
+            "--fuzz-cases",
+            "10",
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
     assert r.returncode == 2 and INSTALL_HINT in r.stderr

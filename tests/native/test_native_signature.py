@@ -69,6 +69,8 @@ def test_rss_oom_without_stack_and_clean_output():
 
 
 def test_frames_without_in_or_location():
-    assert parse_frame("    #3 0x7f1c2225a04f  (/lib/x86_64-linux-gnu/libc.so.6+0x3c04f) (BuildId: 93ac)").function == ""
+    assert (
+        parse_frame("    #3 0x7f1c2225a04f  (/lib/x86_64-linux-gnu/libc.so.6+0x3c04f) (BuildId: 93ac)").function == ""
+    )
     frame = parse_frame("    #0 0x55 in parse_heap /tmp/p/planted.c:6:111")
     assert (frame.function, frame.file, frame.line) == ("parse_heap", "/tmp/p/planted.c", 6)

@@ -12,8 +12,9 @@ import pytest
 
 
 def assay(*args, cwd, timeout=300):
-    return subprocess.run([sys.executable, "-m", "assay", *args], capture_output=True, text=True, cwd=cwd,
-                          timeout=timeout)
+    return subprocess.run(
+        [sys.executable, "-m", "assay", *args], capture_output=True, text=True, cwd=cwd, timeout=timeout
+    )
 
 
 def _no_traceback(stderr: str) -> None:
@@ -116,7 +117,7 @@ def test_init_without_a_package_or_pyproject(tmp_path):
 
 
 def test_init_refuses_a_pyproject_it_cannot_extend(tmp_path):
-    (tmp_path / "pyproject.toml").write_text('tool = { black = { line-length = 100 } }\n')
+    (tmp_path / "pyproject.toml").write_text("tool = { black = { line-length = 100 } }\n")
     r = assay("init", cwd=tmp_path)
     assert r.returncode == 2 and "[tool.assay]" in r.stderr and not (tmp_path / "fuzz").exists()
 
@@ -124,7 +125,12 @@ def test_init_refuses_a_pyproject_it_cannot_extend(tmp_path):
 @pytest.mark.skipif(shutil.which("python3.11") is None, reason="no Python 3.11 on this machine")
 def test_old_python_gets_one_clear_line():
     src = Path(__file__).resolve().parents[2] / "src"
-    r = subprocess.run(["python3.11", "-m", "assay", "fuzz"], capture_output=True, text=True,
-                       env={"PYTHONPATH": str(src), "PATH": "/usr/bin:/bin"}, timeout=60)
+    r = subprocess.run(
+        ["python3.11", "-m", "assay", "fuzz"],
+        capture_output=True,
+        text=True,
+        env={"PYTHONPATH": str(src), "PATH": "/usr/bin:/bin"},
+        timeout=60,
+    )
     assert r.returncode == 2 and "assay needs CPython 3.12+" in r.stderr
     assert len(r.stderr.strip().splitlines()) == 1

@@ -24,8 +24,9 @@ JSONSCHEMA_HARNESS = Path(importlib.util.find_spec("jsonschema").origin).parent 
 
 
 def assay(*args, cwd, timeout=300):
-    return subprocess.run([sys.executable, "-m", "assay", *args], capture_output=True, text=True, cwd=cwd,
-                          timeout=timeout)
+    return subprocess.run(
+        [sys.executable, "-m", "assay", *args], capture_output=True, text=True, cwd=cwd, timeout=timeout
+    )
 
 
 # -- FuzzedDataProvider ------------------------------------------------------------------------------
@@ -104,8 +105,9 @@ def test_atheris_harness_unchanged_without_atheris(tmp_path):
 
 
 def test_two_test_one_inputs_never_clash_and_listing_says_from_imports(tmp_path):
-    r = assay("targets", "--json", str(HARNESSES / "atheris_h11.py"), str(HARNESSES / "atheris_markup.py"),
-              cwd=tmp_path)
+    r = assay(
+        "targets", "--json", str(HARNESSES / "atheris_h11.py"), str(HARNESSES / "atheris_markup.py"), cwd=tmp_path
+    )
     assert r.returncode == 0, r.stderr
     listed = {t["name"]: t for t in json.loads(r.stdout)}
     assert set(listed) == {"atheris_h11:TestOneInput", "atheris_markup:TestOneInput"}
@@ -122,9 +124,22 @@ def test_libfuzzer_flags_and_corpus_folders(tmp_path):
     (extra / "seed1").write_bytes(b"\x00GET / HTTP/1.1\r\nHost: example.com\r\n\r\n" * 4)
     dictionary = tmp_path / "http.dict"
     dictionary.write_text('# tokens\nverb="POST"\n"Transfer-Encoding: chunked\\x0d\\x0a"\n')
-    r = assay("fuzz", str(HARNESSES / "atheris_h11.py"), "-runs=300", "-seed=5", "-max_len=64", "-timeout=5",
-              f"-dict={dictionary}", "-rss_limit_mb=1024", "-use_value_profile=1", str(corpus), str(extra),
-              "--report", str(tmp_path / "r.json"), cwd=tmp_path)
+    r = assay(
+        "fuzz",
+        str(HARNESSES / "atheris_h11.py"),
+        "-runs=300",
+        "-seed=5",
+        "-max_len=64",
+        "-timeout=5",
+        f"-dict={dictionary}",
+        "-rss_limit_mb=1024",
+        "-use_value_profile=1",
+        str(corpus),
+        str(extra),
+        "--report",
+        str(tmp_path / "r.json"),
+        cwd=tmp_path,
+    )
     assert r.returncode == 0, r.stderr + r.stdout
     assert "-use_value_profile=1 ignored" in r.stderr
     report = json.loads((tmp_path / "r.json").read_text())
@@ -148,8 +163,11 @@ def test_unknown_and_unmapped_flags_exit_2(tmp_path):
 def test_translate_moves_positionals_after_options():
     takes_value = {"--fuzz-cases", "--fuzz-corpus"}.__contains__
     notes = []
-    out = translate(["h.py", "--fuzz-corpus", "c", "-runs=0", "corpus/", "-seed=0", "-print_final_stats=1"],
-                    takes_value, notes.append)
+    out = translate(
+        ["h.py", "--fuzz-corpus", "c", "-runs=0", "corpus/", "-seed=0", "-print_final_stats=1"],
+        takes_value,
+        notes.append,
+    )
     assert out == ["--fuzz-corpus", "c", "--fuzz-replay-only", "h.py", "corpus/"]
     assert notes and "print_final_stats" in notes[0]
     assert translate(["-runs=-1", "-max_total_time=30"], takes_value, notes.append) == ["--fuzz-budget", "30"]
@@ -194,12 +212,17 @@ def test_hypothesis_test_by_path_and_name(tmp_path):
         "def test_other(n):\n"
         "    assert n == n\n"
     )
-    r = assay("fuzz", "tests/test_roundtrip.py::test_quote_roundtrip", "--fuzz-cases", "100", "--fuzz-seed", "1",
-              cwd=tmp_path)
+    r = assay(
+        "fuzz", "tests/test_roundtrip.py::test_quote_roundtrip", "--fuzz-cases", "100", "--fuzz-seed", "1", cwd=tmp_path
+    )
     assert r.returncode == 0, r.stderr + r.stdout
     assert "test_roundtrip:test_quote_roundtrip: 100 cases" in r.stdout and "test_other" not in r.stdout
     r = assay("targets", "tests/test_roundtrip.py", cwd=tmp_path)
-    assert r.returncode == 0 and "test_roundtrip:test_other" in r.stdout and "test_roundtrip:test_quote_roundtrip" in r.stdout
+    assert (
+        r.returncode == 0
+        and "test_roundtrip:test_other" in r.stdout
+        and "test_roundtrip:test_quote_roundtrip" in r.stdout
+    )
     r = assay("fuzz", "tests/test_roundtrip.py::nope", cwd=tmp_path)
     assert r.returncode == 2 and "has no function 'nope'" in r.stderr and "test_other" in r.stderr
 

@@ -10,13 +10,12 @@ from __future__ import annotations
 import subprocess
 import sys
 import textwrap
-from pathlib import Path
 
 import pytest
 
 pytestmark = pytest.mark.campaign
 
-HARNESS = textwrap.dedent('''
+HARNESS = textwrap.dedent("""
     import sys
     import atheris
     import plistlib
@@ -34,7 +33,7 @@ HARNESS = textwrap.dedent('''
     if __name__ == "__main__":
         atheris.Setup(sys.argv, TestOneInput)
         atheris.Fuzz()
-''')
+""")
 
 
 def assay(*args, cwd):
@@ -61,12 +60,22 @@ def test_path_target_finding_replays_and_promotes(tmp_path):
     assert tests, promote.stdout + promote.stderr
     body = tests[0].read_text()
     assert "harness=HARNESS" in body and "PROJECT_ROOT / 'harnesses/fuzz_plist.py'" in body
-    red = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(tests[0])],
-                         capture_output=True, text=True, cwd=tmp_path, timeout=300)
+    red = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(tests[0])],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=300,
+    )
     assert red.returncode == 1 and "planted: a PL prefix" in red.stdout, red.stdout + red.stderr
     # Fix the bug: the same emitted test goes green.
     harness = tmp_path / "harnesses" / "fuzz_plist.py"
     harness.write_text(HARNESS.replace('raise RuntimeError("planted: a PL prefix")', "pass"))
-    green = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(tests[0])],
-                           capture_output=True, text=True, cwd=tmp_path, timeout=300)
+    green = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(tests[0])],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=300,
+    )
     assert green.returncode == 0, green.stdout + green.stderr

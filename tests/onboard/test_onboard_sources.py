@@ -7,13 +7,14 @@ import subprocess
 import sys
 from pathlib import Path
 
-from assay.harness.imported import imported_packages
 from assay.core.platform_check import problem
+from assay.harness.imported import imported_packages
 
 
 def assay(*args, cwd, timeout=300):
-    return subprocess.run([sys.executable, "-m", "assay", *args], capture_output=True, text=True, cwd=cwd,
-                          timeout=timeout)
+    return subprocess.run(
+        [sys.executable, "-m", "assay", *args], capture_output=True, text=True, cwd=cwd, timeout=timeout
+    )
 
 
 H11_TARGET = """\
@@ -57,8 +58,19 @@ def test_default_sources_give_the_library_coverage(tmp_path):
     runs = {}
     for label, extra in (("default", []), ("harness only", ["--sources", "fuzz/fuzz_h11_default.py"])):
         report = tmp_path / f"{label}.json"
-        r = assay("fuzz", "--fuzz-cases", "300", "--fuzz-seed", "3", "--fuzz-corpus", str(tmp_path / label),
-                  "--report", str(report), *extra, cwd=project)
+        r = assay(
+            "fuzz",
+            "--fuzz-cases",
+            "300",
+            "--fuzz-seed",
+            "3",
+            "--fuzz-corpus",
+            str(tmp_path / label),
+            "--report",
+            str(report),
+            *extra,
+            cwd=project,
+        )
         assert r.returncode in (0, 1), r.stderr
         runs[label] = (json.loads(report.read_text())["targets"]["h11_server"], r.stderr)
     default, harness_only = runs["default"][0], runs["harness only"][0]
@@ -84,8 +96,7 @@ def test_imported_packages_rules(tmp_path):
 
     module = types.ModuleType("harness_under_test")
     module.__file__ = str(tmp_path / "fuzz" / "harness_under_test.py")
-    module.__dict__.update(h11=h11, json=json, Path=Path, conn=h11.Connection(h11.CLIENT), sys=sys,
-                           problem=problem)
+    module.__dict__.update(h11=h11, json=json, Path=Path, conn=h11.Connection(h11.CLIENT), sys=sys, problem=problem)
     assert imported_packages(module, tmp_path) == ("h11",)  # stdlib, assay and the module itself left out
 
 

@@ -53,7 +53,7 @@ def parse(text):
         section[key.strip()] = value  # the planted bug: a key before any [section]
     return out
 '''
-GIVEN_TEST = '''\
+GIVEN_TEST = """\
 from hypothesis import given, strategies as st
 
 import tinyini
@@ -63,7 +63,7 @@ import tinyini
 def test_roundtrip(pairs):
     text = "[s]\\n" + "".join(f"{k} = {v}\\n" for k, v in pairs.items())
     assert tinyini.parse(text) == {"s": {k: v.strip() for k, v in pairs.items()}}
-'''
+"""
 
 
 def _run(args, cwd, env, timeout=300):
@@ -77,8 +77,23 @@ def _wheel(tmp_path: Path) -> Path:
     for name in ("pyproject.toml", "README.md"):
         shutil.copy(ROOT / name, source / name)
     dist = tmp_path / "dist"
-    r = _run([sys.executable, "-m", "pip", "wheel", "-v", "--no-deps", "--no-build-isolation", "--no-index", "-w",
-              str(dist), str(source)], tmp_path, os.environ)
+    r = _run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "-v",
+            "--no-deps",
+            "--no-build-isolation",
+            "--no-index",
+            "-w",
+            str(dist),
+            str(source),
+        ],
+        tmp_path,
+        os.environ,
+    )
     assert r.returncode == 0, r.stdout + r.stderr
     assert "Warning" not in r.stderr + r.stdout, r.stderr  # builds cleanly: no deprecation warnings
     [wheel] = dist.glob("assay-*.whl")
@@ -87,8 +102,10 @@ def _wheel(tmp_path: Path) -> Path:
 
 def _link_libraries(into: Path) -> None:
     """Link each top-level module the libraries import from site-packages into ``into``."""
-    code = ("import importlib, json, sys\n[importlib.import_module(n) for n in sys.argv[1:]]\n"
-            "print(json.dumps({n: getattr(m, '__file__', None) for n, m in sys.modules.items() if '.' not in n}))")
+    code = (
+        "import importlib, json, sys\n[importlib.import_module(n) for n in sys.argv[1:]]\n"
+        "print(json.dumps({n: getattr(m, '__file__', None) for n, m in sys.modules.items() if '.' not in n}))"
+    )
     r = _run([sys.executable, "-c", code, *LIBRARIES], into.parent, {**os.environ, "PYTHONPATH": ""})
     assert r.returncode == 0, r.stderr
     sites = {sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]}
@@ -109,12 +126,18 @@ def test_new_user_walk(tmp_path):
     r = _run([sys.executable, "-m", "venv", "--without-pip", str(venv)], tmp_path, os.environ)
     assert r.returncode == 0, r.stderr
     python = venv / "bin" / "python"
-    r = _run([sys.executable, "-m", "pip", "--python", str(python), "install", "--no-deps", "--no-index", str(wheel)],
-             tmp_path, os.environ)
+    r = _run(
+        [sys.executable, "-m", "pip", "--python", str(python), "install", "--no-deps", "--no-index", str(wheel)],
+        tmp_path,
+        os.environ,
+    )
     assert r.returncode == 0, r.stdout + r.stderr
     _link_libraries(tmp_path / "libraries")
-    site = Path(_run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"], tmp_path,
-                     {}).stdout.strip())
+    site = Path(
+        _run(
+            [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"], tmp_path, {}
+        ).stdout.strip()
+    )
     (site / "walk_libraries.pth").write_text(str(tmp_path / "libraries") + "\n")
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "VIRTUAL_ENV", "PYTEST", "COV_"))}
     env["PATH"] = f"{venv / 'bin'}{os.pathsep}{env.get('PATH', '')}"
@@ -128,9 +151,22 @@ def test_new_user_walk(tmp_path):
     assert _run([str(python), "-c", "import atheris"], tmp_path, env).returncode == 1
 
     # The README's first command, with only the examples' own extras (h11, tomli-w) beside assay.
-    r = assay("fuzz", "--project", str(ROOT / "examples"), "--fuzz-target", "email_address_header", "--fuzz-cases",
-              "200", "--fuzz-seed", "2", "--fuzz-corpus", str(tmp_path / "ex-corpus"), "--fuzz-artifacts",
-              str(tmp_path / "ex-artifacts"), cwd=tmp_path)
+    r = assay(
+        "fuzz",
+        "--project",
+        str(ROOT / "examples"),
+        "--fuzz-target",
+        "email_address_header",
+        "--fuzz-cases",
+        "200",
+        "--fuzz-seed",
+        "2",
+        "--fuzz-corpus",
+        str(tmp_path / "ex-corpus"),
+        "--fuzz-artifacts",
+        str(tmp_path / "ex-artifacts"),
+        cwd=tmp_path,
+    )
     assert r.returncode in (0, 1) and "email_address_header: " in r.stdout, r.stdout + r.stderr
 
     # A fresh package, not installed: nothing configured yet says what to do.
@@ -155,8 +191,9 @@ def test_new_user_walk(tmp_path):
     # A Hypothesis test, unchanged, from the tests folder.
     (project / "tests").mkdir()
     (project / "tests" / "test_tinyini.py").write_text(GIVEN_TEST)
-    r = assay("fuzz", "test_tinyini.py::test_roundtrip", "--fuzz-cases", "200", "--fuzz-seed", "1",
-              cwd=project / "tests")
+    r = assay(
+        "fuzz", "test_tinyini.py::test_roundtrip", "--fuzz-cases", "200", "--fuzz-seed", "1", cwd=project / "tests"
+    )
     assert r.returncode == 0, r.stdout + r.stderr
     assert "test_tinyini:test_roundtrip: 200 cases" in r.stdout
 

@@ -239,7 +239,7 @@ def make_file_app(root: str, *, confine: bool):
     def handle(environ):
         path = environ["PATH_INFO"]
         if path.startswith("/files/"):
-            rel = path[len("/files/"):]
+            rel = path[len("/files/") :]
             full = os.path.normpath(os.path.join(root, rel))
             if confine and os.path.commonpath([full, root]) != root:
                 return "404 Not Found", b"no such file"

@@ -8,15 +8,15 @@ import tempfile
 from pathlib import Path
 from urllib.parse import quote
 
+import oracle_subjects as subj
 import pytest
 
-import oracle_subjects as subj
+from assay.core.observe import InvariantViolation, OracleFailure, feature
+from assay.core.target import make_target
 from assay.engine.execute import run_input
 from assay.gen.bytesource import ByteSource
-from assay.core.observe import InvariantViolation, OracleFailure, feature
 from assay.oracles import http_5xx, no_5xx, no_secret, plant_secret, wsgi_call
 from assay.oracles.http import SECRET_NAME
-from assay.core.target import make_target
 
 SUBJECTS = str(Path(subj.__file__).resolve())
 #: Generated cases per campaign (seed 1 finds the escape at case ~2300).
@@ -86,9 +86,13 @@ def _target(fn):
 def test_http_oracles_fire_on_the_broken_app_only(campaign, tmp_path, broken, correct, signature):
     for seed in SEEDS:
         assert run_input(_target(broken), seed) is None
-    (found,) = campaign([_target(broken)], cases=CASES, seed=1, corpus=tmp_path / "c1", artifacts=tmp_path / "a1").targets
+    (found,) = campaign(
+        [_target(broken)], cases=CASES, seed=1, corpus=tmp_path / "c1", artifacts=tmp_path / "a1"
+    ).targets
     assert [f.signature for f in found.findings] == [signature]
-    (clean,) = campaign([_target(correct)], cases=CASES, seed=1, corpus=tmp_path / "c2", artifacts=tmp_path / "a2").targets
+    (clean,) = campaign(
+        [_target(correct)], cases=CASES, seed=1, corpus=tmp_path / "c2", artifacts=tmp_path / "a2"
+    ).targets
     assert clean.findings == []
 
 
@@ -141,6 +145,7 @@ def test_signatures_per_route_and_status_and_secret_kinds():
         def app(environ, start_response):
             start_response(f"{code} X", [("Set-Cookie", environ["PATH_INFO"])])
             return [b""]
+
         return app
 
     with pytest.raises(OracleFailure) as info:

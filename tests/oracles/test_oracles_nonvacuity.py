@@ -8,15 +8,24 @@ runs the correct version in the same budget, which must stay clean.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
-
-import pytest
 
 import oracle_subjects as subj
-from assay.oracles import Allow, AllowList, differential, error_shape, idempotent, monotonic_sequence, rechunk, round_trip
-from assay.store.artifacts import load_artifact
+import pytest
+
 from assay.core.target import make_target
+from assay.oracles import (
+    Allow,
+    AllowList,
+    differential,
+    error_shape,
+    idempotent,
+    monotonic_sequence,
+    rechunk,
+    round_trip,
+)
+from assay.store.artifacts import load_artifact
 
 SUBJECTS = str(Path(subj.__file__).resolve())
 #: Generated cases per campaign: enough for every planted bug at these seeds, with room.
@@ -55,7 +64,9 @@ HEX_ALLOW = AllowList(
         "binascii-error-class",
         "binascii.unhexlify reports bad input as binascii.Error (a ValueError subclass); "
         "the pure-Python decoder raises ValueError itself: both reject, only the class differs",
-        lambda data, a, b: a.is_error and b.is_error and issubclass(a.error, ValueError) and issubclass(b.error, ValueError),
+        lambda data, a, b: (
+            a.is_error and b.is_error and issubclass(a.error, ValueError) and issubclass(b.error, ValueError)
+        ),
     ),
 )
 
@@ -96,7 +107,13 @@ CASES_TABLE = [
     # (broken, correct, expected, seeds, expected signature)
     (rt_broken, rt_correct, (ValueError,), [b'say \\"hi\\"\\n', b"plain text"], "invariant:escape-codec/mismatch"),
     (rc_broken, rc_correct, (), [b"GET / HTTP/1.1\nHost: x\n\n", b"a b c"], "invariant:crlf-lines/mismatch"),
-    (es_broken, es_correct, (ValueError,), [b'{"name": "ann", "age": 37, "email": "a@b.c"}'], "error-shape:person/valid-rejected"),
+    (
+        es_broken,
+        es_correct,
+        (ValueError,),
+        [b'{"name": "ann", "age": 37, "email": "a@b.c"}'],
+        "error-shape:person/valid-rejected",
+    ),
     (diff_broken, diff_correct, (), [b"00ff10", b"deadbeef"], "differential:hex:strict~lowercase/value-vs-value"),
     (idem_broken, idem_correct, (), [b"/usr/local/bin", b"a//b"], "invariant:collapse-slashes/mismatch"),
     (mono_broken, mono_correct, (), [b"IDDQ", b"DDD"], "invariant:session-state/order"),
@@ -107,13 +124,19 @@ def _target(fn: Callable[[bytes], None], expected: tuple, seeds: list[bytes]):
     return make_target(fn, name=fn.__name__, expected=expected, seeds=seeds, max_len=64, sources=[SUBJECTS])
 
 
-@pytest.mark.parametrize("broken, correct, expected, seeds, signature", CASES_TABLE, ids=lambda v: getattr(v, "__name__", None))
-def test_broken_relation_fires_and_correct_one_stays_clean(campaign, tmp_path, broken, correct, expected, seeds, signature):
+@pytest.mark.parametrize(
+    "broken, correct, expected, seeds, signature", CASES_TABLE, ids=lambda v: getattr(v, "__name__", None)
+)
+def test_broken_relation_fires_and_correct_one_stays_clean(
+    campaign, tmp_path, broken, correct, expected, seeds, signature
+):
     for fn in (broken, correct):
         for seed in seeds:  # the engine, not the seeds, must find the bug
             assert _verdict(fn, expected, seed) is None, (fn.__name__, seed)
 
-    found = campaign([_target(broken, expected, seeds)], cases=CASES, seed=1, corpus=tmp_path / "c1", artifacts=tmp_path / "a1")
+    found = campaign(
+        [_target(broken, expected, seeds)], cases=CASES, seed=1, corpus=tmp_path / "c1", artifacts=tmp_path / "a1"
+    )
     (outcome,) = found.targets
     signatures = [f.signature for f in outcome.findings]
     assert signature in signatures
@@ -126,7 +149,9 @@ def test_broken_relation_fires_and_correct_one_stays_clean(campaign, tmp_path, b
     assert _verdict(broken, expected, art.input).signature == signature
     assert _verdict(correct, expected, art.input) is None
 
-    clean = campaign([_target(correct, expected, seeds)], cases=CASES, seed=1, corpus=tmp_path / "c2", artifacts=tmp_path / "a2")
+    clean = campaign(
+        [_target(correct, expected, seeds)], cases=CASES, seed=1, corpus=tmp_path / "c2", artifacts=tmp_path / "a2"
+    )
     (outcome,) = clean.targets
     assert outcome.findings == []
     assert outcome.cases >= CASES

@@ -7,8 +7,9 @@ import plistlib
 
 import pytest
 
-from assay.engine.execute import run_input
 from assay.core.observe import InvariantViolation, OracleFailure
+from assay.core.target import make_target
+from assay.engine.execute import run_input
 from assay.oracles import (
     Allow,
     AllowList,
@@ -23,7 +24,6 @@ from assay.oracles import (
     rechunk,
     round_trip,
 )
-from assay.core.target import make_target
 
 
 def _sig(fn, data: bytes, expected=()) -> str | None:
@@ -109,6 +109,7 @@ def test_differential_kinds_and_orientation():
     def raise_(cls):
         def f():
             raise cls("x")
+
         return f
 
     def check(values):
@@ -118,7 +119,11 @@ def test_differential_kinds_and_orientation():
     assert check({"a": 1, "b": 2}) == ("differential", "a~b", "value-vs-value")
     assert check({"a": 1, "b": raise_(ValueError)}) == ("differential", "a~b", "value-vs-error")
     assert check({"a": raise_(ValueError), "b": 1}) == ("differential", "a~b", "error-vs-value")
-    assert check({"a": raise_(ValueError), "b": raise_(KeyError)}) == ("differential", "a~b", "error-class-vs-error-class")
+    assert check({"a": raise_(ValueError), "b": raise_(KeyError)}) == (
+        "differential",
+        "a~b",
+        "error-class-vs-error-class",
+    )
     assert check({"a": 1, "b": 1, "c": 2}) == ("differential", "a~c", "value-vs-value")
     # three implementations: the first differing pair in (a,b), (a,c), (b,c) order is named
     assert check({"a": 1, "b": 2, "c": 2}) == ("differential", "a~b", "value-vs-value")
@@ -128,9 +133,7 @@ def test_differential_kinds_and_orientation():
 
 
 def test_differential_normalize_per_implementation():
-    out = differential(
-        {"lower": str.lower, "upper": str.upper}, "Ab", normalize={"upper": str.lower}
-    )
+    out = differential({"lower": str.lower, "upper": str.upper}, "Ab", normalize={"upper": str.lower})
     assert out["lower"].value == out["upper"].value == "ab"
     assert out["upper"].raw == "AB"
 

@@ -58,9 +58,9 @@ class TempProject:
 
     def artifact(self, name: str, data: bytes, *, isolated: bool = False, seed: int = 1234):
         """Run ``data`` through target ``name`` and write the finding as the engine would."""
-        from assay.harness.discovery import load_targets
         from assay.engine.execute import run_input
         from assay.engine.isolate import run_isolated
+        from assay.harness.discovery import load_targets
         from assay.store.artifacts import Finding, build_metadata, load_artifact, write_artifact
 
         project = self.project()
@@ -68,7 +68,10 @@ class TempProject:
         verdict = run_isolated(target, data).verdict if isolated else run_input(target, data, timeout=target.timeout)
         assert verdict is not None, f"{name} did not fail on {data!r}"
         finding = Finding(
-            target=name, verdict=verdict, input=data, original=data,
+            target=name,
+            verdict=verdict,
+            input=data,
+            original=data,
             determinism={"replays": 0, "reproduced": 0, "same_signature": None},
         )
         meta = build_metadata(finding, campaign_seed=seed, target_seed=seed + 1, sources=[str(self.targets_file)])

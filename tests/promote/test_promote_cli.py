@@ -5,10 +5,10 @@ from __future__ import annotations
 import argparse
 
 import pytest
-
-from assay.core.errors import ConfigError
-from assay.cli import promote as cli
 from promote_helpers import isolated_registry, temp_project  # noqa: F401 - fixtures
+
+from assay.cli import promote as cli
+from assay.core.errors import ConfigError
 
 TARGETS = """
 calls = {"n": 0}

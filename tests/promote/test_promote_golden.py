@@ -15,9 +15,9 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from promote_helpers import GOLDEN, TempProject, child_pytest_args, promote_in_pytester
 
 from assay.promote import promote_artifacts
-from promote_helpers import GOLDEN, TempProject, child_pytest_args, promote_in_pytester
 
 pytest_plugins = ["pytester"]
 
@@ -110,8 +110,21 @@ def run_pytest(cwd: Path, *paths: Path, hypothesis: bool = True) -> subprocess.C
     """pytest in a child process (without Hypothesis's plugin when the tests need none: faster)."""
     extra = [] if hypothesis else ["-p", "no:hypothesispytest"]
     return subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *extra, *child_pytest_args(), *map(str, paths)],
-        cwd=cwd, capture_output=True, text=True, timeout=120,
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            *extra,
+            *child_pytest_args(),
+            *map(str, paths),
+        ],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
 
 
@@ -154,7 +167,7 @@ def test_fuzz_goldens_fail_while_the_bug_is_present_and_pass_once_fixed(fuzz_emi
 
 
 # -- Hypothesis sources ----------------------------------------------------------------------------
-PROPS = '''
+PROPS = """
 from hypothesis import Phase, given, note, settings, strategies as st
 from hypothesis.stateful import Bundle, RuleBasedStateMachine, invariant, rule
 
@@ -195,7 +208,7 @@ class Account(RuleBasedStateMachine):
 
 TestAccount = Account.TestCase
 TestAccount.settings = settings(FAST, max_examples=200)
-'''
+"""
 
 PROPS_FIXED = PROPS.replace("sum(xs) // len(xs)", "sum(xs) // len(xs) if xs else 0").replace(
     "assert self.balance <= 150", "assert self.balance <= 10**9"

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from assay.promote import promote_artifacts
 from promote_helpers import isolated_registry, temp_project  # noqa: F401 - fixtures
+
+from assay.promote import promote_artifacts
 
 TARGETS = """
 import os
@@ -39,8 +40,16 @@ def test_every_oracle_tag_is_promoted_and_named(temp_project):
     assert [o.status for o in summary.outcomes] == ["promoted"] * len(arts)
     assert [o.oracle for o in summary.outcomes] == TAGS + ["crash"]
     names = [o.path.name for o in summary.outcomes]
-    labels = ["TypeError", "balanced", "error_shape_check", "differential_check", "slow", "fail_open_check",
-              "over_denial_check", "signal_SIGABRT"]
+    labels = [
+        "TypeError",
+        "balanced",
+        "error_shape_check",
+        "differential_check",
+        "slow",
+        "fail_open_check",
+        "over_denial_check",
+        "signal_SIGABRT",
+    ]
     for tag, label, name in zip(TAGS + ["crash"], labels, names):
         assert name.startswith(f"test_{'dies' if tag == 'crash' else 'multi'}_{label}_"), name
     assert len(set(names)) == len(names)

@@ -8,13 +8,13 @@ from promote_helpers import promote_in_pytester
 
 pytest_plugins = ["pytester"]
 
-HEADER = '''
+HEADER = """
 from hypothesis import Phase, assume, given, settings, strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, rule
 import pytest
 
 FAST = settings(derandomize=True, database=None, phases=[Phase.generate, Phase.shrink])
-'''
+"""
 
 WRITE_CONFTEST = (
     "from assay.promote.pytest_promote import PromotePlugin\n"
@@ -35,16 +35,23 @@ def _files(folder) -> list[str]:
 def test_write_promotes_once_then_reports_already_known(pytester):
     pytester.makepyprojecttoml("[tool.assay]\n")
     pytester.makeconftest(WRITE_CONFTEST)
-    pytester.makepyfile(test_wr_props=HEADER + '''
+    pytester.makepyfile(
+        test_wr_props=HEADER
+        + """
 @FAST
 @given(st.integers())
 def test_div(n):
     assert 100 // (n % 7) >= 0
-''')
+"""
+    )
     first = pytester.runpytest()
     first.assert_outcomes(failed=1)
-    first.stdout.fnmatch_lines(["*assay promote: 1 promoted, 0 already known, 0 quarantined*",
-                                "*promoted*panic:builtins.ZeroDivisionError@test_wr_props:test_div*"])
+    first.stdout.fnmatch_lines(
+        [
+            "*assay promote: 1 promoted, 0 already known, 0 quarantined*",
+            "*promoted*panic:builtins.ZeroDivisionError@test_wr_props:test_div*",
+        ]
+    )
     regressions = pytester.path / "tests" / "fuzz_regressions"
     files = _files(regressions)
     assert len(files) == 2 and files[0] == "buckets.json" and files[1].startswith("test_div_ZeroDivisionError_")
@@ -53,14 +60,17 @@ def test_div(n):
     assert "EXAMPLE = example(n=0)" in (regressions / files[1]).read_text()  # the shrunk example, inline
 
     second = pytester.runpytest("-p", "no:cacheprovider")
-    second.stdout.fnmatch_lines(["*assay promote: 0 promoted, 1 already known, 0 quarantined*",
-                                 f"*known*-> tests/fuzz_regressions/{files[1]}*"])
+    second.stdout.fnmatch_lines(
+        ["*assay promote: 0 promoted, 1 already known, 0 quarantined*", f"*known*-> tests/fuzz_regressions/{files[1]}*"]
+    )
     assert _files(regressions) == files and not _log(pytester)
 
 
 def test_what_cannot_be_replayed_is_quarantined_with_the_reason(pytester):
     pytester.makepyprojecttoml("[tool.assay]\n")
-    pytester.makepyfile(test_cq_props=HEADER + '''
+    pytester.makepyfile(
+        test_cq_props=HEADER
+        + """
 class Opaque:
     def __init__(self, n):
         self.n = n
@@ -99,7 +109,8 @@ def test_plain_failure():
 @given(st.integers())
 def test_passes(n):
     pass
-''')
+"""
+    )
     result = promote_in_pytester(pytester)
     result.assert_outcomes(failed=5, passed=1)
     result.stdout.fnmatch_lines(["*assay promote: 0 promoted, 0 already known, 4 quarantined*"])
@@ -117,7 +128,9 @@ def test_passes(n):
 
 def test_state_outside_the_input_is_quarantined_with_survived_replays(pytester):
     pytester.makepyprojecttoml("[tool.assay]\n")
-    pytester.makepyfile(test_fl_props=HEADER + '''
+    pytester.makepyfile(
+        test_fl_props=HEADER
+        + """
 import pathlib
 LIMIT = 6
 COUNT = pathlib.Path(__file__).with_name("calls.txt")
@@ -129,7 +142,8 @@ def test_counter(x):
     COUNT.write_text(str(calls))
     if calls <= LIMIT:                       # fails on the first LIMIT calls only
         raise RuntimeError("depends on a counter, not on the input")
-''')
+"""
+    )
     result = promote_in_pytester(pytester)
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(["*0 promoted, 0 already known, 1 quarantined*", "*survived * of 5 replays*passed*"])
@@ -144,7 +158,9 @@ def test_counter(x):
 
 def test_several_bugs_in_one_test_are_promoted_separately(pytester):
     pytester.makepyprojecttoml("[tool.assay]\n")
-    pytester.makepyfile(test_mb_props=HEADER + '''
+    pytester.makepyfile(
+        test_mb_props=HEADER
+        + """
 def low(n):
     raise KeyError(n)
 
@@ -158,26 +174,32 @@ def test_two_bugs(n):
         low(n)
     if n > 5:
         high(n)
-''')
+"""
+    )
     result = promote_in_pytester(pytester)
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(["*assay promote: 2 promoted (2 staged for review)*"])
     staged = _files(pytester.path / ".assay" / "staging")
-    assert staged == [f"test_two_bugs_{e}_{{}}.py".format(name.rsplit("_", 1)[1][:-3])
-                      for e, name in zip(("KeyError", "OverflowError"), staged)]
+    assert staged == [
+        f"test_two_bugs_{e}_{{}}.py".format(name.rsplit("_", 1)[1][:-3])
+        for e, name in zip(("KeyError", "OverflowError"), staged)
+    ]
     texts = "".join((pytester.path / ".assay" / "staging" / name).read_text() for name in staged)
     assert "EXAMPLE = example(n=-6)" in texts and "EXAMPLE = example(n=6)" in texts
 
 
 def test_methods_of_test_classes_are_promoted_and_their_tests_fail(pytester):
     pytester.makepyprojecttoml("[tool.assay]\n")
-    pytester.makepyfile(test_cls_props=HEADER + '''
+    pytester.makepyfile(
+        test_cls_props=HEADER
+        + """
 class TestThing:
     @FAST
     @given(st.lists(st.integers(), min_size=1))
     def test_first_is_small(self, xs):
         assert xs[0] < 3
-''')
+"""
+    )
     result = promote_in_pytester(pytester)
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(["*1 promoted (1 staged for review)*"])

@@ -9,8 +9,8 @@ import pytest
 from hypothesis import settings, strategies as st
 from hypothesis.stateful import Bundle, RuleBasedStateMachine, multiple, rule, run_state_machine_as_test
 
-from assay.promote.from_hypothesis import program_from_notes
 from assay.core.literals import NotReplayable
+from assay.promote.from_hypothesis import program_from_notes
 from assay.promote.replay import _one_example, load_module, parse_program, replay_call, run_program, user_verdict
 
 
@@ -49,8 +49,9 @@ def test_program_passes_once_the_bug_is_fixed():
         def check(self, a, b):
             pass
 
-    steps = parse_program(["state = Fixed()", "n_0, n_1 = state.two(x=1)", "state.check(a=n_0, b=n_1)",
-                           "state.teardown()"], "Fixed")
+    steps = parse_program(
+        ["state = Fixed()", "n_0, n_1 = state.two(x=1)", "state.check(a=n_0, b=n_1)", "state.teardown()"], "Fixed"
+    )
     assert replay_call(lambda: run_program(Fixed, steps)) is None
 
 
@@ -99,4 +100,3 @@ def test_load_module_finds_package_modules_and_falls_back_to_the_file(tmp_path, 
     (tmp_path / "loose.py").write_text("VALUE = 7\n")
     loose = load_module(tmp_path, f"synthetic_{tag}.loose", "loose.py")
     assert loose.VALUE == 7 and loose.__name__ == f"synthetic_{tag}.loose"
-

@@ -7,12 +7,12 @@ import random
 from pathlib import Path
 
 import pytest
+from promote_helpers import isolated_registry, temp_project  # noqa: F401 - fixtures
 
 from assay.core.config import load_project
 from assay.core.errors import ConfigError
-from assay.promote import BucketStore, Candidate, Promoter, QuarantineLog, promote_artifacts
 from assay.core.verdict import Verdict
-from promote_helpers import isolated_registry, temp_project  # noqa: F401 - fixtures
+from assay.promote import BucketStore, Candidate, Promoter, QuarantineLog, promote_artifacts
 
 
 class FakeCandidate(Candidate):

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from assay.harness.discovery import load_targets
-from assay.engine.execute import run_input
-from assay.promote import promote_artifacts
 from promote_helpers import isolated_registry, temp_project  # noqa: F401 - fixtures
+
+from assay.engine.execute import run_input
+from assay.harness.discovery import load_targets
+from assay.promote import promote_artifacts
 
 TWO_BUGS = """
 from assay import invariant
@@ -41,9 +42,16 @@ def _signature(temp_project, data: bytes) -> str | None:
 
 def test_distinct_bugs_get_distinct_signatures(temp_project):
     temp_project.write_targets(TWO_BUGS)
-    sigs = {key: _signature(temp_project, data) for key, data in {
-        "divide": b"D1", "lookup": b"K1", "parse-zero": b"Z", "short": b"I123", "other": b"J",
-    }.items()}
+    sigs = {
+        key: _signature(temp_project, data)
+        for key, data in {
+            "divide": b"D1",
+            "lookup": b"K1",
+            "parse-zero": b"Z",
+            "short": b"I123",
+            "other": b"J",
+        }.items()
+    }
     assert None not in sigs.values()
     assert len(set(sigs.values())) == len(sigs), sigs
     assert sigs["divide"].startswith("panic:builtins.ZeroDivisionError@")

@@ -24,8 +24,14 @@ def hostile_registry():
 
 def start_assay(*args: str, **kw) -> subprocess.Popen:
     """``assay ...`` in a new session (its sid is its pid), so every descendant can be found by sid."""
-    return subprocess.Popen([sys.executable, "-m", "assay", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, start_new_session=True, **kw)
+    return subprocess.Popen(
+        [sys.executable, "-m", "assay", *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+        **kw,
+    )
 
 
 def run_assay(*args: str, timeout: float = 240) -> subprocess.CompletedProcess:

@@ -12,7 +12,6 @@ import random
 import signal
 
 import pytest
-
 from reliab_helpers import HOSTILE, kill_session, run_assay, start_assay, wait_for, wait_gone
 
 #: Seed of the kill points (change it to explore other moments; failures print it).
@@ -39,8 +38,21 @@ def test_parent_sigkill_leaves_no_process_and_valid_files(tmp_path, n):
     extra_delay = rng.uniform(0.0, 0.8)
     corpus, artifacts = tmp_path / "c", tmp_path / "a"
     folder = corpus / target
-    proc = start_assay("fuzz", "--project", str(HOSTILE), "--fuzz-target", target, "--fuzz-budget", "200",
-                       "--jobs", str(jobs), "--fuzz-corpus", str(corpus), "--fuzz-artifacts", str(artifacts))
+    proc = start_assay(
+        "fuzz",
+        "--project",
+        str(HOSTILE),
+        "--fuzz-target",
+        target,
+        "--fuzz-budget",
+        "200",
+        "--jobs",
+        str(jobs),
+        "--fuzz-corpus",
+        str(corpus),
+        "--fuzz-artifacts",
+        str(artifacts),
+    )
     point = f"seed {FAULT_SEED}:{n}: kill after {after_entries} entries + {extra_delay:.2f}s"
     try:
         assert wait_for(lambda: _entries(folder) >= after_entries), f"{point}: the corpus never grew"
@@ -60,6 +72,16 @@ def test_parent_sigkill_leaves_no_process_and_valid_files(tmp_path, n):
     for art in iter_artifacts(artifacts):  # raises on a half-written artifact
         assert art.target == target
     # The next run is not blocked by anything the killed run left.
-    r = run_assay("fuzz", "--project", str(HOSTILE), "--fuzz-target", target, "--fuzz-replay-only",
-                  "--fuzz-corpus", str(corpus), "--fuzz-artifacts", str(artifacts))
+    r = run_assay(
+        "fuzz",
+        "--project",
+        str(HOSTILE),
+        "--fuzz-target",
+        target,
+        "--fuzz-replay-only",
+        "--fuzz-corpus",
+        str(corpus),
+        "--fuzz-artifacts",
+        str(artifacts),
+    )
     assert r.returncode in (0, 1), f"{point}: {r.stderr}"

@@ -10,14 +10,26 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
 from reliab_helpers import HOSTILE, run_assay
 
 
 def _fuzz(tmp_path, *extra):
-    return run_assay("fuzz", "--project", str(HOSTILE), "--fuzz-target", "hostile_grow", "--fuzz-cases", "20",
-                     "--fuzz-seed", "1", "--fuzz-corpus", str(tmp_path / "c"), "--fuzz-artifacts", str(tmp_path / "a"),
-                     *extra)
+    return run_assay(
+        "fuzz",
+        "--project",
+        str(HOSTILE),
+        "--fuzz-target",
+        "hostile_grow",
+        "--fuzz-cases",
+        "20",
+        "--fuzz-seed",
+        "1",
+        "--fuzz-corpus",
+        str(tmp_path / "c"),
+        "--fuzz-artifacts",
+        str(tmp_path / "a"),
+        *extra,
+    )
 
 
 # -- item 3: temp files ------------------------------------------------------------------------------
@@ -73,8 +85,8 @@ def test_other_unexpected_files_still_refused(tmp_path, name):
 def cli_main(monkeypatch):
     """``assay.cli.main.main`` in this process, with the signal handlers and notice sink it installs undone."""
     from assay.cli.main import main as cli
-
     from assay.core import notices
+
     old = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
     yield cli
     for s, h in old.items():
@@ -98,10 +110,10 @@ def test_internal_error_exits_3_with_one_line_and_a_traceback_file(cli_main, mon
 
 def test_worker_error_is_internal_not_a_finding(tmp_path, monkeypatch):
     """assay's own failure in a worker is exit 3, never a crash:exit:70 finding."""
-    from assay.engine.campaign import CampaignOptions, run_campaign
-    from assay.engine import worker as worker_mod
     from assay.core.errors import InternalError
     from assay.core.target import make_target
+    from assay.engine import worker as worker_mod
+    from assay.engine.campaign import CampaignOptions, run_campaign
 
     def explode(self):
         raise RuntimeError("assay bug")
@@ -113,11 +125,14 @@ def test_worker_error_is_internal_not_a_finding(tmp_path, monkeypatch):
     assert not (tmp_path / "a").exists()
 
 
-@pytest.mark.parametrize("flags,needle", [
-    (["--fuzz-seed", str(2**160)], "64 bits"),
-    (["--fuzz-budget", "nan"], "finite"),
-    (["--fuzz-budget", "inf"], "finite"),
-])
+@pytest.mark.parametrize(
+    "flags,needle",
+    [
+        (["--fuzz-seed", str(2**160)], "64 bits"),
+        (["--fuzz-budget", "nan"], "finite"),
+        (["--fuzz-budget", "inf"], "finite"),
+    ],
+)
 def test_bad_flags_exit_2_before_work(tmp_path, flags, needle):
     r = run_assay("fuzz", "--project", str(HOSTILE), "--fuzz-corpus", str(tmp_path / "c"), *flags)
     assert r.returncode == 2 and needle in r.stderr and "Traceback" not in r.stderr
@@ -137,8 +152,16 @@ def test_top_level_tool_not_a_table_is_a_config_error(tmp_path):
     assert r.returncode == 2 and "'tool' must be a table" in r.stderr
 
 
-@pytest.mark.parametrize("setting,value", [("rss_limit_mb", "'lots'"), ("timeout", "'2'"), ("timeout", "float('nan')"),
-                                           ("replays", "'5'"), ("max_len", "True")])
+@pytest.mark.parametrize(
+    "setting,value",
+    [
+        ("rss_limit_mb", "'lots'"),
+        ("timeout", "'2'"),
+        ("timeout", "float('nan')"),
+        ("replays", "'5'"),
+        ("max_len", "True"),
+    ],
+)
 def test_bad_target_settings_name_the_setting(tmp_path, setting, value):
     (tmp_path / "pyproject.toml").write_text('[tool.assay]\ntargets = ["t.py"]\n')
     (tmp_path / "t.py").write_text(f"import assay\n@assay.target({setting}={value})\ndef t(data):\n    pass\n")
@@ -146,7 +169,9 @@ def test_bad_target_settings_name_the_setting(tmp_path, setting, value):
     assert r.returncode == 2 and setting in r.stderr and "Traceback" not in r.stderr, r.stderr
 
 
-@pytest.mark.parametrize("metadata", ["7", '{"target": "t", "signature": "s", "verdict": "panic", "input_sha256": "x"}'])
+@pytest.mark.parametrize(
+    "metadata", ["7", '{"target": "t", "signature": "s", "verdict": "panic", "input_sha256": "x"}']
+)
 def test_malformed_metadata_is_an_artifact_error(tmp_path, metadata):
     from assay.core.errors import ArtifactError
     from assay.store.artifacts import load_artifact
@@ -198,9 +223,10 @@ def test_failed_writes_keep_going_and_are_reported(tmp_path, monkeypatch):
     """A full disk (every corpus write fails with ENOSPC): the run finishes and says what it lost."""
     import errno
 
+    from reliab_helpers import hostile_registry
+
     from assay.engine.campaign import CampaignOptions, run_campaign
     from assay.store import corpus as corpus_mod
-    from reliab_helpers import hostile_registry
 
     def full(path, data, **kw):
         raise OSError(errno.ENOSPC, "No space left on device")
@@ -222,16 +248,30 @@ def test_full_tmpfs_run_still_reports(tmp_path):
         pytest.skip(f"cannot mount a tmpfs here: {r.stderr.decode().strip()}")
     try:
         report = mnt / "r.json"  # on the full disk too: it goes to stdout instead
-        r = run_assay("fuzz", "--project", str(HOSTILE), "--fuzz-target", "hostile_grow", "--fuzz-cases", "500",
-                      "--fuzz-seed", "1", "--fuzz-corpus", str(mnt / "c"), "--fuzz-artifacts", str(mnt / "a"),
-                      "--report", str(report))
+        r = run_assay(
+            "fuzz",
+            "--project",
+            str(HOSTILE),
+            "--fuzz-target",
+            "hostile_grow",
+            "--fuzz-cases",
+            "500",
+            "--fuzz-seed",
+            "1",
+            "--fuzz-corpus",
+            str(mnt / "c"),
+            "--fuzz-artifacts",
+            str(mnt / "a"),
+            "--report",
+            str(report),
+        )
         assert r.returncode == 0, r.stderr
         assert "could not write" in r.stdout  # the summary lists what was not saved
         if report.exists():
             data = json.loads(report.read_text())
         else:
             assert "could not write the report" in r.stderr
-            data = json.loads(r.stdout[r.stdout.index("\n{") + 1:])
+            data = json.loads(r.stdout[r.stdout.index("\n{") + 1 :])
         assert data["targets"]["hostile_grow"]["write_errors"]
         from assay.store.corpus import Corpus
 
@@ -243,15 +283,17 @@ def test_full_tmpfs_run_still_reports(tmp_path):
 # -- item 7: permissions -----------------------------------------------------------------------------
 @pytest.mark.parametrize("mask", [0o022, 0o002])
 def test_written_files_follow_the_umask(tmp_path, mask):
+    from assay.core.verdict import Verdict
     from assay.store.artifacts import Finding, build_metadata, write_artifact
     from assay.store.atomic import write_bytes
-    from assay.core.verdict import Verdict
 
     old = os.umask(mask)
     try:
         write_bytes(tmp_path / "plain", b"x")
         finding = Finding("t", Verdict("panic", "k"), b"in", b"in", {}, diagnostic="captured output")
-        path, _ = write_artifact(tmp_path / "a", finding, build_metadata(finding, campaign_seed=1, target_seed=1, sources=[]))
+        path, _ = write_artifact(
+            tmp_path / "a", finding, build_metadata(finding, campaign_seed=1, target_seed=1, sources=[])
+        )
     finally:
         os.umask(old)
     mode = lambda p: stat.S_IMODE(os.stat(p).st_mode)  # noqa: E731

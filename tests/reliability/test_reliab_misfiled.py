@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-import os
-
 import pytest
-
 from reliab_helpers import HOSTILE, hostile_registry, run_assay
 
 
@@ -44,8 +41,9 @@ def test_campaign_files_them_under_their_own_signatures(hostile, tmp_path):
     targets = [hostile.get("hostile_keyboard_interrupt"), hostile.get("hostile_str_exit")]
     for t, seed in zip(targets, (b"k", b"s")):
         t.seeds = (seed,)
-    options = CampaignOptions(corpus_root=str(tmp_path / "c"), artifact_root=str(tmp_path / "a"), max_cases=20, seed=1,
-                              shrink_cases=32)
+    options = CampaignOptions(
+        corpus_root=str(tmp_path / "c"), artifact_root=str(tmp_path / "a"), max_cases=20, seed=1, shrink_cases=32
+    )
     result = run_campaign(targets, options)
     sigs = {t.name: [f.signature for f in t.findings] for t in result.targets}
     assert not result.interrupted
@@ -83,8 +81,8 @@ def test_known_failure_skips_traceback_formatting(hostile, monkeypatch):
 
 
 def test_cache_never_merges_distinct_failures():
-    from assay.engine import execute
     from assay.core.target import make_target
+    from assay.engine import execute
 
     def two(data: bytes) -> None:
         if data == b"a":
@@ -97,12 +95,15 @@ def test_cache_never_merges_distinct_failures():
 
 
 # -- item 6: the sandbox -----------------------------------------------------------------------------
-@pytest.mark.parametrize("name,event", [
-    ("hostile_popen_refused", "subprocess.Popen"),
-    ("hostile_system_refused", "os.system"),
-    ("hostile_connect", "socket.connect"),
-    ("hostile_swallow", "os.system"),
-])
+@pytest.mark.parametrize(
+    "name,event",
+    [
+        ("hostile_popen_refused", "subprocess.Popen"),
+        ("hostile_system_refused", "os.system"),
+        ("hostile_connect", "socket.connect"),
+        ("hostile_swallow", "os.system"),
+    ],
+)
 def test_refused_side_effects_are_safety_findings(hostile, name, event):
     v = _isolated(hostile.get(name))
     assert v is not None and v.oracle == "safety", v
@@ -145,8 +146,8 @@ def test_unknown_allow_entry_is_a_target_error():
 
 def test_sandbox_is_off_outside_workers(tmp_path):
     """In-process use (the pytest plugin, a library caller) is not sandboxed: no hook, no refusal."""
-    from assay.engine import execute, sandbox
     from assay.core.target import make_target
+    from assay.engine import execute, sandbox
 
     assert not sandbox.installed()
     path = tmp_path / "f"

@@ -13,8 +13,7 @@ import signal
 import sys
 
 import pytest
-
-from reliab_helpers import HOSTILE, hostile_registry, kill_session, run_assay, start_assay, wait_for, wait_gone
+from reliab_helpers import HOSTILE, hostile_registry, kill_session, start_assay, wait_for, wait_gone
 
 
 @pytest.fixture(scope="module")
@@ -25,14 +24,33 @@ def hostile():
 def _campaign(tmp_path, targets, cases, seed=1, jobs=1):
     from assay.engine.campaign import CampaignOptions, run_campaign
 
-    options = CampaignOptions(corpus_root=str(tmp_path / "c"), artifact_root=str(tmp_path / "a"), max_cases=cases,
-                              seed=seed, shrink_cases=64, jobs=jobs)
+    options = CampaignOptions(
+        corpus_root=str(tmp_path / "c"),
+        artifact_root=str(tmp_path / "a"),
+        max_cases=cases,
+        seed=seed,
+        shrink_cases=64,
+        jobs=jobs,
+    )
     return run_campaign(list(targets), options)
 
 
 def test_popen_sleep_in_target_leaves_nothing_behind(tmp_path):
-    proc = start_assay("fuzz", "--project", str(HOSTILE), "--fuzz-target", "hostile_popen", "--fuzz-cases", "40",
-                       "--fuzz-seed", "3", "--fuzz-corpus", str(tmp_path / "c"), "--fuzz-artifacts", str(tmp_path / "a"))
+    proc = start_assay(
+        "fuzz",
+        "--project",
+        str(HOSTILE),
+        "--fuzz-target",
+        "hostile_popen",
+        "--fuzz-cases",
+        "40",
+        "--fuzz-seed",
+        "3",
+        "--fuzz-corpus",
+        str(tmp_path / "c"),
+        "--fuzz-artifacts",
+        str(tmp_path / "a"),
+    )
     try:
         proc.communicate(timeout=240)
         assert proc.returncode == 0
@@ -45,9 +63,23 @@ def test_popen_sleep_in_target_leaves_nothing_behind(tmp_path):
 def test_interrupt_same_with_and_without_jobs(tmp_path, jobs, signum):
     report = tmp_path / "r.json"
     folder = tmp_path / "c" / "hostile_grow"
-    proc = start_assay("fuzz", "--project", str(HOSTILE), "--fuzz-target", "hostile_grow", "--fuzz-budget", "200",
-                       "--jobs", str(jobs), "--fuzz-corpus", str(tmp_path / "c"),
-                       "--fuzz-artifacts", str(tmp_path / "a"), "--report", str(report))
+    proc = start_assay(
+        "fuzz",
+        "--project",
+        str(HOSTILE),
+        "--fuzz-target",
+        "hostile_grow",
+        "--fuzz-budget",
+        "200",
+        "--jobs",
+        str(jobs),
+        "--fuzz-corpus",
+        str(tmp_path / "c"),
+        "--fuzz-artifacts",
+        str(tmp_path / "a"),
+        "--report",
+        str(report),
+    )
     try:
         assert wait_for(lambda: len(list(folder.glob("*.input"))) >= 3), "the run never grew its corpus"
         os.kill(proc.pid, getattr(signal, signum))
@@ -65,8 +97,8 @@ def test_interrupt_same_with_and_without_jobs(tmp_path, jobs, signum):
 
 def test_interrupt_during_replay_child_ends_its_group(monkeypatch):
     """A KeyboardInterrupt while waiting for a one-input replay kills the child and what it started."""
-    from assay.engine import isolate
     from assay.core.target import make_target
+    from assay.engine import isolate
 
     started, workdirs, grandchild = [], [], []
     real_fork, real_workdir = isolate.fork_with_pipe, isolate.new_workdir
@@ -151,7 +183,8 @@ def test_fork_that_returns_is_a_finding_not_a_second_worker(hostile, tmp_path):
     assert int.from_bytes(hostile_targets._FORKS[:8], "little") < hostile_targets.MAX_FORKS
     assert len(outcome.corpus_additions) == len(set(outcome.corpus_additions))
     assert sorted(p.name for p in (tmp_path / "c" / target.name).iterdir()) == sorted(
-        f"{d}.input" for d in outcome.corpus_additions)
+        f"{d}.input" for d in outcome.corpus_additions
+    )
 
 
 def test_every_child_leads_its_own_group_and_dies_with_its_parent():
@@ -288,8 +321,7 @@ def assay_signals(monkeypatch):
         interrupts._state.update(mode="unknown", requested=False)
 
 
-def test_an_interrupt_an_at_fork_hook_swallowed_still_stops_the_campaign(hostile, tmp_path, monkeypatch,
-                                                                          assay_signals):
+def test_an_interrupt_an_at_fork_hook_swallowed_still_stops_the_campaign(hostile, tmp_path, monkeypatch, assay_signals):
     import logging
 
     _InterruptOnRelease(logging._lock).install(monkeypatch)

@@ -6,19 +6,23 @@ import json
 import sysconfig
 from pathlib import Path
 
+from assay.core.verdict import ExceptionInfo, Frame, Verdict
 from assay.engine.supervisor import FindingRecord, TargetOutcome
 from assay.findings.bug_entries import bug_section, relative_path
 from assay.store.artifacts import Finding, build_metadata, write_artifact
-from assay.core.verdict import ExceptionInfo, Frame, Verdict
 
 # A frame in the real standard library (json's decoder), as a library bug would have.
 JSON_DECODER = str(Path(sysconfig.get_paths()["stdlib"]) / "json" / "decoder.py")
 
 
 def _finding(tmp_path: Path, target: str, harness: Path, sig_key: str, data: bytes) -> FindingRecord:
-    frames = (Frame("json.decoder", "JSONDecoder.raw_decode", JSON_DECODER, 353),
-              Frame(harness.stem, "check", str(harness), 12))
-    verdict = Verdict("panic", sig_key, exception=ExceptionInfo("builtins.ValueError", "bad\nsecond line", frames, "tb"))
+    frames = (
+        Frame("json.decoder", "JSONDecoder.raw_decode", JSON_DECODER, 353),
+        Frame(harness.stem, "check", str(harness), 12),
+    )
+    verdict = Verdict(
+        "panic", sig_key, exception=ExceptionInfo("builtins.ValueError", "bad\nsecond line", frames, "tb")
+    )
     finding = Finding(target=target, verdict=verdict, input=data, original=data, determinism={})
     meta = build_metadata(finding, campaign_seed=1, target_seed=2, sources=[])
     meta["harness"] = str(harness)
@@ -35,8 +39,10 @@ def test_one_signature_in_two_harnesses_is_two_bugs_mapped_per_target(tmp_path):
     outcomes = []
     for name, harness in (("ta", a), ("tb", b)):
         o = TargetOutcome(name=name, seed=1, sources=[], strategy=None, initial_manifest=[])
-        o.findings = [_finding(tmp_path, name, harness, "ValueError@json.decoder:JSONDecoder.raw_decode", b"x"),
-                      _finding(tmp_path, name, harness, "ValueError@json.decoder:JSONDecoder.raw_decode<other", b"y")]
+        o.findings = [
+            _finding(tmp_path, name, harness, "ValueError@json.decoder:JSONDecoder.raw_decode", b"x"),
+            _finding(tmp_path, name, harness, "ValueError@json.decoder:JSONDecoder.raw_decode<other", b"y"),
+        ]
         outcomes.append(o)
     bugs, ids = bug_section(outcomes, project_root=str(project), project_arg=None)
     assert [b["targets"] for b in bugs] == [["ta"], ["tb"]]

@@ -35,10 +35,30 @@ SCREENSHOT_ENV = "ASSAY_REPORT_SCREENSHOT"
 def run(tmp_path_factory):
     out = tmp_path_factory.mktemp("formats")
     files = {name: out / name for name in ("report.json", "junit.xml", "run.sarif", "run.html")}
-    args = [sys.executable, "-m", "assay", "fuzz", "--project", str(EXAMPLES), "--fuzz-cases", "200", "--fuzz-seed", "1",
-            "--fuzz-corpus", str(out / "corpus"), "--fuzz-artifacts", str(out / "artifacts"),
-            "--report", str(files["report.json"]), "--junit", str(files["junit.xml"]),
-            "--sarif", str(files["run.sarif"]), "--html", str(files["run.html"])]
+    args = [
+        sys.executable,
+        "-m",
+        "assay",
+        "fuzz",
+        "--project",
+        str(EXAMPLES),
+        "--fuzz-cases",
+        "200",
+        "--fuzz-seed",
+        "1",
+        "--fuzz-corpus",
+        str(out / "corpus"),
+        "--fuzz-artifacts",
+        str(out / "artifacts"),
+        "--report",
+        str(files["report.json"]),
+        "--junit",
+        str(files["junit.xml"]),
+        "--sarif",
+        str(files["run.sarif"]),
+        "--html",
+        str(files["run.html"]),
+    ]
     for t in TARGETS:
         args += ["--fuzz-target", t]
     r = subprocess.run(args, capture_output=True, text=True, timeout=600)
@@ -128,11 +148,30 @@ def test_junit_validates_against_the_surefire_schema(run):
 def test_junit_keeps_xml_valid_when_a_message_echoes_control_bytes():
     from assay.reports.junit import junit_xml
 
-    bug = {"id": "0123456789", "key": "panic:ValueError@m:f", "oracle": "panic", "exception": "builtins.ValueError",
-           "message": "bad byte \x00\x1b[31m in input", "harness": False, "location": None, "project_location": None,
-           "signatures": ["panic:x"], "occurrences": 1, "replay": "assay replay t a", "traceback": "tb \x07"}
-    target = {"elapsed": 1.0, "findings": [{"bug": "0123456789"}], "status": "findings", "seed": 1, "cases": 5,
-              "execs_per_sec": 5.0, "coverage": {"edges": 1}, "corpus_size": 1}
+    bug = {
+        "id": "0123456789",
+        "key": "panic:ValueError@m:f",
+        "oracle": "panic",
+        "exception": "builtins.ValueError",
+        "message": "bad byte \x00\x1b[31m in input",
+        "harness": False,
+        "location": None,
+        "project_location": None,
+        "signatures": ["panic:x"],
+        "occurrences": 1,
+        "replay": "assay replay t a",
+        "traceback": "tb \x07",
+    }
+    target = {
+        "elapsed": 1.0,
+        "findings": [{"bug": "0123456789"}],
+        "status": "findings",
+        "seed": 1,
+        "cases": 5,
+        "execs_per_sec": 5.0,
+        "coverage": {"edges": 1},
+        "corpus_size": 1,
+    }
     doc = junit_xml({"bugs": [bug], "targets": {"t": target}, "skipped": {"other": "not in shard 2/2"}, "elapsed": 1.0})
     root = ET.fromstring(doc)  # a raw NUL or ESC would make this raise
     failure = root.find("testsuite/testcase/failure")
@@ -169,9 +208,22 @@ def test_sarif_validates_against_the_official_2_1_0_schema(run):
 def test_sarif_points_a_bug_without_traceback_at_its_harness():
     from assay.reports.sarif import sarif_log
 
-    bug = {"id": "0123456789", "key": "wedge:timeout", "oracle": "wedge", "exception": None, "message": "",
-           "harness": False, "location": None, "project_location": None, "harness_file": "fuzz/t.py",
-           "targets": ["t"], "signatures": ["wedge:timeout"], "occurrences": 2, "artifacts": ["a"], "replay": None}
+    bug = {
+        "id": "0123456789",
+        "key": "wedge:timeout",
+        "oracle": "wedge",
+        "exception": None,
+        "message": "",
+        "harness": False,
+        "location": None,
+        "project_location": None,
+        "harness_file": "fuzz/t.py",
+        "targets": ["t"],
+        "signatures": ["wedge:timeout"],
+        "occurrences": 2,
+        "artifacts": ["a"],
+        "replay": None,
+    }
     (result,) = sarif_log({"bugs": [bug], "assay_version": "0", "status": "findings"})["runs"][0]["results"]
     assert result["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "fuzz/t.py"
 
@@ -196,11 +248,22 @@ def _chromium() -> str:
 
 
 def _browse(page: Path, profile: Path, *extra: str) -> subprocess.CompletedProcess:
-    args = [_chromium(), "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
-            "--disable-background-networking", "--disable-component-update", "--disable-sync",
-            f"--user-data-dir={profile}", "--enable-logging=stderr", "--v=0",
-            "--virtual-time-budget=3000",  # let the page settle (fonts painted) before the screenshot or dump
-            *extra, page.as_uri()]
+    args = [
+        _chromium(),
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        f"--user-data-dir={profile}",
+        "--enable-logging=stderr",
+        "--v=0",
+        "--virtual-time-budget=3000",  # let the page settle (fonts painted) before the screenshot or dump
+        *extra,
+        page.as_uri(),
+    ]
     return subprocess.run(args, capture_output=True, text=True, timeout=120, env={**os.environ, "LANG": "C.UTF-8"})
 
 
@@ -244,9 +307,27 @@ def test_bad_output_paths_are_refused_before_anything_runs(tmp_path):
     blocker = tmp_path / "a-file"
     blocker.write_text("")
     for flag in ("--junit", "--sarif", "--html"):
-        r = subprocess.run([sys.executable, "-m", "assay", "fuzz", "--project", str(EXAMPLES), "--fuzz-target",
-                            "url_query_roundtrip", "--fuzz-cases", "10", "--fuzz-corpus", str(tmp_path / "c"),
-                            flag, str(blocker / "out")], capture_output=True, text=True, timeout=120)
+        r = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "assay",
+                "fuzz",
+                "--project",
+                str(EXAMPLES),
+                "--fuzz-target",
+                "url_query_roundtrip",
+                "--fuzz-cases",
+                "10",
+                "--fuzz-corpus",
+                str(tmp_path / "c"),
+                flag,
+                str(blocker / "out"),
+            ],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
         assert r.returncode == 2 and f"{flag} {blocker / 'out'}: {blocker} is a file" in r.stderr, r.stderr
         assert not (tmp_path / "c").exists()  # nothing ran
 
@@ -263,15 +344,40 @@ def test_html_without_jinja2_says_what_to_install(monkeypatch):
 def test_html_page_of_a_clean_run_without_timeline():
     from assay.reports.html import hexdump, html_page
 
-    target = {"seed": 7, "cases": 0, "elapsed": 0.0, "execs_per_sec": 0.0, "coverage": {"edges": 0, "lines": 0},
-              "features": 0, "corpus_size": 0, "corpus_additions": [], "findings": [], "status": "clean",
-              "timeline": [], "backend": "native", "schedule_digest": None, "strategy": None}
-    report = {"report_version": 2, "assay_version": "0", "created": "now", "status": "clean", "master_seed": 7,
-              "elapsed": 0.0, "error": None, "targets": {"<b>t</b>": target}, "bugs": [], "skipped": {},
-              "arguments": {"fuzz_cases": 5}, "project_root": None,
-              "runtime": {"python": {"implementation": "cpython", "version": "3.12"}, "platform": "Linux"}}
+    target = {
+        "seed": 7,
+        "cases": 0,
+        "elapsed": 0.0,
+        "execs_per_sec": 0.0,
+        "coverage": {"edges": 0, "lines": 0},
+        "features": 0,
+        "corpus_size": 0,
+        "corpus_additions": [],
+        "findings": [],
+        "status": "clean",
+        "timeline": [],
+        "backend": "native",
+        "schedule_digest": None,
+        "strategy": None,
+    }
+    report = {
+        "report_version": 2,
+        "assay_version": "0",
+        "created": "now",
+        "status": "clean",
+        "master_seed": 7,
+        "elapsed": 0.0,
+        "error": None,
+        "targets": {"<b>t</b>": target},
+        "bugs": [],
+        "skipped": {},
+        "arguments": {"fuzz_cases": 5},
+        "project_root": None,
+        "runtime": {"python": {"implementation": "cpython", "version": "3.12"}, "platform": "Linux"},
+    }
     page = html_page(report)
     assert "No findings." in page and "libFuzzer runs it" in page and "<svg" not in page
     assert "&lt;b&gt;t&lt;/b&gt;" in page and "<b>t</b>" not in page  # names are escaped
     assert hexdump(b"GET /\x00\xff" * 3).splitlines()[0] == (
-        "00000000  47 45 54 20 2f 00 ff 47 45 54 20 2f 00 ff 47 45  GET /..GET /..GE")
+        "00000000  47 45 54 20 2f 00 ff 47 45 54 20 2f 00 ff 47 45  GET /..GET /..GE"
+    )

@@ -15,8 +15,10 @@ from assay.engine.supervisor import Progress
 from assay.reports.progress import PULSE_EVERY, CampaignProgress, ProgressLine, pulse_every
 from conftest import ROOT
 
-PULSE = re.compile(r"^#(\d+) (pulse|done)  target: (\S+)  cases: (\d+)  exec/s: \d+  edges: (\d+)  corpus: (\d+)  "
-                   r"findings: (\d+)  elapsed: \d+s(  left: \d+s)?$")
+PULSE = re.compile(
+    r"^#(\d+) (pulse|done)  target: (\S+)  cases: (\d+)  exec/s: \d+  edges: (\d+)  corpus: (\d+)  "
+    r"findings: (\d+)  elapsed: \d+s(  left: \d+s)?$"
+)
 
 
 class FakeClock:
@@ -28,8 +30,19 @@ class FakeClock:
 
 
 def _p(target: str, cases: int, elapsed: float, **kw) -> Progress:
-    return Progress(target, cases, kw.get("edges", cases // 10), 0, 0, kw.get("corpus", 3), kw.get("findings", 0),
-                    elapsed, kw.get("left"), kw.get("planned"), kw.get("done", False))
+    return Progress(
+        target,
+        cases,
+        kw.get("edges", cases // 10),
+        0,
+        0,
+        kw.get("corpus", 3),
+        kw.get("findings", 0),
+        elapsed,
+        kw.get("left"),
+        kw.get("planned"),
+        kw.get("done", False),
+    )
 
 
 def test_pulse_lines_every_n_seconds_of_the_clock_not_per_call():
@@ -48,8 +61,11 @@ def test_pulse_lines_every_n_seconds_of_the_clock_not_per_call():
     progress.finish()
     lines = out.getvalue().splitlines()
     assert [PULSE.match(line).group(1, 2, 3) for line in lines] == [
-        ("100", "pulse", "parse"), ("210", "pulse", "parse"), ("250", "done", "parse"),
-        ("5", "pulse", "quick"), ("9", "done", "quick"),
+        ("100", "pulse", "parse"),
+        ("210", "pulse", "parse"),
+        ("250", "done", "parse"),
+        ("5", "pulse", "quick"),
+        ("9", "done", "quick"),
     ]
     assert lines[0].endswith("left: 50s") and "exec/s: 10 " in lines[0]
 
@@ -115,10 +131,31 @@ def test_fuzz_in_ci_writes_pulse_lines_and_a_done_line(tmp_path):
     report = tmp_path / "r.json"
     env = {**os.environ, "ASSAY_PULSE_EVERY": "0.001"}  # every progress call pulses: no timing assumption
     r = subprocess.run(
-        [sys.executable, "-m", "assay", "fuzz", "--project", str(ROOT / "examples"), "--fuzz-target", "url_split_roundtrip",
-         "--fuzz-cases", "2000", "--fuzz-seed", "2", "--fuzz-corpus", str(tmp_path / "c"), "--fuzz-artifacts",
-         str(tmp_path / "a"), "--report", str(report)],
-        capture_output=True, text=True, timeout=300, env=env)
+        [
+            sys.executable,
+            "-m",
+            "assay",
+            "fuzz",
+            "--project",
+            str(ROOT / "examples"),
+            "--fuzz-target",
+            "url_split_roundtrip",
+            "--fuzz-cases",
+            "2000",
+            "--fuzz-seed",
+            "2",
+            "--fuzz-corpus",
+            str(tmp_path / "c"),
+            "--fuzz-artifacts",
+            str(tmp_path / "a"),
+            "--report",
+            str(report),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=env,
+    )
     assert r.returncode in (0, 1), r.stderr
     lines = [m for m in map(PULSE.match, r.stderr.splitlines()) if m]
     assert [m.group(2) for m in lines].count("done") == 1 and lines[-1].group(2) == "done"
@@ -132,10 +169,31 @@ def test_fuzz_in_ci_writes_pulse_lines_and_a_done_line(tmp_path):
 def test_jobs_pulse_one_line_per_job(tmp_path):
     env = {**os.environ, "ASSAY_PULSE_EVERY": "0.001"}
     r = subprocess.run(
-        [sys.executable, "-m", "assay", "fuzz", "--project", str(ROOT / "examples"), "--fuzz-target", "url_split_roundtrip",
-         "--fuzz-cases", "2000", "--jobs", "2", "--fuzz-seed", "2", "--fuzz-corpus", str(tmp_path / "c"),
-         "--fuzz-artifacts", str(tmp_path / "a")],
-        capture_output=True, text=True, timeout=300, env=env)
+        [
+            sys.executable,
+            "-m",
+            "assay",
+            "fuzz",
+            "--project",
+            str(ROOT / "examples"),
+            "--fuzz-target",
+            "url_split_roundtrip",
+            "--fuzz-cases",
+            "2000",
+            "--jobs",
+            "2",
+            "--fuzz-seed",
+            "2",
+            "--fuzz-corpus",
+            str(tmp_path / "c"),
+            "--fuzz-artifacts",
+            str(tmp_path / "a"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=env,
+    )
     assert r.returncode in (0, 1), r.stderr
     done = sorted(m.group(3) for m in map(PULSE.match, r.stderr.splitlines()) if m and m.group(2) == "done")
     assert done == ["url_split_roundtrip[1/2]", "url_split_roundtrip[2/2]"]

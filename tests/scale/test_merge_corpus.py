@@ -3,18 +3,16 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from conftest import PLANTED
-
 from assay.engine.features import record
 from assay.scale.merge import cover, merge_corpora
 from assay.store.corpus import Corpus, digest
+from conftest import PLANTED
 
 
 def assay(*args, timeout=300):
@@ -38,8 +36,12 @@ def _features(planted, target: str, inputs) -> frozenset:
 
 
 def test_cover_is_deterministic_smallest_first_and_drops_redundant():
-    features = {"b" * 64: frozenset({1, 2}), "a" * 64: frozenset({1, 2}), "c" * 64: frozenset({3}),
-                "d" * 64: frozenset({1, 2, 3})}
+    features = {
+        "b" * 64: frozenset({1, 2}),
+        "a" * 64: frozenset({1, 2}),
+        "c" * 64: frozenset({3}),
+        "d" * 64: frozenset({1, 2, 3}),
+    }
     sizes = {"a" * 64: 2, "b" * 64: 2, "c" * 64: 1, "d" * 64: 5}
     kept = cover(features, sizes)
     assert kept == ["c" * 64, "a" * 64]  # ties by digest; d adds nothing once a and c are kept
@@ -69,8 +71,13 @@ def test_merge_of_two_shard_corpora_preserves_every_feature(tmp_path, campaign, 
     roots = []
     for seed in (1, 2):
         root = tmp_path / f"shard{seed}"
-        campaign([planted.get("planted_nested_compares"), planted.get("planted_feature_only")],
-                 cases=600, seed=seed, corpus=root, artifacts=tmp_path / "art")
+        campaign(
+            [planted.get("planted_nested_compares"), planted.get("planted_feature_only")],
+            cases=600,
+            seed=seed,
+            corpus=root,
+            artifacts=tmp_path / "art",
+        )
         roots.append(root)
     out = tmp_path / "merged"
     report = tmp_path / "merge.json"
@@ -91,11 +98,13 @@ def test_merge_of_two_shard_corpora_preserves_every_feature(tmp_path, campaign, 
     assert len(_entries(out, "planted_feature_only")) < sum(len(_entries(r, "planted_feature_only")) for r in roots)
     # Deterministic: the same union in another order gives the same corpus; OUT may be an input.
     out2 = tmp_path / "merged2"
-    result = merge_corpora(out2, list(reversed(roots)), [planted.get("planted_nested_compares"),
-                                                          planted.get("planted_feature_only")])
+    result = merge_corpora(
+        out2, list(reversed(roots)), [planted.get("planted_nested_compares"), planted.get("planted_feature_only")]
+    )
     assert {t.name: t.kept for t in result.targets} == {n: t["kept"] for n, t in data["targets"].items()}
-    again = merge_corpora(out, [out, roots[0]], [planted.get("planted_nested_compares"),
-                                                  planted.get("planted_feature_only")])
+    again = merge_corpora(
+        out, [out, roots[0]], [planted.get("planted_nested_compares"), planted.get("planted_feature_only")]
+    )
     for t in again.targets:
         assert t.features == t.preserved and sorted(_entries(out, t.name)) == sorted(t.kept)
     assert not [p for p in out.rglob("*") if p.name.startswith(".tmp-")]

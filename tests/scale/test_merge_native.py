@@ -33,8 +33,24 @@ def test_native_targets_are_minimized_by_libfuzzer_merge(tmp_path):
     for data in (b"c", b"FX", b"FUX"):
         Corpus(b, "deep", 64).add(data)
     report = tmp_path / "r.json"
-    r = subprocess.run([sys.executable, "-m", "assay", "merge-corpus", "--project", str(root), "--report", str(report),
-                        str(out), str(a), str(b)], capture_output=True, text=True, timeout=600)
+    r = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "assay",
+            "merge-corpus",
+            "--project",
+            str(root),
+            "--report",
+            str(report),
+            str(out),
+            str(a),
+            str(b),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert r.returncode == 0, r.stdout + r.stderr
     t = json.loads(report.read_text())["targets"]["deep"]
     assert t["note"] == "native target: minimized by libFuzzer -merge=1"

@@ -48,8 +48,13 @@ def _shop(tmp_path: Path) -> Path:
 
 
 def mutant(root: Path, *args: str, report: str) -> tuple[subprocess.CompletedProcess, dict]:
-    proc = subprocess.run([sys.executable, "-m", "assay", "mutant", "--jobs", "2", "--report", str(root / report), *args],
-                          cwd=root, capture_output=True, text=True, timeout=600)
+    proc = subprocess.run(
+        [sys.executable, "-m", "assay", "mutant", "--jobs", "2", "--report", str(root / report), *args],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert proc.returncode == 1, proc.stdout + proc.stderr  # survivors and unreached mutants remain
     return proc, json.loads((root / report).read_text())
 
@@ -77,17 +82,25 @@ def test_dask_and_local_runs_give_the_same_verdict_per_mutant_and_share_the_hist
 def test_an_existing_scheduler_runs_the_batches(shop, tmp_path, local):
     address_file = tmp_path / "scheduler.json"
     dask = [sys.executable, "-m", "distributed.cli.dask_scheduler"]
-    scheduler = subprocess.Popen([*dask, "--port", "0", "--no-dashboard", "--scheduler-file", str(address_file)],
-                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    scheduler = subprocess.Popen(
+        [*dask, "--port", "0", "--no-dashboard", "--scheduler-file", str(address_file)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
     worker = None
     try:
         deadline = time.monotonic() + 120
         while not address_file.exists() and time.monotonic() < deadline:
             time.sleep(0.2)
         address = json.loads(address_file.read_text())["address"]
-        worker = subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_worker", address, "--nthreads", "1",
-                                   "--no-dashboard"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                                  start_new_session=True, cwd=tmp_path)
+        worker = subprocess.Popen(
+            [sys.executable, "-m", "distributed.cli.dask_worker", address, "--nthreads", "1", "--no-dashboard"],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+            cwd=tmp_path,
+        )
         proc, remote = mutant(shop, "--no-history", "--executor", "dask", "--scheduler", address, report="remote.json")
         assert verdicts(remote) == verdicts(local), proc.stderr
         # The worker lives on; the tests change (they now kill spin's survivors), and the
@@ -95,7 +108,9 @@ def test_an_existing_scheduler_runs_the_batches(shop, tmp_path, local):
         with (shop / "tests" / "test_shop.py").open("a") as fh:
             fh.write("\n\ndef test_spin_more():\n    assert spin(0) == 0 and spin(3) == 3\n")
         _, local2 = mutant(shop, "--no-history", report="local2.json")
-        proc, remote2 = mutant(shop, "--no-history", "--executor", "dask", "--scheduler", address, report="remote2.json")
+        proc, remote2 = mutant(
+            shop, "--no-history", "--executor", "dask", "--scheduler", address, report="remote2.json"
+        )
         assert verdicts(remote2) == verdicts(local2), proc.stderr
         assert local2["counts"]["survived"] < local["counts"]["survived"]
     finally:
@@ -111,9 +126,17 @@ def test_a_worker_whose_copy_differs_refuses_its_batch(shop, tmp_path):
     batch = MutantBatch(str(shop), (), ((str(shop / "shop.py"), "0" * 64),), ())
     given = tmp_path / "batch.pickle"
     given.write_bytes(pickle.dumps(batch))
-    proc = subprocess.run([sys.executable, "-c", "import pickle, sys\nfrom assay.mutant.batch import run_batch\n"
-                           f"run_batch(pickle.loads(open({str(given)!r}, 'rb').read()))"],
-                          capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import pickle, sys\nfrom assay.mutant.batch import run_batch\n"
+            f"run_batch(pickle.loads(open({str(given)!r}, 'rb').read()))",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert proc.returncode == 1 and "BatchError" in proc.stderr
     assert f"this worker's copy of {shop / 'shop.py'} differs" in proc.stderr
 
@@ -122,32 +145,53 @@ def test_a_failing_batch_is_one_message_and_exit_2(shop):
     # The worker's copy of the project is broken: the planning run's baseline passes (it
     # runs first), then every batch fails on the worker.  Simulated by a run_batch that
     # raises as the real one does; the planning run and the cluster are real.
-    code = ("import sys\n"
-            "import assay.mutant.batch as batch\n"
-            "def broken(b):\n"
-            "    raise batch.BatchError('3 selected test(s) fail on this worker without any mutant, e.g. t')\n"
-            "batch.run_batch = broken\n"
-            "import assay.scale.dask_mutants as dm\n"
-            "dm.run_batch = broken\n"
-            "from assay.cli.main import main\n"
-            "sys.exit(main(['mutant', '--executor', 'dask', '--jobs', '1', '--no-history']))")
-    proc = subprocess.run([sys.executable, "-c", code], cwd=shop, capture_output=True, text=True, timeout=300,
-                          env={**os.environ, "PYTHONHASHSEED": "0"})
+    code = (
+        "import sys\n"
+        "import assay.mutant.batch as batch\n"
+        "def broken(b):\n"
+        "    raise batch.BatchError('3 selected test(s) fail on this worker without any mutant, e.g. t')\n"
+        "batch.run_batch = broken\n"
+        "import assay.scale.dask_mutants as dm\n"
+        "dm.run_batch = broken\n"
+        "from assay.cli.main import main\n"
+        "sys.exit(main(['mutant', '--executor', 'dask', '--jobs', '1', '--no-history']))"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=shop,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "PYTHONHASHSEED": "0"},
+    )
     assert proc.returncode == 2, proc.stdout + proc.stderr
     assert "fail on this worker without any mutant" in proc.stderr
     assert "INTERNALERROR" not in proc.stderr and "Traceback" not in proc.stderr
 
 
 def test_scheduler_without_dask_executor_is_exit_2(shop):
-    proc = subprocess.run([sys.executable, "-m", "assay", "mutant", "--scheduler", "tcp://127.0.0.1:1"], cwd=shop,
-                          capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(
+        [sys.executable, "-m", "assay", "mutant", "--scheduler", "tcp://127.0.0.1:1"],
+        cwd=shop,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert proc.returncode == 2 and "--scheduler needs --executor dask" in proc.stderr
 
 
 def test_mutant_executor_dask_without_dask_is_exit_2_before_pytest_runs(shop):
-    code = ("import sys; sys.modules['dask.distributed'] = None\n"
-            "from assay.cli.main import main; sys.exit(main(['mutant', '--executor', 'dask']))")
-    proc = subprocess.run([sys.executable, "-c", code], cwd=shop, capture_output=True, text=True, timeout=120,
-                          env={**os.environ, "PYTHONHASHSEED": "0"})
+    code = (
+        "import sys; sys.modules['dask.distributed'] = None\n"
+        "from assay.cli.main import main; sys.exit(main(['mutant', '--executor', 'dask']))"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=shop,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "PYTHONHASHSEED": "0"},
+    )
     assert proc.returncode == 2 and "pip install 'assay[dask]'" in proc.stderr, proc.stderr
     assert "baseline" not in proc.stdout + proc.stderr and "Traceback" not in proc.stderr

@@ -25,8 +25,12 @@ NATIVE_PLANTED = Path(__file__).resolve().parents[1] / "native" / "planted"
 
 
 def _init(root: Path, *extra: str) -> dict[str, dict]:
-    r = subprocess.run([sys.executable, "-m", "assay", "init", "--ci", "github", "--project", str(root), *extra],
-                       capture_output=True, text=True, timeout=120)
+    r = subprocess.run(
+        [sys.executable, "-m", "assay", "init", "--ci", "github", "--project", str(root), *extra],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert r.returncode == 0, r.stderr
     flows = root / ".github" / "workflows"
     return {name: yaml.safe_load((flows / name).read_text()) for name in ("assay-pr.yml", "assay-nightly.yml")}
@@ -64,7 +68,9 @@ def test_workflows_parse_with_the_jobs_and_limits(tmp_path):
     assert nightly["env"] == {"ASSAY_CASES": "50000", "ASSAY_BUDGET": "240"}
     fuzz, merge = nightly["jobs"]["fuzz"], nightly["jobs"]["merge"]
     assert fuzz["strategy"]["max-parallel"] == 2 and fuzz["strategy"]["matrix"]["shard"] == [1, 2, 3, 4]
-    assert fuzz["strategy"]["fail-fast"] is False and "needs.plan.outputs.targets" in fuzz["strategy"]["matrix"]["target"]
+    assert (
+        fuzz["strategy"]["fail-fast"] is False and "needs.plan.outputs.targets" in fuzz["strategy"]["matrix"]["target"]
+    )
     shard = _step(fuzz, "shard")["run"]
     assert '--fuzz-cases "$ASSAY_CASES" --fuzz-budget "$ASSAY_BUDGET"' in shard and "--fuzz-seed" in shard
     assert '--fuzz-backend "${{ matrix.target.backend }}"' in shard
@@ -79,22 +85,33 @@ def test_workflows_parse_with_the_jobs_and_limits(tmp_path):
     results = uploads["fuzz-results-${{ steps.names.outputs.slug }}-${{ matrix.shard }}-${{ github.run_id }}"]
     # Artifact names may not hold ':', which targets named file:function (atheris harnesses) have.
     out = tmp_path / "names_output"
-    r = _bash(_expand(_step(fuzz, "names")["run"], {"matrix.target.name": "fuzz_x:TestOneInput"}), out.parent,
-              {**os.environ, "GITHUB_OUTPUT": str(out)})
+    r = _bash(
+        _expand(_step(fuzz, "names")["run"], {"matrix.target.name": "fuzz_x:TestOneInput"}),
+        out.parent,
+        {**os.environ, "GITHUB_OUTPUT": str(out)},
+    )
     assert r.returncode == 0 and out.read_text() == "slug=fuzz_x-TestOneInput\n"
     assert corpus["with"]["retention-days"] == 14 and results["with"]["retention-days"] == 90
     assert corpus["if"] == results["if"] == "always()"
     assert merge["if"] == "always()" and "fuzz" in merge["needs"]
     assert "assay merge-corpus" in _step(merge, "merge")["run"]
-    [merged] = [s for s in _uses(merge, "actions/upload-artifact") if s["with"]["name"].startswith("fuzz-corpus-merged-")]
-    assert merged["with"]["name"] == "fuzz-corpus-merged-${{ github.run_id }}" and merged["with"]["retention-days"] == 90
+    [merged] = [
+        s for s in _uses(merge, "actions/upload-artifact") if s["with"]["name"].startswith("fuzz-corpus-merged-")
+    ]
+    assert (
+        merged["with"]["name"] == "fuzz-corpus-merged-${{ github.run_id }}" and merged["with"]["retention-days"] == 90
+    )
     [save] = _uses(merge, "actions/cache/save")
     [restore] = _uses(fuzz, "actions/cache/restore")
     assert save["with"]["path"] == merged["with"]["path"] == restore["with"]["path"]
     assert save["with"]["key"].startswith(restore["with"]["restore-keys"].strip())
     # The settings are the user's to change; an existing file needs --force.
-    again = subprocess.run([sys.executable, "-m", "assay", "init", "--ci", "github", "--project", str(tmp_path)],
-                           capture_output=True, text=True, timeout=120)
+    again = subprocess.run(
+        [sys.executable, "-m", "assay", "init", "--ci", "github", "--project", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert again.returncode == 2 and "--force" in again.stderr
     small = _init(tmp_path, "--force", "--shards", "2", "--cases", "10")["assay-nightly.yml"]
     assert small["jobs"]["fuzz"]["strategy"]["matrix"]["shard"] == [1, 2] and small["env"]["ASSAY_CASES"] == "10"
@@ -109,8 +126,14 @@ def _bash(script: str, cwd: Path, env: dict[str, str]) -> subprocess.CompletedPr
     path = cwd / ".step.sh"
     path.write_text(script)
     try:
-        return subprocess.run(["bash", "--noprofile", "--norc", "-eo", "pipefail", str(path)], cwd=cwd, env=env,
-                              capture_output=True, text=True, timeout=300)
+        return subprocess.run(
+            ["bash", "--noprofile", "--norc", "-eo", "pipefail", str(path)],
+            cwd=cwd,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
     finally:
         path.unlink()
 
@@ -141,14 +164,20 @@ def test_the_workflow_commands_run_locally_shards_merge_replay(tmp_path):
         for shard in nightly["jobs"]["fuzz"]["strategy"]["matrix"]["shard"]:
             runner = tmp_path / f"runner-{target}-{shard}"
             shutil.copytree(project, runner)
-            values = {"matrix.target.name": target, "matrix.target.backend": "python", "matrix.shard": str(shard),
-                      "github.run_id": RUN_ID}
+            values = {
+                "matrix.target.name": target,
+                "matrix.target.backend": "python",
+                "matrix.shard": str(shard),
+                "github.run_id": RUN_ID,
+            }
             r = _bash(_expand(shard_script, values), runner, env)
             assert r.returncode in (0, 1), r.stdout + r.stderr  # 1: the shard found bugs
             report = json.loads((runner / "shard" / "results" / "report.json").read_text())
             assert report["master_seed"] == int(f"{RUN_ID}{shard}")
             digests[(target, shard)] = report["targets"][target]["schedule_digest"]
-            shutil.copytree(runner / "shard" / "corpus", merge_dir / "shards" / f"fuzz-corpus-{target}-{shard}-{RUN_ID}")
+            shutil.copytree(
+                runner / "shard" / "corpus", merge_dir / "shards" / f"fuzz-corpus-{target}-{shard}-{RUN_ID}"
+            )
     assert len(set(digests.values())) == len(digests)  # independently seeded
 
     # merge: the merged corpus lands where the cache is saved from.
@@ -156,7 +185,9 @@ def test_the_workflow_commands_run_locally_shards_merge_replay(tmp_path):
     r = _bash(_expand(_step(merge, "merge")["run"], {"github.run_id": RUN_ID}), merge_dir, env)
     assert r.returncode == 0, r.stdout + r.stderr
     report = json.loads((merge_dir / "merge-results" / "merge.json").read_text())
-    cache = merge_dir / [s for s in merge["steps"] if s.get("uses", "").startswith("actions/cache/save")][0]["with"]["path"]
+    cache = (
+        merge_dir / [s for s in merge["steps"] if s.get("uses", "").startswith("actions/cache/save")][0]["with"]["path"]
+    )
     for target in TARGETS:
         t = report["targets"][target]
         assert t["features"] == t["features_preserved"] and t["entries_out"] <= t["entries_in"]
@@ -210,8 +241,12 @@ def test_native_targets_shard_with_clang_and_merge_with_libfuzzer(tmp_path):
     for shard in nightly["jobs"]["fuzz"]["strategy"]["matrix"]["shard"]:
         runner = tmp_path / f"runner-deep-{shard}"
         shutil.copytree(project, runner)
-        values = {"matrix.target.name": "deep", "matrix.target.backend": "native", "matrix.shard": str(shard),
-                  "github.run_id": RUN_ID}
+        values = {
+            "matrix.target.name": "deep",
+            "matrix.target.backend": "native",
+            "matrix.shard": str(shard),
+            "github.run_id": RUN_ID,
+        }
         r = _bash(_expand(shard_script, values), runner, env)
         assert r.returncode in (0, 1), r.stdout + r.stderr
         report = json.loads((runner / "shard" / "results" / "report.json").read_text())

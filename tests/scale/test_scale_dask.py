@@ -27,9 +27,9 @@ ISOLATED = os.environ.get("ASSAY_DASK_TESTS") == "1"
 pytestmark = pytest.mark.skipif(not ISOLATED, reason="runs in its own process (test_scale_dask_isolated.py)")
 
 from assay.core.config import load_project  # noqa: E402
-from assay.harness.discovery import load_targets  # noqa: E402
-from assay.engine.campaign import CampaignOptions, prepare, run_campaign  # noqa: E402
 from assay.core.errors import ConfigError  # noqa: E402
+from assay.engine.campaign import CampaignOptions, prepare, run_campaign  # noqa: E402
+from assay.harness.discovery import load_targets  # noqa: E402
 from assay.scale.dask_executor import dask_client, import_distributed, run_campaign_dask, run_specs  # noqa: E402
 from assay.scale.shard import apply_result, plan_shards, run_shard  # noqa: E402
 
@@ -49,8 +49,14 @@ def _targets(names=TARGETS):
 
 
 def _options(tmp_path, **kw):
-    return CampaignOptions(corpus_root=str(tmp_path / "corpus"), artifact_root=str(tmp_path / "artifacts"),
-                           max_cases=CASES, seed=SEED, project_root=str(PLANTED), **kw)
+    return CampaignOptions(
+        corpus_root=str(tmp_path / "corpus"),
+        artifact_root=str(tmp_path / "artifacts"),
+        max_cases=CASES,
+        seed=SEED,
+        project_root=str(PLANTED),
+        **kw,
+    )
 
 
 def _snapshot(root):
@@ -97,7 +103,8 @@ def test_a_retried_task_writes_nothing_twice(tmp_path):
     assert applied.artifacts_written == len(first.findings) and all(f.new for f in outcome.findings)
     files = sorted(p for p in (tmp_path / "artifacts").rglob("*"))
     stamps = {p: os.stat(p).st_mtime_ns for p in files} | {
-        p: os.stat(p).st_mtime_ns for p in (tmp_path / "corpus").rglob("*")}
+        p: os.stat(p).st_mtime_ns for p in (tmp_path / "corpus").rglob("*")
+    }
     again, applied2 = apply_result(second, options.corpus_root, options.artifact_root, target.max_len)
     assert (applied2.corpus_written, applied2.artifacts_written) == (0, 0)
     assert not any(f.new for f in again.findings)
@@ -109,11 +116,36 @@ def test_a_retried_task_writes_nothing_twice(tmp_path):
 
 def test_cli_on_an_existing_scheduler_matches_local_shards(tmp_path, client):
     report = tmp_path / "r.json"
-    r = subprocess.run([sys.executable, "-m", "assay", "fuzz", "--project", str(PLANTED), *sum(
-        (["--fuzz-target", n] for n in TARGETS), []), "--fuzz-cases", str(CASES), "--fuzz-seed", str(SEED),
-        "--fuzz-corpus", str(tmp_path / "corpus"), "--fuzz-artifacts", str(tmp_path / "artifacts"),
-        "--executor", "dask", "--scheduler", client.scheduler.address, "--jobs", "2", "--report", str(report)],
-        capture_output=True, text=True, timeout=300)
+    r = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "assay",
+            "fuzz",
+            "--project",
+            str(PLANTED),
+            *sum((["--fuzz-target", n] for n in TARGETS), []),
+            "--fuzz-cases",
+            str(CASES),
+            "--fuzz-seed",
+            str(SEED),
+            "--fuzz-corpus",
+            str(tmp_path / "corpus"),
+            "--fuzz-artifacts",
+            str(tmp_path / "artifacts"),
+            "--executor",
+            "dask",
+            "--scheduler",
+            client.scheduler.address,
+            "--jobs",
+            "2",
+            "--report",
+            str(report),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert r.returncode in (0, 1) and "Traceback" not in r.stderr, r.stdout + r.stderr
     assert "dask: 4 task(s)" in r.stdout and (r.returncode == 1) == ("no findings" not in r.stdout)
     assert "dask: 4/4 " in r.stderr  # progress, one line per finished task
@@ -131,9 +163,25 @@ def test_missing_dask_and_stray_scheduler_are_exit_2(tmp_path, monkeypatch):
     monkeypatch.setitem(sys.modules, "dask.distributed", None)
     with pytest.raises(ConfigError, match=r"pip install 'assay\[dask\]'"):
         import_distributed()
-    r = subprocess.run([sys.executable, "-m", "assay", "fuzz", "--project", str(PLANTED), "--fuzz-target",
-                        TARGETS[0], "--fuzz-cases", "5", "--scheduler", "tcp://127.0.0.1:1"],
-                       capture_output=True, text=True, timeout=120)
+    r = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "assay",
+            "fuzz",
+            "--project",
+            str(PLANTED),
+            "--fuzz-target",
+            TARGETS[0],
+            "--fuzz-cases",
+            "5",
+            "--scheduler",
+            "tcp://127.0.0.1:1",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert r.returncode == 2 and "--scheduler needs --executor dask" in r.stderr
 
 

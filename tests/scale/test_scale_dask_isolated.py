@@ -21,7 +21,11 @@ def test_dask_executor_tests_pass_in_their_own_process():
     env = {**os.environ, "ASSAY_DASK_TESTS": "1", "PYTHONHASHSEED": "0"}
     proc = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(HERE / "test_scale_dask.py")],
-        cwd=HERE.parent.parent, env=env, capture_output=True, text=True, timeout=900,
+        cwd=HERE.parent.parent,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=900,
     )
     assert proc.returncode == 0, proc.stdout[-6000:] + proc.stderr[-2000:]
     assert " passed" in proc.stdout and " skipped" not in proc.stdout.splitlines()[-1], proc.stdout[-2000:]

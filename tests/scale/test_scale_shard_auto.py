@@ -9,34 +9,39 @@ import sys
 
 import pytest
 
-from conftest import PLANTED
-
 from assay.core.errors import ConfigError
 from assay.scale.shard_select import resolve_shard
+from conftest import PLANTED
 
 
-@pytest.mark.parametrize("env, expected", [
-    ({"JOB_COMPLETION_INDEX": "0"}, 1),
-    ({"JOB_COMPLETION_INDEX": "3"}, 4),
-    ({"SLURM_ARRAY_TASK_ID": "0", "SLURM_ARRAY_TASK_MIN": "0"}, 1),
-    ({"SLURM_ARRAY_TASK_ID": "4", "SLURM_ARRAY_TASK_MIN": "1", "SLURM_ARRAY_TASK_COUNT": "4"}, 4),
-    ({"SLURM_ARRAY_TASK_ID": "1", "SLURM_ARRAY_TASK_MIN": "1"}, 1),
-    ({"SLURM_ARRAY_TASK_ID": "2"}, 3),  # no MIN: 0-based
-    ({"SLURM_ARRAY_TASK_ID": "30", "SLURM_ARRAY_TASK_MIN": "10", "SLURM_ARRAY_TASK_STEP": "10"}, 3),
-    ({"JOB_COMPLETION_INDEX": "1", "SLURM_ARRAY_TASK_ID": "0"}, 2),  # Kubernetes wins
-])
+@pytest.mark.parametrize(
+    "env, expected",
+    [
+        ({"JOB_COMPLETION_INDEX": "0"}, 1),
+        ({"JOB_COMPLETION_INDEX": "3"}, 4),
+        ({"SLURM_ARRAY_TASK_ID": "0", "SLURM_ARRAY_TASK_MIN": "0"}, 1),
+        ({"SLURM_ARRAY_TASK_ID": "4", "SLURM_ARRAY_TASK_MIN": "1", "SLURM_ARRAY_TASK_COUNT": "4"}, 4),
+        ({"SLURM_ARRAY_TASK_ID": "1", "SLURM_ARRAY_TASK_MIN": "1"}, 1),
+        ({"SLURM_ARRAY_TASK_ID": "2"}, 3),  # no MIN: 0-based
+        ({"SLURM_ARRAY_TASK_ID": "30", "SLURM_ARRAY_TASK_MIN": "10", "SLURM_ARRAY_TASK_STEP": "10"}, 3),
+        ({"JOB_COMPLETION_INDEX": "1", "SLURM_ARRAY_TASK_ID": "0"}, 2),  # Kubernetes wins
+    ],
+)
 def test_auto_index(env, expected):
     assert resolve_shard((None, 4), env) == (expected, 4)
     assert resolve_shard((2, 4), env) == (2, 4)  # an explicit K ignores the environment
 
 
-@pytest.mark.parametrize("env, needle", [
-    ({}, "neither JOB_COMPLETION_INDEX"),
-    ({"JOB_COMPLETION_INDEX": "4"}, "outside 1..4"),
-    ({"JOB_COMPLETION_INDEX": "x"}, "not a whole number"),
-    ({"SLURM_ARRAY_TASK_ID": "5", "SLURM_ARRAY_TASK_MIN": "1", "SLURM_ARRAY_TASK_COUNT": "5"}, "has 5 tasks"),
-    ({"SLURM_ARRAY_TASK_ID": "15", "SLURM_ARRAY_TASK_MIN": "10", "SLURM_ARRAY_TASK_STEP": "10"}, "grid"),
-])
+@pytest.mark.parametrize(
+    "env, needle",
+    [
+        ({}, "neither JOB_COMPLETION_INDEX"),
+        ({"JOB_COMPLETION_INDEX": "4"}, "outside 1..4"),
+        ({"JOB_COMPLETION_INDEX": "x"}, "not a whole number"),
+        ({"SLURM_ARRAY_TASK_ID": "5", "SLURM_ARRAY_TASK_MIN": "1", "SLURM_ARRAY_TASK_COUNT": "5"}, "has 5 tasks"),
+        ({"SLURM_ARRAY_TASK_ID": "15", "SLURM_ARRAY_TASK_MIN": "10", "SLURM_ARRAY_TASK_STEP": "10"}, "grid"),
+    ],
+)
 def test_auto_errors(env, needle):
     with pytest.raises(ConfigError, match=needle):
         resolve_shard((None, 4), env)
@@ -47,11 +52,36 @@ def _fuzz(tmp_path, shard, env):
     run.mkdir()
     report = run / "report.json"
     clean = {k: v for k, v in os.environ.items() if k not in ("JOB_COMPLETION_INDEX", "SLURM_ARRAY_TASK_ID")}
-    r = subprocess.run([sys.executable, "-m", "assay", "fuzz", "--project", str(PLANTED), "--fuzz-target",
-                        "planted_nested_compares", "--fuzz-target", "planted_feature_only", "--fuzz-cases", "20",
-                        "--fuzz-seed", "1", "--fuzz-corpus", str(run / "c"), "--fuzz-artifacts",
-                        str(run / "a"), "--shard", shard, "--report", str(report)],
-                       capture_output=True, text=True, env={**clean, **env}, timeout=300)
+    r = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "assay",
+            "fuzz",
+            "--project",
+            str(PLANTED),
+            "--fuzz-target",
+            "planted_nested_compares",
+            "--fuzz-target",
+            "planted_feature_only",
+            "--fuzz-cases",
+            "20",
+            "--fuzz-seed",
+            "1",
+            "--fuzz-corpus",
+            str(run / "c"),
+            "--fuzz-artifacts",
+            str(run / "a"),
+            "--shard",
+            shard,
+            "--report",
+            str(report),
+        ],
+        capture_output=True,
+        text=True,
+        env={**clean, **env},
+        timeout=300,
+    )
     return r, report
 
 

@@ -89,9 +89,13 @@ ALLOW = AllowList(
 )
 
 
-@assay.target(expected=(UnicodeDecodeError,), sources=["email._parseaddr", "email._header_value_parser"],
-              seeds=_SEEDS, max_len=256,
-              dictionary=[b"<", b">", b"@", b",", b";", b":", b'"', b"\\", b"(", b")", b"[", b"]", b"=?utf-8?q?", b"?="])
+@assay.target(
+    expected=(UnicodeDecodeError,),
+    sources=["email._parseaddr", "email._header_value_parser"],
+    seeds=_SEEDS,
+    max_len=256,
+    dictionary=[b"<", b">", b"@", b",", b";", b":", b'"', b"\\", b"(", b")", b"[", b"]", b"=?utf-8?q?", b"?="],
+)
 def oracle_diff_address(data: bytes) -> None:
     text = data.decode("utf-8")
     if "\r" in text or "\n" in text:
@@ -100,5 +104,10 @@ def oracle_diff_address(data: bytes) -> None:
     # parser raises is a crash of that parser and must surface as a panic with its
     # own frames (a first version caught Exception and reported gh-134155's
     # AttributeError as a mere value-vs-error difference).
-    differential({"parseaddr": legacy, "headerregistry": modern}, text, name="address", allow=ALLOW,
-                 catch=(ValueError, HeaderParseError))
+    differential(
+        {"parseaddr": legacy, "headerregistry": modern},
+        text,
+        name="address",
+        allow=ALLOW,
+        catch=(ValueError, HeaderParseError),
+    )

@@ -107,8 +107,13 @@ def combine_surrogates(value):
     return value
 
 
-@assay.target(expected=(UnicodeDecodeError,), sources=["json", "ast"], strategy="json@1", max_len=512,
-              seeds=[b'{"a": [1, -2.5e3, "x\\u00e9"], "b": {}}', b'[0, 1e5, "\\ud83d\\ude00", "\\/"]'])
+@assay.target(
+    expected=(UnicodeDecodeError,),
+    sources=["json", "ast"],
+    strategy="json@1",
+    max_len=512,
+    seeds=[b'{"a": [1, -2.5e3, "x\\u00e9"], "b": {}}', b'[0, 1e5, "\\ud83d\\ude00", "\\/"]'],
+)
 def oracle_diff_json_literal(data: bytes) -> None:
     text = data.decode("utf-8")
     differential(

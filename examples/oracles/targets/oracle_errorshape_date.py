@@ -12,8 +12,12 @@ from email.utils import parsedate_to_datetime, parsedate_tz
 import assay
 from assay.oracles import error_shape
 
-_SEEDS = [b"Fri, 21 Nov 1997 09:55:06 -0600", b"21 Nov 97 09:55:06 GMT", b"Mon, 1 Jan 2024 00:00:00 +0000",
-          b"Tue, 29 Feb 2000 23:59:60 EST"]
+_SEEDS = [
+    b"Fri, 21 Nov 1997 09:55:06 -0600",
+    b"21 Nov 97 09:55:06 GMT",
+    b"Mon, 1 Jan 2024 00:00:00 +0000",
+    b"Tue, 29 Feb 2000 23:59:60 EST",
+]
 
 
 def parses(value: str) -> bool:
@@ -36,11 +40,29 @@ def parses(value: str) -> bool:
         return False
     year, month, day, hour, minute, second = t[:6]
     offset = t[9] or 0
-    days = [31, 29 if (year % 4 == 0 and year % 100 != 0) or year % 400 == 0 else 28,
-            31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
-    return (1 <= month <= 12 and 1 <= day <= days[month - 1] and 0 <= hour <= 23
-            and 0 <= minute <= 59 and 0 <= second <= 59 and 1 <= year <= 9999
-            and abs(offset) < 24 * 3600)
+    days = [
+        31,
+        29 if (year % 4 == 0 and year % 100 != 0) or year % 400 == 0 else 28,
+        31,
+        30,
+        31,
+        30,
+        31,
+        31,
+        30,
+        31,
+        30,
+        31,
+    ]
+    return (
+        1 <= month <= 12
+        and 1 <= day <= days[month - 1]
+        and 0 <= hour <= 23
+        and 0 <= minute <= 59
+        and 0 <= second <= 59
+        and 1 <= year <= 9999
+        and abs(offset) < 24 * 3600
+    )
 
 
 @assay.target(sources=["email._parseaddr", "email.utils"], seeds=_SEEDS, max_len=64)

@@ -16,8 +16,15 @@ import socket
 import assay
 from assay.oracles import error_shape
 
-_SEEDS = [b"192.0.2.1", b"::1", b"2001:db8::8a2e:370:7334", b"::ffff:192.0.2.128", b"fe80::1%eth0",
-          b"0.0.0.0", b"1::2:3:4:5:6:7"]
+_SEEDS = [
+    b"192.0.2.1",
+    b"::1",
+    b"2001:db8::8a2e:370:7334",
+    b"::ffff:192.0.2.128",
+    b"fe80::1%eth0",
+    b"0.0.0.0",
+    b"1::2:3:4:5:6:7",
+]
 
 
 def validate(text: str):
@@ -41,8 +48,12 @@ def pack(text: str) -> bytes:
     return socket.inet_pton(family, text)
 
 
-@assay.target(sources=["ipaddress"], seeds=_SEEDS, max_len=64,
-              dictionary=[b".", b":", b"::", b"%", b"0", b"00", b"255", b"ffff", b"1.2.3.4"])
+@assay.target(
+    sources=["ipaddress"],
+    seeds=_SEEDS,
+    max_len=64,
+    dictionary=[b".", b":", b"::", b"%", b"0", b"00", b"255", b"ffff", b"1.2.3.4"],
+)
 def oracle_errorshape_ip(data: bytes) -> None:
     text = data.decode("latin-1")
     error_shape(validate, pack, text, name="ip_address~inet_pton")

@@ -44,7 +44,7 @@ class Order:
     note: str = ""
 
     @classmethod
-    def from_json(cls, doc: dict) -> "Order":
+    def from_json(cls, doc: dict) -> Order:
         """Build an order; raises ``ValueError`` on anything it cannot use."""
         if not isinstance(doc, dict) or set(doc) - {"id", "items", "note"}:
             raise ValueError("not an order")
@@ -65,10 +65,21 @@ class Order:
         return cls(oid, lines, note)
 
 
-@assay.target(expected=(ValueError, RecursionError), strategy="json@1", max_len=512,
-              seeds=[b'{"id": "AB-12", "items": [{"sku": "x", "qty": 2}], "note": "gift"}',
-                     b'{"id": "ZZ-0", "items": [{"sku": "y", "qty": 1}, {"sku": "z", "qty": 30}]}'])
+@assay.target(
+    expected=(ValueError, RecursionError),
+    strategy="json@1",
+    max_len=512,
+    seeds=[
+        b'{"id": "AB-12", "items": [{"sku": "x", "qty": 2}], "note": "gift"}',
+        b'{"id": "ZZ-0", "items": [{"sku": "y", "qty": 1}, {"sku": "z", "qty": 30}]}',
+    ],
+)
 def oracle_errorshape_schema(data: bytes) -> None:
     doc = json.loads(data)
-    error_shape(_VALIDATOR.validate, Order.from_json, doc, name="order-schema~Order.from_json",
-                invalid=(jsonschema.ValidationError,))
+    error_shape(
+        _VALIDATOR.validate,
+        Order.from_json,
+        doc,
+        name="order-schema~Order.from_json",
+        invalid=(jsonschema.ValidationError,),
+    )

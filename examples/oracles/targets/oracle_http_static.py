@@ -32,8 +32,25 @@ ROOT = _TMP / "site"
 SECRET = plant_secret(ROOT)
 
 #: Path segments requests are built from.
-SEGMENTS = ["index.html", "docs", "a.txt", "..", ".", "%2e%2e", ".%2e", "%2e.", "..%2f", "..%5c", "..\\",
-            "%2f", "", "%00", SECRET_NAME, "~", "C:"]
+SEGMENTS = [
+    "index.html",
+    "docs",
+    "a.txt",
+    "..",
+    ".",
+    "%2e%2e",
+    ".%2e",
+    "%2e.",
+    "..%2f",
+    "..%5c",
+    "..\\",
+    "%2f",
+    "",
+    "%00",
+    SECRET_NAME,
+    "~",
+    "C:",
+]
 
 
 def translate(path: str) -> str:

@@ -17,7 +17,7 @@ from assay.oracles import rechunk
 
 _SEEDS = [
     b"From: Alice <alice@example.com>\r\nTo: bob@example.org\r\nSubject: hello\r\n\r\nHi Bob.\r\n",
-    b"To: x@y.z\nContent-Type: multipart/mixed; boundary=\"XX\"\n\npreamble\n--XX\nContent-Type: text/plain\n\none\n"
+    b'To: x@y.z\nContent-Type: multipart/mixed; boundary="XX"\n\npreamble\n--XX\nContent-Type: text/plain\n\none\n'
     b"--XX\r\nContent-Type: message/rfc822\r\n\r\nSubject: inner\r\n\r\nbody\r\n--XX--\r\nepilogue",
     b"Subject: folded\n  continuation\n\tmore\nX-Empty:\n\nline one\rline two\r\n",
     b"Content-Type: multipart/alternative; boundary=b\n\n--b\n\n--b\nContent-Type: text/html\n\n<p>x</p>\n--b--\n",
@@ -49,7 +49,12 @@ def feed_message(chunks: list[bytes]) -> list:
 
 
 # One call per byte plus the chunkings for each input: a generous timeout.
-@assay.target(sources=["email.feedparser"], seeds=_SEEDS, max_len=1024, timeout=10.0,
-              dictionary=[b"\r\n", b"\n", b"\r", b"--", b"boundary=", b"Content-Type: multipart/mixed; "])
+@assay.target(
+    sources=["email.feedparser"],
+    seeds=_SEEDS,
+    max_len=1024,
+    timeout=10.0,
+    dictionary=[b"\r\n", b"\n", b"\r", b"--", b"boundary=", b"Content-Type: multipart/mixed; "],
+)
 def oracle_rechunk_email(data: bytes) -> None:
     rechunk(feed_message, data, name="email-feedparser")

@@ -51,7 +51,13 @@ def read_requests(chunks: list[bytes]) -> tuple:
 
 
 # One call per byte plus the chunkings for each input: a generous timeout.
-@assay.target(expected=(h11.RemoteProtocolError,), sources=["h11"], strategy="http1-request@1", seeds=_SEEDS,
-              max_len=1024, timeout=10.0)
+@assay.target(
+    expected=(h11.RemoteProtocolError,),
+    sources=["h11"],
+    strategy="http1-request@1",
+    seeds=_SEEDS,
+    max_len=1024,
+    timeout=10.0,
+)
 def oracle_rechunk_h11(data: bytes) -> None:
     rechunk(read_requests, data, name="h11-server")

@@ -15,11 +15,11 @@ import assay
 from assay.oracles import rechunk
 
 _SEEDS = [
-    b"<html><head><title>T &amp; U</title></head><body class=\"a\">Hi<br/>there</body></html>",
+    b'<html><head><title>T &amp; U</title></head><body class="a">Hi<br/>there</body></html>',
     b"<!DOCTYPE html><p id=x>one<p>two &lt; three &#65;&#x42;</p>",
     b"<script>if (a < b) { x = '</p>'; }</script><style>p{}</style>",
     b"<!-- a comment --><![CDATA[raw]]><?pi stuff?><a href='x?a=1&b=2'>link</a>",
-    b"<div\n  data-x = \"1\"\n  checked>text</div   >",
+    b'<div\n  data-x = "1"\n  checked>text</div   >',
 ]
 
 
@@ -106,8 +106,13 @@ _FEED = {True: _feeder(True), False: _feeder(False)}
 
 
 # The parser runs 2 + chunkings + one call per byte for each input: a generous timeout.
-@assay.target(expected=(MarkedSectionError,), sources=["html.parser", "_markupbase"], max_len=512, timeout=10.0,
-              seeds=[mode + doc for doc in _SEEDS for mode in (b"\x00", b"\x01")])
+@assay.target(
+    expected=(MarkedSectionError,),
+    sources=["html.parser", "_markupbase"],
+    max_len=512,
+    timeout=10.0,
+    seeds=[mode + doc for doc in _SEEDS for mode in (b"\x00", b"\x01")],
+)
 def oracle_rechunk_html(data: bytes) -> None:
     """First byte picks ``convert_charrefs``; the rest, decoded as Latin-1, is the document."""
     convert = not (data[:1] and data[0] & 1)

@@ -82,8 +82,12 @@ def _check_keys(value, seen: set) -> None:
             _check_keys(item, seen)
 
 
-@assay.target(expected=(plistlib.InvalidFileException, ExpatError, ValueError),
-              sources=["plistlib"], seeds=_PLIST_SEEDS, max_len=2048)
+@assay.target(
+    expected=(plistlib.InvalidFileException, ExpatError, ValueError),
+    sources=["plistlib"],
+    seeds=_PLIST_SEEDS,
+    max_len=2048,
+)
 def oracle_roundtrip_plist(data: bytes) -> None:
     round_trip(load_plist, _plist_encoder(data), data, name="plist", normalize=canonical)
 
@@ -99,7 +103,12 @@ def _nan_safe(value):
     return value
 
 
-@assay.target(expected=(ValueError, RecursionError), sources=["json"], strategy="json@1", max_len=1024,
-              seeds=[b'{"a": [1, 2.5e3, -0.0, NaN, "\\ud800"], "b": null}', b"[1e400, -1e400]"])
+@assay.target(
+    expected=(ValueError, RecursionError),
+    sources=["json"],
+    strategy="json@1",
+    max_len=1024,
+    seeds=[b'{"a": [1, 2.5e3, -0.0, NaN, "\\ud800"], "b": null}', b"[1e400, -1e400]"],
+)
 def oracle_roundtrip_json(data: bytes) -> None:
     round_trip(json.loads, json.dumps, data, name="json", normalize=_nan_safe)

@@ -38,15 +38,25 @@ def absolute_netloc_path(parts: SplitResult) -> SplitResult:
     return parts
 
 
-@assay.target(expected=(ValueError,), sources=["urllib.parse"], seeds=_URL_SEEDS, max_len=256,
-              dictionary=[b"//", b"///", b":", b"?", b"#", b"[", b"]", b"@", b"http:", b"file:"])
+@assay.target(
+    expected=(ValueError,),
+    sources=["urllib.parse"],
+    seeds=_URL_SEEDS,
+    max_len=256,
+    dictionary=[b"//", b"///", b":", b"?", b"#", b"[", b"]", b"@", b"http:", b"file:"],
+)
 def oracle_roundtrip_urlsplit(data: bytes) -> None:
     """``urlunsplit`` must write back a URL that splits into the same five parts."""
     round_trip(urlsplit, urlunsplit, data.decode("latin-1"), name="urlsplit", normalize=absolute_netloc_path)
 
 
-@assay.target(expected=(ValueError,), sources=["urllib.parse"], seeds=[b"a=1&b=2&a=3", b"x=%20y+z&&=&k"],
-              max_len=256, dictionary=[b"&", b"=", b"%", b"+", b";", b"%00", b"%C3%A9"])
+@assay.target(
+    expected=(ValueError,),
+    sources=["urllib.parse"],
+    seeds=[b"a=1&b=2&a=3", b"x=%20y+z&&=&k"],
+    max_len=256,
+    dictionary=[b"&", b"=", b"%", b"+", b";", b"%00", b"%C3%A9"],
+)
 def oracle_roundtrip_query(data: bytes) -> None:
     """``urlencode`` of what ``parse_qsl`` read must parse back to the same pairs."""
     text = data.decode("latin-1")

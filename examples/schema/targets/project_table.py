@@ -37,12 +37,20 @@ SCHEMA = Path(validate_pyproject.__file__).parent / "project_metadata.schema.jso
 
 #: A table pyproject-metadata accepts (the PyPA specification's own example, with the readme inline).
 SEED = {
-    "name": "spam-eggs", "version": "2020.0.0", "description": "Lovely Spam! Wonderful Spam!",
-    "readme": {"text": "# Spam", "content-type": "text/markdown"}, "requires-python": ">=3.8", "license": "MIT",
-    "keywords": ["egg", "bacon"], "authors": [{"name": "Pradyun Gedam", "email": "pradyun@example.com"}],
-    "classifiers": ["Development Status :: 4 - Beta"], "dependencies": ["httpx", "gidgethub[httpx]>4.0.0"],
-    "optional-dependencies": {"gui": ["PyQt5"]}, "urls": {"Homepage": "https://example.com"},
-    "scripts": {"spam-cli": "spam:main_cli"}, "entry-points": {"spam.magical": {"tomatoes": "spam:main_tomatoes"}},
+    "name": "spam-eggs",
+    "version": "2020.0.0",
+    "description": "Lovely Spam! Wonderful Spam!",
+    "readme": {"text": "# Spam", "content-type": "text/markdown"},
+    "requires-python": ">=3.8",
+    "license": "MIT",
+    "keywords": ["egg", "bacon"],
+    "authors": [{"name": "Pradyun Gedam", "email": "pradyun@example.com"}],
+    "classifiers": ["Development Status :: 4 - Beta"],
+    "dependencies": ["httpx", "gidgethub[httpx]>4.0.0"],
+    "optional-dependencies": {"gui": ["PyQt5"]},
+    "urls": {"Homepage": "https://example.com"},
+    "scripts": {"spam-cli": "spam:main_cli"},
+    "entry-points": {"spam.magical": {"tomatoes": "spam:main_tomatoes"}},
 }
 
 _EMPTY_DIR = tempfile.mkdtemp(prefix="assay-schema-example-")  # readme/license files resolve here: none exist
@@ -68,8 +76,14 @@ def _metadata(project: object) -> StandardMetadata:
     return metadata
 
 
-@assay.target(schema=SCHEMA, schema_mode="both", expected=(ConfigurationError,), sources=["pyproject_metadata"],
-              seeds=[json.dumps(SEED)], max_len=8192)
+@assay.target(
+    schema=SCHEMA,
+    schema_mode="both",
+    expected=(ConfigurationError,),
+    sources=["pyproject_metadata"],
+    seeds=[json.dumps(SEED)],
+    max_len=8192,
+)
 def pyproject_metadata_project(data: bytes) -> None:
     """Valid and adjacent ``[project]`` tables through pyproject-metadata."""
     project = _table(data)
@@ -77,8 +91,9 @@ def pyproject_metadata_project(data: bytes) -> None:
         _metadata(project)
 
 
-@assay.target(schema=SCHEMA, schema_mode="valid", expected=(ConfigurationError,), seeds=[json.dumps(SEED)],
-              max_len=8192)
+@assay.target(
+    schema=SCHEMA, schema_mode="valid", expected=(ConfigurationError,), seeds=[json.dumps(SEED)], max_len=8192
+)
 def project_card(data: bytes) -> str:
     """A one-line card for a project pyproject-metadata accepted (planted bug: an empty description)."""
     project = _table(data)

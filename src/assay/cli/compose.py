@@ -12,10 +12,15 @@ import argparse
 import os
 import sys
 import time
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from assay.compose.classifier import (
-    DEFAULT_ALLOW_VALUES, DEFAULT_COMMAND_TIMEOUT, CallableClassifier, CommandClassifier, load_object,
+    DEFAULT_ALLOW_VALUES,
+    DEFAULT_COMMAND_TIMEOUT,
+    CallableClassifier,
+    CommandClassifier,
+    load_object,
 )
 from assay.compose.findings import explain_findings, group_findings, summary_lines
 from assay.compose.leaves import DEFAULT_STATE_HEADS, OVERRIDABLE, exclusions
@@ -45,49 +50,108 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
         ),
     )
     who = p.add_mutually_exclusive_group()
-    who.add_argument("--classifier", metavar="MOD:FUNC",
-                     help="Python classifier: 'pkg.mod:func' or 'path/file.py:func', func(command) -> bool or level")
-    who.add_argument("--classifier-cmd", metavar="'PROG ARGS'",
-                     help="out-of-process classifier; the command is its last argument (or replaces '{}')")
+    who.add_argument(
+        "--classifier",
+        metavar="MOD:FUNC",
+        help="Python classifier: 'pkg.mod:func' or 'path/file.py:func', func(command) -> bool or level",
+    )
+    who.add_argument(
+        "--classifier-cmd",
+        metavar="'PROG ARGS'",
+        help="out-of-process classifier; the command is its last argument (or replaces '{}')",
+    )
     p.add_argument("--allowed-predicate", metavar="MOD:FUNC", help="allowed(level) -> bool, for level classifiers")
     p.add_argument("--rank", metavar="MOD:FUNC", help="rank(level) -> orderable, to compare allowed levels")
-    p.add_argument("--classifier-json-field", metavar="FIELD",
-                   help="read the verdict from this JSON field (dotted) on stdout instead of the exit status")
-    p.add_argument("--classifier-allow-values", metavar="A,B", default=",".join(DEFAULT_ALLOW_VALUES),
-                   help="JSON string values that mean allowed (default: %(default)s)")
+    p.add_argument(
+        "--classifier-json-field",
+        metavar="FIELD",
+        help="read the verdict from this JSON field (dotted) on stdout instead of the exit status",
+    )
+    p.add_argument(
+        "--classifier-allow-values",
+        metavar="A,B",
+        default=",".join(DEFAULT_ALLOW_VALUES),
+        help="JSON string values that mean allowed (default: %(default)s)",
+    )
     p.add_argument("--classifier-stdin", action="store_true", help="pass the command on stdin, not as an argument")
-    p.add_argument("--classifier-timeout", type=float, default=DEFAULT_COMMAND_TIMEOUT, metavar="S",
-                   help="seconds per out-of-process verdict (default: %(default)s)")
-    p.add_argument("--sources", action="append", default=[], metavar="PKG",
-                   help="module, package or path whose code guides the search besides the classifier's file "
-                        "(repeat or comma-separate; as sources= of a target)")
-    p.add_argument("--leaves", metavar="FILE",
-                   help="one command per line; optional 'allow:'/'deny:' hints; '#' lines are comments")
+    p.add_argument(
+        "--classifier-timeout",
+        type=float,
+        default=DEFAULT_COMMAND_TIMEOUT,
+        metavar="S",
+        help="seconds per out-of-process verdict (default: %(default)s)",
+    )
+    p.add_argument(
+        "--sources",
+        action="append",
+        default=[],
+        metavar="PKG",
+        help="module, package or path whose code guides the search besides the classifier's file "
+        "(repeat or comma-separate; as sources= of a target)",
+    )
+    p.add_argument(
+        "--leaves", metavar="FILE", help="one command per line; optional 'allow:'/'deny:' hints; '#' lines are comments"
+    )
     p.add_argument("--name", help="target name (corpus and artifact folder; default: the classifier's import path)")
     p.add_argument("--fuzz-cases", type=int, metavar="N", help="generated cases (instead of the time budget)")
-    p.add_argument("--fuzz-budget", type=float, metavar="S",
-                   help=f"seconds to fuzz (default {DEFAULT_BUDGET:g} without --fuzz-cases)")
+    p.add_argument(
+        "--fuzz-budget",
+        type=float,
+        metavar="S",
+        help=f"seconds to fuzz (default {DEFAULT_BUDGET:g} without --fuzz-cases)",
+    )
     p.add_argument("--fuzz-seed", type=int, metavar="N", help="master seed (random if absent)")
     p.add_argument("--fuzz-corpus", metavar="DIR", help="corpus root (default: [tool.assay] corpus)")
     p.add_argument("--fuzz-artifacts", metavar="DIR", help="artifact root (default: [tool.assay] artifacts)")
-    p.add_argument("--bound", type=int, default=DEFAULT_BOUND, metavar="N",
-                   help="largest tree (leaves) the over-denial check R judges (default: %(default)s)")
-    p.add_argument("--r-ops", metavar="FAMILIES",
-                   help="operator families R applies to, comma-separated, 'none' to turn R off "
-                        f"(default: {','.join(sorted(SHELL.sequencing))})")
-    p.add_argument("--families", default=",".join(DEFAULT_FAMILIES), metavar="LIST",
-                   help="metamorphic families to draw: wrapper,redirect,embed or 'none' (default: %(default)s)")
-    p.add_argument("--protected-path", action="append", metavar="PATH",
-                   help="a path no allowed command may write (repeat; replaces the defaults)")
+    p.add_argument(
+        "--bound",
+        type=int,
+        default=DEFAULT_BOUND,
+        metavar="N",
+        help="largest tree (leaves) the over-denial check R judges (default: %(default)s)",
+    )
+    p.add_argument(
+        "--r-ops",
+        metavar="FAMILIES",
+        help="operator families R applies to, comma-separated, 'none' to turn R off "
+        f"(default: {','.join(sorted(SHELL.sequencing))})",
+    )
+    p.add_argument(
+        "--families",
+        default=",".join(DEFAULT_FAMILIES),
+        metavar="LIST",
+        help="metamorphic families to draw: wrapper,redirect,embed or 'none' (default: %(default)s)",
+    )
+    p.add_argument(
+        "--protected-path",
+        action="append",
+        metavar="PATH",
+        help="a path no allowed command may write (repeat; replaces the defaults)",
+    )
     p.add_argument("--operators", metavar="FILE", help="operator table (.json/.toml); 'extend = true' adds to shell")
-    p.add_argument("--allow-head", action="append", default=[], metavar="WORD",
-                   help="admit leaves headed by this state-changing word (repeat)")
-    p.add_argument("--admit", action="append", default=[], choices=sorted(OVERRIDABLE), metavar="REASON",
-                   help=f"admit leaves the filter drops for this reason ({', '.join(OVERRIDABLE)}; repeat)")
-    p.add_argument("--list-exclusions", action="store_true",
-                   help="list the leaf filter's rules, the state-changing words and how to admit each, and exit")
-    p.add_argument("--max-leaves", type=int, default=MAX_LEAVES, metavar="N",
-                   help="most leaves in one tree (default: %(default)s)")
+    p.add_argument(
+        "--allow-head",
+        action="append",
+        default=[],
+        metavar="WORD",
+        help="admit leaves headed by this state-changing word (repeat)",
+    )
+    p.add_argument(
+        "--admit",
+        action="append",
+        default=[],
+        choices=sorted(OVERRIDABLE),
+        metavar="REASON",
+        help=f"admit leaves the filter drops for this reason ({', '.join(OVERRIDABLE)}; repeat)",
+    )
+    p.add_argument(
+        "--list-exclusions",
+        action="store_true",
+        help="list the leaf filter's rules, the state-changing words and how to admit each, and exit",
+    )
+    p.add_argument(
+        "--max-leaves", type=int, default=MAX_LEAVES, metavar="N", help="most leaves in one tree (default: %(default)s)"
+    )
     p.add_argument("--no-seeds", action="store_true", help="do not seed the campaign with one case per operator")
     p.add_argument("--report", metavar="FILE", help="write a JSON report here")
     p.set_defaults(func=run)
@@ -108,8 +172,10 @@ def _sources(args: argparse.Namespace, classifier: Any) -> list[str] | None:
     if not given:
         return None
     if not args.classifier:
-        raise ConfigError("--sources applies to --classifier: the code of a --classifier-cmd program "
-                          "runs in another process, where coverage cannot see it")
+        raise ConfigError(
+            "--sources applies to --classifier: the code of a --classifier-cmd program "
+            "runs in another process, where coverage cannot see it"
+        )
     own = CallableClassifier(classifier).source_file() if callable(classifier) else None
     return ([own] if own else []) + given
 
@@ -191,14 +257,18 @@ def run(args: argparse.Namespace) -> int:
     summary = composition.pool.summary
     for line in summary.lines():
         print(line)
-    print(f"operators: {len(composition.table.binary)} binary, {len(composition.table.wrappers)} wrappers, "
-          f"{len(composition.table.redirects)} redirects x {len(composition.table.protected_paths)} paths, "
-          f"{len(composition.table.embeds)} embeddings; R on {','.join(sorted(composition.r_families)) or 'nothing'} "
-          f"up to {args.bound} leaves")
+    print(
+        f"operators: {len(composition.table.binary)} binary, {len(composition.table.wrappers)} wrappers, "
+        f"{len(composition.table.redirects)} redirects x {len(composition.table.protected_paths)} paths, "
+        f"{len(composition.table.embeds)} embeddings; R on {','.join(sorted(composition.r_families)) or 'nothing'} "
+        f"up to {args.bound} leaves"
+    )
     target.assay_target.source_paths()  # a --sources entry that does not exist stops here
     scope = [_shown(p) if os.path.isabs(p) else p for p in target.assay_target.sources]
-    print(f"target {target.assay_target.name}; feedback scope: "
-          f"{', '.join(scope) or 'none (the classifier runs out of process or has no Python source)'}")
+    print(
+        f"target {target.assay_target.name}; feedback scope: "
+        f"{', '.join(scope) or 'none (the classifier runs out of process or has no Python source)'}"
+    )
     if cases is None:
         print(f"budget: {budget:g}s (--fuzz-cases N for a fixed number of cases)")
     if args.fuzz_corpus is None or args.fuzz_artifacts is None:
@@ -214,8 +284,10 @@ def run(args: argparse.Namespace) -> int:
     findings = explain_findings(result)
     groups = group_findings(findings)
     for t in result.targets:
-        print(f"{t.name}: {t.cases} cases in {t.elapsed:.1f}s, corpus {t.corpus_size}, "
-              f"{len(t.findings)} finding(s); master seed {result.master_seed}")
+        print(
+            f"{t.name}: {t.cases} cases in {t.elapsed:.1f}s, corpus {t.corpus_size}, "
+            f"{len(t.findings)} finding(s); master seed {result.master_seed}"
+        )
     for line in summary_lines(groups, composition.enabled):
         print(line)
     if args.report:
@@ -223,16 +295,24 @@ def run(args: argparse.Namespace) -> int:
     return 1 if result.findings else 0
 
 
-def _write_report(args: argparse.Namespace, result: Any, pool: dict[str, Any], findings: list[dict[str, Any]],
-                  groups: list[dict[str, Any]]) -> None:
+def _write_report(
+    args: argparse.Namespace,
+    result: Any,
+    pool: dict[str, Any],
+    findings: list[dict[str, Any]],
+    groups: list[dict[str, Any]],
+) -> None:
     arguments = {k: v for k, v in vars(args).items() if k != "func" and not callable(v)}
     try:
         from assay.reports.campaign import build_report
 
         report = build_report(result, arguments=arguments)
     except ImportError:  # the shared report module is optional here
-        report = {"arguments": arguments, "master_seed": result.master_seed,
-                  "status": "findings" if result.findings else "clean"}
+        report = {
+            "arguments": arguments,
+            "master_seed": result.master_seed,
+            "status": "findings" if result.findings else "clean",
+        }
     report["compose"] = {"pool": pool, "groups": groups, "findings": findings}
     from assay.store.atomic import write_json
 

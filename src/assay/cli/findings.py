@@ -36,20 +36,23 @@ class BugEntry:
 def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     """Add the ``findings`` subcommand to ``subparsers``."""
     parser = subparsers.add_parser(
-        "findings", help="list the findings of an artifact root grouped by bug; 'show ID' explains one",
+        "findings",
+        help="list the findings of an artifact root grouped by bug; 'show ID' explains one",
         usage="assay findings [ROOT] [--json] [--project DIR] | assay findings show ID [ROOT] [--project DIR]",
         description="ROOT defaults to the project's artifact root ([tool.assay] artifacts). ID is a bug id "
-                    "(or a unique prefix of one) from the list.",
+        "(or a unique prefix of one) from the list.",
     )
     parser.add_argument("words", nargs="*", metavar="[show ID] [ROOT]", help=argparse.SUPPRESS)
-    parser.add_argument("--project", metavar="DIR", help="project folder holding pyproject.toml (default: current folder)")
+    parser.add_argument(
+        "--project", metavar="DIR", help="project folder holding pyproject.toml (default: current folder)"
+    )
     parser.add_argument("--json", action="store_true", help="machine-readable output")
     parser.set_defaults(func=run)
     return parser
 
 
 def _stamp(ts: float) -> str:
-    return _dt.datetime.fromtimestamp(ts, _dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return _dt.datetime.fromtimestamp(ts, _dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def collect(root: str | Path) -> list[BugEntry]:
@@ -68,7 +71,9 @@ def collect(root: str | Path) -> list[BugEntry]:
             firsts.append(first)
             lasts.append(seen.get("last_seen") or first)
             occurrences += seen.get("occurrences") if isinstance(seen.get("occurrences"), int) else 1
-        entries.append(BugEntry(bug.identity.id, bug.identity.harness, bug.members, min(firsts), max(lasts), occurrences))
+        entries.append(
+            BugEntry(bug.identity.id, bug.identity.harness, bug.members, min(firsts), max(lasts), occurrences)
+        )
     entries.sort(key=lambda e: (e.last_seen, e.id), reverse=True)
     return entries
 
@@ -91,8 +96,10 @@ def run(args: argparse.Namespace) -> int:
             raise ConfigError("usage: assay findings show ID [ROOT]")
         return show(project, words[1], _root(project, words[2] if len(words) == 3 else None), as_json=args.json)
     if len(words) > 1:
-        raise ConfigError(f"assay findings takes at most one artifact root, not {' '.join(words)}; "
-                          "to explain one bug: assay findings show ID")
+        raise ConfigError(
+            f"assay findings takes at most one artifact root, not {' '.join(words)}; "
+            "to explain one bug: assay findings show ID"
+        )
     root = _root(project, words[0] if words else None)
     entries = collect(root)
     if args.json:
@@ -104,8 +111,10 @@ def run(args: argparse.Namespace) -> int:
     from assay.findings.explain import display_path, headline, where_line
     from assay.findings.identity import identify_metadata
 
-    print(f"assay findings: {len(entries)} bug(s), {sum(len(e.artifacts) for e in entries)} finding(s) under "
-          f"{display_path(root)}")
+    print(
+        f"assay findings: {len(entries)} bug(s), {sum(len(e.artifacts) for e in entries)} finding(s) under "
+        f"{display_path(root)}"
+    )
     for e in entries:
         meta = e.artifacts[0].metadata
         targets = sorted({a.target for a in e.artifacts})
@@ -113,8 +122,10 @@ def run(args: argparse.Namespace) -> int:
         where = where_line(identify_metadata(meta), project.root)
         if where:
             print(f"      {where}")
-        print(f"      target {', '.join(targets)}; {len(e.artifacts)} signature(s), seen {e.occurrences}x; "
-              f"first {e.first_seen}, last {e.last_seen}")
+        print(
+            f"      target {', '.join(targets)}; {len(e.artifacts)} signature(s), seen {e.occurrences}x; "
+            f"first {e.first_seen}, last {e.last_seen}"
+        )
     print("explain one: assay findings show ID")
     return 0
 
@@ -138,12 +149,20 @@ def show(project: Any, wanted: str, root: Path, *, as_json: bool = False) -> int
     if as_json:
         print(json.dumps(_entry_json(entry, project.root), indent=2))
         return 0
-    print(f"bug {entry.id}: {len(entry.artifacts)} finding(s), seen {entry.occurrences}x, "
-          f"first {entry.first_seen}, last {entry.last_seen}{', harness' if entry.harness else ''}")
+    print(
+        f"bug {entry.id}: {len(entry.artifacts)} finding(s), seen {entry.occurrences}x, "
+        f"first {entry.first_seen}, last {entry.last_seen}{', harness' if entry.harness else ''}"
+    )
     for art in entry.artifacts:
         seen = read_seen(art.path)
-        lines = finding_lines(art.metadata, art.input, art.path, project_root=project.root,
-                              occurrences=seen.get("occurrences"), last_seen=seen.get("last_seen"))
+        lines = finding_lines(
+            art.metadata,
+            art.input,
+            art.path,
+            project_root=project.root,
+            occurrences=seen.get("occurrences"),
+            last_seen=seen.get("last_seen"),
+        )
         print(f"  {lines[0]}")
         print(f"      signature: {art.signature}")
         for line in lines[1:]:
@@ -155,13 +174,25 @@ def show(project: Any, wanted: str, root: Path, *, as_json: bool = False) -> int
 
 
 def _entry_json(e: BugEntry, project_root: Path) -> dict[str, Any]:
-    from assay.findings.identity import identify_metadata
     from assay.findings.explain import reproduce_command
+    from assay.findings.identity import identify_metadata
 
     ident = identify_metadata(e.artifacts[0].metadata)
     return {
-        "id": e.id, "harness": e.harness, "exception": ident.exception, "location": ident.location,
-        "first_seen": e.first_seen, "last_seen": e.last_seen, "occurrences": e.occurrences,
-        "findings": [{"target": a.target, "signature": a.signature, "artifact": str(a.path),
-                      "reproduce": reproduce_command(a.path, project_root)} for a in e.artifacts],
+        "id": e.id,
+        "harness": e.harness,
+        "exception": ident.exception,
+        "location": ident.location,
+        "first_seen": e.first_seen,
+        "last_seen": e.last_seen,
+        "occurrences": e.occurrences,
+        "findings": [
+            {
+                "target": a.target,
+                "signature": a.signature,
+                "artifact": str(a.path),
+                "reproduce": reproduce_command(a.path, project_root),
+            }
+            for a in e.artifacts
+        ],
     }

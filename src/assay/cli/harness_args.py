@@ -13,20 +13,34 @@ from assay.core.target import Target
 
 def add_harness_args(parser: argparse.ArgumentParser) -> None:
     """Positional harness files and corpus folders, and the per-target settings libFuzzer flags set."""
-    parser.add_argument("paths", nargs="*", metavar="PATH",
-                        help="harness files to fuzz instead of [tool.assay] targets (file.py, or file.py::function "
-                             "for one function, e.g. a Hypothesis test), and libFuzzer corpus folders (read as "
-                             "seeds; the first receives the corpus). libFuzzer flags work too: -runs=N, "
-                             "-max_len=N, -timeout=S, -seed=N, -dict=FILE, -rss_limit_mb=N, -max_total_time=S")
+    parser.add_argument(
+        "paths",
+        nargs="*",
+        metavar="PATH",
+        help="harness files to fuzz instead of [tool.assay] targets (file.py, or file.py::function "
+        "for one function, e.g. a Hypothesis test), and libFuzzer corpus folders (read as "
+        "seeds; the first receives the corpus). libFuzzer flags work too: -runs=N, "
+        "-max_len=N, -timeout=S, -seed=N, -dict=FILE, -rss_limit_mb=N, -max_total_time=S",
+    )
     g = parser.add_argument_group("target settings (override every selected target's own)")
     g.add_argument("--max-len", type=positive_int, metavar="N", help="largest input in bytes (-max_len)")
     g.add_argument("--timeout", type=seconds, metavar="S", help="seconds per input before it is a wedge (-timeout)")
     g.add_argument("--rss-limit-mb", type=_mib, metavar="N", help="worker memory limit in MiB, 0: none (-rss_limit_mb)")
-    g.add_argument("--sources", action="append", default=[], metavar="PKG",
-                   help="file, folder or module whose code gives coverage feedback (repeatable; replaces the "
-                        "targets' sources, by default their file plus the packages they import)")
-    g.add_argument("--dict", action="append", default=[], metavar="FILE",
-                   help="libFuzzer/AFL dictionary file whose tokens join the dictionary (-dict; repeatable)")
+    g.add_argument(
+        "--sources",
+        action="append",
+        default=[],
+        metavar="PKG",
+        help="file, folder or module whose code gives coverage feedback (repeatable; replaces the "
+        "targets' sources, by default their file plus the packages they import)",
+    )
+    g.add_argument(
+        "--dict",
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="libFuzzer/AFL dictionary file whose tokens join the dictionary (-dict; repeatable)",
+    )
 
 
 def _mib(text: str) -> int:
@@ -51,7 +65,7 @@ def rewrite_libfuzzer_flags(raw: list[str], fuzz_parser: argparse.ArgumentParser
         action = actions.get(option)
         return action is not None and action.nargs != 0
 
-    return raw[:at + 1] + translate(raw[at + 1:], takes_value, notices.notify)
+    return raw[: at + 1] + translate(raw[at + 1 :], takes_value, notices.notify)
 
 
 def harness_selection(args: argparse.Namespace) -> tuple[list[str], list[Path]]:
@@ -65,15 +79,21 @@ def harness_selection(args: argparse.Namespace) -> tuple[list[str], list[Path]]:
 
     specs, folders = split_positionals(args.paths)
     if specs and args.fuzz_backend != "python":
-        raise ConfigError("harness files run on the python backend; drop --fuzz-backend "
-                          "(native targets come from [tool.assay.native])")
+        raise ConfigError(
+            "harness files run on the python backend; drop --fuzz-backend "
+            "(native targets come from [tool.assay.native])"
+        )
     if specs and args.executor == "dask":
-        raise ConfigError("--executor dask runs the targets of [tool.assay] targets, which its workers import by "
-                          "name; list the harness file there, or run it with --executor local")
+        raise ConfigError(
+            "--executor dask runs the targets of [tool.assay] targets, which its workers import by "
+            "name; list the harness file there, or run it with --executor local"
+        )
     return specs, folders
 
 
-def apply_harness_args(chosen: list[Target], args: argparse.Namespace, folders: list[Path]) -> tuple[list[Target], list[bytes]]:
+def apply_harness_args(
+    chosen: list[Target], args: argparse.Namespace, folders: list[Path]
+) -> tuple[list[Target], list[bytes]]:
     """(the selected targets with command-line settings applied, extra dictionary tokens)."""
     from assay.harness.libfuzzer_flags import read_dictionary
     from assay.harness.paths import with_overrides
@@ -83,8 +103,14 @@ def apply_harness_args(chosen: list[Target], args: argparse.Namespace, folders: 
         return chosen, tokens
     if args.timeout is not None and any(t.slow is not None and t.slow >= args.timeout for t in chosen):
         raise ConfigError(f"--timeout {args.timeout:g} is not above a selected target's slow= threshold; raise it")
-    return with_overrides(chosen, max_len=args.max_len, timeout=args.timeout, rss_limit_mb=args.rss_limit_mb,
-                          sources=args.sources, folders=folders), tokens
+    return with_overrides(
+        chosen,
+        max_len=args.max_len,
+        timeout=args.timeout,
+        rss_limit_mb=args.rss_limit_mb,
+        sources=args.sources,
+        folders=folders,
+    ), tokens
 
 
 def after_run(result, chosen: list[Target], folders: list[Path], corpus_root: str) -> None:

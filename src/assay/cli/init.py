@@ -11,8 +11,9 @@ from assay.core.errors import ConfigError
 
 def register(subparsers) -> None:
     """Add ``init`` to the ``assay`` command line."""
-    p = subparsers.add_parser("init", help="create fuzz/ with an example target and [tool.assay]; "
-                                           "--ci github also writes CI workflows")
+    p = subparsers.add_parser(
+        "init", help="create fuzz/ with an example target and [tool.assay]; --ci github also writes CI workflows"
+    )
     p.add_argument("--project", metavar="DIR", help="project (repository) folder (default: current folder)")
     p.add_argument("--ci", choices=("github",), help="CI provider whose workflows to write")
     p.add_argument("--force", action="store_true", help="overwrite the example target and workflow files that exist")
@@ -22,8 +23,12 @@ def register(subparsers) -> None:
     g.add_argument("--cases", type=positive_int, default=50000, metavar="N", help="case cap per shard (default 50000)")
     g.add_argument("--budget", type=positive_int, default=240, metavar="S", help="seconds per shard (default 240)")
     g.add_argument("--python", default="3.12", metavar="VERSION", help="Python version on the runners (default 3.12)")
-    g.add_argument("--install", default=None, metavar="CMD",
-                   help="the install step's command (default: python -m pip install -e . assay)")
+    g.add_argument(
+        "--install",
+        default=None,
+        metavar="CMD",
+        help="the install step's command (default: python -m pip install -e . assay)",
+    )
     p.set_defaults(func=cmd_init)
 
 
@@ -38,8 +43,14 @@ def cmd_init(args: argparse.Namespace) -> int:
     if args.ci == "github":
         from assay.scaffold.github import WORKFLOW_DIR, Settings, render
 
-        settings = Settings(shards=args.shards, max_parallel=args.max_parallel, cases=args.cases, budget=args.budget,
-                            python=args.python, **({"install": args.install} if args.install else {}))
+        settings = Settings(
+            shards=args.shards,
+            max_parallel=args.max_parallel,
+            cases=args.cases,
+            budget=args.budget,
+            python=args.python,
+            **({"install": args.install} if args.install else {}),
+        )
         files = {root / WORKFLOW_DIR / name: text for name, text in render(settings).items()}
         existing = [str(p) for p in files if p.exists()]
         if existing and not args.force:

@@ -14,16 +14,29 @@ import json
 import os
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
-from assay.core.version import __version__
-from assay.cli.argtypes import arguments_of, positive_int as _positive_int, seconds as _seconds, seed as _seed, shard as _shard
+from assay.cli.argtypes import (
+    arguments_of,
+    positive_int as _positive_int,
+    seconds as _seconds,
+    seed as _seed,
+    shard as _shard,
+)
 from assay.core.errors import AssayError, ConfigError, InternalError
+from assay.core.version import __version__
 
 #: Subcommands that live beside their feature; each module has ``register(subparsers)``.
-PLUGGED_COMMANDS = ("assay.cli.promote", "assay.cli.compose", "assay.cli.mutant", "assay.cli.merge_corpus", "assay.cli.init",
-                    "assay.cli.findings")
+PLUGGED_COMMANDS = (
+    "assay.cli.promote",
+    "assay.cli.compose",
+    "assay.cli.mutant",
+    "assay.cli.merge_corpus",
+    "assay.cli.init",
+    "assay.cli.findings",
+)
 #: Budget used when neither --fuzz-cases nor --fuzz-budget is given.
 DEFAULT_BUDGET = 60.0
 #: Commands re-executed with PYTHONHASHSEED=0 (when unset) so runs are reproducible.
@@ -31,35 +44,68 @@ REPRODUCIBLE_COMMANDS = ("fuzz", "compose", "mutant", "test")
 
 
 def add_project_arg(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--project", metavar="DIR", help="project folder holding pyproject.toml (default: current folder)")
+    parser.add_argument(
+        "--project", metavar="DIR", help="project folder holding pyproject.toml (default: current folder)"
+    )
 
 
 def add_fuzz_args(parser: argparse.ArgumentParser) -> None:
     """The shared ``--fuzz-*`` vocabulary."""
     g = parser.add_argument_group("campaign")
-    g.add_argument("--fuzz-target", action="append", default=[], metavar="NAME", help="target to run (repeatable; default: all)")
+    g.add_argument(
+        "--fuzz-target", action="append", default=[], metavar="NAME", help="target to run (repeatable; default: all)"
+    )
     g.add_argument("--fuzz-backend", choices=("python", "native", "all"), default="python")
-    g.add_argument("--fuzz-cases", type=_positive_int, metavar="N", help="generated cases per target (after seeds and corpus)")
-    g.add_argument("--fuzz-budget", type=_seconds, metavar="S", help=f"wall-clock seconds shared by all targets (default {DEFAULT_BUDGET:g} without --fuzz-cases)")
+    g.add_argument(
+        "--fuzz-cases", type=_positive_int, metavar="N", help="generated cases per target (after seeds and corpus)"
+    )
+    g.add_argument(
+        "--fuzz-budget",
+        type=_seconds,
+        metavar="S",
+        help=f"wall-clock seconds shared by all targets (default {DEFAULT_BUDGET:g} without --fuzz-cases)",
+    )
     g.add_argument("--fuzz-seed", type=_seed, metavar="N", help="master seed (default: random; printed and reported)")
-    g.add_argument("--fuzz-replay-only", action="store_true", help="run seeds and corpus only; generate and write nothing")
+    g.add_argument(
+        "--fuzz-replay-only", action="store_true", help="run seeds and corpus only; generate and write nothing"
+    )
     g.add_argument("--fuzz-corpus", metavar="DIR", help="corpus root (default from [tool.assay] corpus)")
     g.add_argument("--fuzz-artifacts", metavar="DIR", help="artifact root (default from [tool.assay] artifacts)")
     g.add_argument("--report", metavar="FILE", help="write the JSON report here (docs/report-schema.json)")
     g.add_argument("--junit", metavar="FILE", help="write JUnit XML: one test case per target, a failure per bug")
     g.add_argument("--sarif", metavar="FILE", help="write SARIF 2.1.0: one result per bug (GitHub code scanning)")
-    g.add_argument("--html", metavar="FILE", help="write one self-contained HTML page: coverage over time, bugs, settings (needs assay[html])")
-    g.add_argument("--jobs", type=_positive_int, default=1, metavar="N",
-                   help="parallel workers per target sharing its corpus (N > 1 is not deterministic)")
-    g.add_argument("--shard", type=_shard, metavar="K/N",
-                   help="run only the K-th of N slices of the sorted targets; auto/N takes K from "
-                        "JOB_COMPLETION_INDEX (Kubernetes) or SLURM_ARRAY_TASK_ID (Slurm)")
+    g.add_argument(
+        "--html",
+        metavar="FILE",
+        help="write one self-contained HTML page: coverage over time, bugs, settings (needs assay[html])",
+    )
+    g.add_argument(
+        "--jobs",
+        type=_positive_int,
+        default=1,
+        metavar="N",
+        help="parallel workers per target sharing its corpus (N > 1 is not deterministic)",
+    )
+    g.add_argument(
+        "--shard",
+        type=_shard,
+        metavar="K/N",
+        help="run only the K-th of N slices of the sorted targets; auto/N takes K from "
+        "JOB_COMPLETION_INDEX (Kubernetes) or SLURM_ARRAY_TASK_ID (Slurm)",
+    )
     g.add_argument("--shrink-cases", type=_positive_int, default=1024, metavar="N", help="shrink budget per finding")
-    g.add_argument("--executor", choices=("local", "dask"), default="local",
-                   help="local: this machine (default); dask: one Dask task per (target, shard), "
-                        "--jobs shards per target, each seeded and stateless (needs assay[dask])")
-    g.add_argument("--scheduler", metavar="ADDR",
-                   help="with --executor dask: an existing Dask scheduler (default: a LocalCluster on every core)")
+    g.add_argument(
+        "--executor",
+        choices=("local", "dask"),
+        default="local",
+        help="local: this machine (default); dask: one Dask task per (target, shard), "
+        "--jobs shards per target, each seeded and stateless (needs assay[dask])",
+    )
+    g.add_argument(
+        "--scheduler",
+        metavar="ADDR",
+        help="with --executor dask: an existing Dask scheduler (default: a LocalCluster on every core)",
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -75,20 +121,30 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_harness_args(fuzz)
     parser.fuzz_parser = fuzz  # type: ignore[attr-defined]  # main() rewrites libFuzzer flags with it
-    fuzz.add_argument("--promote", action="store_true", help="after the run, promote new findings into regression tests")
+    fuzz.add_argument(
+        "--promote", action="store_true", help="after the run, promote new findings into regression tests"
+    )
     fuzz.set_defaults(func=cmd_fuzz)
 
     targets = sub.add_parser("targets", help="list registered targets and their settings")
     add_project_arg(targets)
     targets.add_argument("--json", action="store_true", help="machine-readable output")
-    targets.add_argument("paths", nargs="*", metavar="PATH", help="harness files to list instead of [tool.assay] targets")
+    targets.add_argument(
+        "paths", nargs="*", metavar="PATH", help="harness files to list instead of [tool.assay] targets"
+    )
     targets.set_defaults(func=cmd_targets)
 
-    replay = sub.add_parser("replay", help="rerun one finding (an artifact folder) or input file and print the verdict",
-                            usage="assay replay ARTIFACT | TARGET INPUT [--project DIR] [--isolated]")
+    replay = sub.add_parser(
+        "replay",
+        help="rerun one finding (an artifact folder) or input file and print the verdict",
+        usage="assay replay ARTIFACT | TARGET INPUT [--project DIR] [--isolated]",
+    )
     add_project_arg(replay)
-    replay.add_argument("target", metavar="ARTIFACT|TARGET",
-                        help="an artifact folder (its metadata names the target), or a target name followed by INPUT")
+    replay.add_argument(
+        "target",
+        metavar="ARTIFACT|TARGET",
+        help="an artifact folder (its metadata names the target), or a target name followed by INPUT",
+    )
     replay.add_argument("input", nargs="?", help="input file, or artifact folder, for the named target")
     replay.add_argument("--isolated", action="store_true", help="run in a forked child (for crashes and hangs)")
     replay.set_defaults(func=cmd_replay)
@@ -106,12 +162,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 # -- fuzz ---------------------------------------------------------------------------------------
 def cmd_fuzz(args: argparse.Namespace) -> int:
-    from assay.core.config import load_project
-    from assay.harness.discovery import load_targets, select
-    from assay.engine.campaign import CampaignOptions, run_campaign
-    from assay.reports.campaign import build_report, summary, write_report
-
     from assay.cli.harness_args import after_run, apply_harness_args, harness_selection
+    from assay.core.config import load_project
+    from assay.engine.campaign import CampaignOptions, run_campaign
+    from assay.harness.discovery import load_targets, select
+    from assay.reports.campaign import build_report, summary, write_report
 
     specs, folders = harness_selection(args)  # harness files and corpus folders on the command line
     project = load_project(args.project)
@@ -166,19 +221,27 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
     if args.scheduler and args.executor != "dask":
         raise ConfigError("--scheduler needs --executor dask")
     if args.executor == "dask" and natives:
-        raise ConfigError("--executor dask runs Python targets only; run native targets with --executor local "
-                          "(or select Python targets with --fuzz-backend python)")
+        raise ConfigError(
+            "--executor dask runs Python targets only; run native targets with --executor local "
+            "(or select Python targets with --fuzz-backend python)"
+        )
     if args.executor == "dask":
         from assay.scale.dask_executor import run_campaign_dask
 
         def done(r, n: int, total: int) -> None:
             o = r.outcome
-            print(f"dask: {n}/{total} {r.target} shard {r.index + 1}: {o['cases']} cases, "
-                  f"{len(o['findings'])} finding(s), +{len(r.additions)} corpus", file=sys.stderr, flush=True)
+            print(
+                f"dask: {n}/{total} {r.target} shard {r.index + 1}: {o['cases']} cases, "
+                f"{len(o['findings'])} finding(s), +{len(r.additions)} corpus",
+                file=sys.stderr,
+                flush=True,
+            )
 
         result, applied = run_campaign_dask(chosen, options, shards=args.jobs, scheduler=args.scheduler, progress=done)
-        print(f"dask: {sum(t.jobs for t in result.targets)} task(s); wrote {applied.corpus_written} corpus "
-              f"entr{'y' if applied.corpus_written == 1 else 'ies'} and {applied.artifacts_written} artifact(s)")
+        print(
+            f"dask: {sum(t.jobs for t in result.targets)} task(s); wrote {applied.corpus_written} corpus "
+            f"entr{'y' if applied.corpus_written == 1 else 'ies'} and {applied.artifacts_written} artifact(s)"
+        )
     else:
         from assay.reports.progress import CampaignProgress
 
@@ -196,9 +259,19 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
     if natives and not result.interrupted:
         from assay.cli.native import run_native
 
-        print(f"assay: native targets {', '.join(t.name for t in natives)}: building and running libFuzzer", file=sys.stderr)
-        native_outcomes = run_native(project, natives, args, master_seed=result.master_seed, budget=native_budget,
-                                     corpus_root=options.corpus_root, artifact_root=options.artifact_root)
+        print(
+            f"assay: native targets {', '.join(t.name for t in natives)}: building and running libFuzzer",
+            file=sys.stderr,
+        )
+        native_outcomes = run_native(
+            project,
+            natives,
+            args,
+            master_seed=result.master_seed,
+            budget=native_budget,
+            corpus_root=options.corpus_root,
+            artifact_root=options.artifact_root,
+        )
         result.targets.extend(native_outcomes)
         result.elapsed = time.monotonic() - result.started
     print(summary(result, project_root=str(project.root)))
@@ -209,15 +282,18 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
         print(native_summary(native_outcomes))
     if args.report or args.junit or args.sarif or args.html:
         status = "interrupted" if result.interrupted else None
-        report = build_report(result, arguments=_arguments(args), skipped=skipped, status=status,
-                              project_root=str(project.root))
+        report = build_report(
+            result, arguments=_arguments(args), skipped=skipped, status=status, project_root=str(project.root)
+        )
         if args.report:
             try:
                 write_report(args.report, report)
                 print(f"report: {args.report}")
             except OSError as exc:
-                print(f"assay: could not write the report to {args.report} ({exc.strerror or exc}); it follows on stdout",
-                      file=sys.stderr)
+                print(
+                    f"assay: could not write the report to {args.report} ({exc.strerror or exc}); it follows on stdout",
+                    file=sys.stderr,
+                )
                 print(json.dumps(report, indent=2, sort_keys=True, ensure_ascii=False))
         _write_other_reports(args, report)
     code = 1 if result.findings else 0
@@ -277,9 +353,9 @@ def _arguments(args: argparse.Namespace) -> dict[str, Any]:
 
 # -- targets --------------------------------------------------------------------------------------
 def cmd_targets(args: argparse.Namespace) -> int:
+    from assay.cli.native import LISTED, listing
     from assay.core.config import load_project
     from assay.harness.discovery import load_targets
-    from assay.cli.native import LISTED, listing
     from assay.native.discovery import has_python_targets
 
     project = load_project(args.project)
@@ -296,12 +372,24 @@ def cmd_targets(args: argparse.Namespace) -> int:
         return 0
     for s in settings:
         print(s["name"])
-        for key in ("expected", "sources", "max_len", "seeds", "timeout", "strategy", "dictionary", "replays", "defined_in"):
+        for key in (
+            "expected",
+            "sources",
+            "max_len",
+            "seeds",
+            "timeout",
+            "strategy",
+            "dictionary",
+            "replays",
+            "defined_in",
+        ):
             value = s[key]
             if isinstance(value, list):
                 value = ", ".join(value) or "-"
             if key == "sources" and s.get("sources_from") != "sources=":  # the default, said as such
-                value = f"its file + {value} (from imports)" if s["sources"] else "its file only (it imports no package)"
+                value = (
+                    f"its file + {value} (from imports)" if s["sources"] else "its file only (it imports no package)"
+                )
             print(f"    {key:<11} {value if value is not None else '-'}")
     for s in natives:
         print(f"{s['name']}  (native)")
@@ -316,17 +404,19 @@ def cmd_targets(args: argparse.Namespace) -> int:
 # -- replay ----------------------------------------------------------------------------------------
 def cmd_replay(args: argparse.Namespace) -> int:
     from assay.core.config import load_project
-    from assay.harness.paths import registry_for
     from assay.engine.execute import run_input
     from assay.engine.isolate import run_isolated
+    from assay.harness.paths import registry_for
     from assay.store.artifacts import load_artifact
 
     project = load_project(args.project)
     if args.input is None:  # assay replay ARTIFACT: the metadata names the target
         path = Path(args.target)
         if not (path.is_dir() and (path / "metadata.json").is_file()):
-            raise ConfigError(f"{path} is not an artifact folder (holding input and metadata.json); "
-                              "to replay an input file, name its target: assay replay TARGET INPUT")
+            raise ConfigError(
+                f"{path} is not an artifact folder (holding input and metadata.json); "
+                "to replay an input file, name its target: assay replay TARGET INPUT"
+            )
     else:
         path = Path(args.input)
     artifact = load_artifact(path) if path.is_dir() else None
@@ -344,7 +434,11 @@ def cmd_replay(args: argparse.Namespace) -> int:
 
             return replay_mutant_artifact(target, artifact)
         data = artifact.input
-        isolated = isolated or artifact.verdict.oracle in ("safety", "crash", "wedge")  # never run these in this process
+        isolated = isolated or artifact.verdict.oracle in (
+            "safety",
+            "crash",
+            "wedge",
+        )  # never run these in this process
         from assay.findings.explain import finding_lines
 
         print("finding:")

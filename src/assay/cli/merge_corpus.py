@@ -15,8 +15,8 @@ def register(subparsers) -> None:
         "merge-corpus",
         help="union corpus roots (shards, CI artifacts) into OUT, minimized by feature cover",
         description="Validate every input root, union the entries by target, replay each input once "
-                    "recording its features, and keep the smallest set that preserves every feature. "
-                    "OUT may be one of the inputs; its own entries are part of the union.",
+        "recording its features, and keep the smallest set that preserves every feature. "
+        "OUT may be one of the inputs; its own entries are part of the union.",
     )
     p.add_argument("--project", metavar="DIR", help="project folder holding pyproject.toml (default: current folder)")
     p.add_argument("--aside", metavar="DIR", help="where inputs that crash, hang or fail go (default: OUT.aside)")
@@ -28,23 +28,29 @@ def register(subparsers) -> None:
 
 def cmd_merge_corpus(args: argparse.Namespace) -> int:
     """Run the merge; exit 1 when inputs were set aside (they are findings to look at)."""
-    from assay.core.version import __version__
     from assay.core.config import load_project
+    from assay.core.version import __version__
     from assay.harness.discovery import load_targets
     from assay.scale.merge import merge_corpora, summary
     from assay.store.atomic import write_json
 
     project = load_project(args.project)
     targets = load_targets(project).all() if _has_python_targets(project) else []
+
     def done(t) -> None:
-        print(f"merge: {t.name}: {t.entries_in} in, {t.entries_out} out, {len(t.aside)} set aside, {t.seconds:.1f}s",
-              file=sys.stderr, flush=True)
+        print(
+            f"merge: {t.name}: {t.entries_in} in, {t.entries_out} out, {len(t.aside)} set aside, {t.seconds:.1f}s",
+            file=sys.stderr,
+            flush=True,
+        )
 
     result = merge_corpora(args.out, args.inputs, targets, project=project, aside_root=args.aside, progress=done)
     print(summary(result))
     if args.report:
-        write_json(args.report, {"report_version": 1, "assay_version": __version__, "command": "merge-corpus",
-                                 **result.to_json()})
+        write_json(
+            args.report,
+            {"report_version": 1, "assay_version": __version__, "command": "merge-corpus", **result.to_json()},
+        )
         print(f"report: {args.report}")
     return EXIT_ASIDE if result.aside else EXIT_CLEAN
 

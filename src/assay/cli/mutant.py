@@ -30,10 +30,11 @@ HISTORY = ".assay/mutants/history.json"
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     mutant = subparsers.add_parser(
-        "mutant", help="mutation testing: which checks could no test miss; fuzz the survivors",
+        "mutant",
+        help="mutation testing: which checks could no test miss; fuzz the survivors",
         description="Mutate the code in memory, run the tests that reach each mutant in a forked child, "
-                    "and report killed / survived / unreached / timeout / error. 'assay mutant show ID' "
-                    "prints one mutant's diff and evidence. Arguments after the options go to pytest.",
+        "and report killed / survived / unreached / timeout / error. 'assay mutant show ID' "
+        "prints one mutant's diff and evidence. Arguments after the options go to pytest.",
     )
     _common(mutant)
     mutant.add_argument("--sample", type=positive_int, metavar="N", help="run N mutants chosen by a stable hash")
@@ -43,14 +44,20 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     mutant.set_defaults(func=cmd_mutant)
 
     test = subparsers.add_parser(
-        "test", help="run the test suite, then mutants, then fuzz the survivors",
+        "test",
+        help="run the test suite, then mutants, then fuzz the survivors",
         description="Runs pytest; then, with --mutant sample|changed, mutation testing over the suite; "
-                    "then, with --fuzz on, differential fuzzing of survivors (or every target when no "
-                    "survivor maps to one). Exit status is pytest's unless --mutant-fail-under is given.",
+        "then, with --fuzz on, differential fuzzing of survivors (or every target when no "
+        "survivor maps to one). Exit status is pytest's unless --mutant-fail-under is given.",
     )
     _common(test)
     test.add_argument("--mutant", choices=("off", "sample", "changed"), default="off")
-    test.add_argument("--mutant-samples", type=positive_int, metavar="N", help=f"mutants for --mutant sample (default {DEFAULT_TEST_SAMPLES})")
+    test.add_argument(
+        "--mutant-samples",
+        type=positive_int,
+        metavar="N",
+        help=f"mutants for --mutant sample (default {DEFAULT_TEST_SAMPLES})",
+    )
     test.add_argument("--mutant-budget", type=seconds, metavar="S", help="stop starting mutants after S seconds")
     test.add_argument("--changed", metavar="REV", default="HEAD", help="revision for --mutant changed (default HEAD)")
     test.add_argument("pytest_args", nargs=argparse.REMAINDER, help="pytest arguments")
@@ -59,21 +66,44 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--project", metavar="DIR", help="project folder holding pyproject.toml (default: current folder)")
-    p.add_argument("--paths", nargs="+", metavar="P", help="files or folders to mutate (default: [tool.assay] mutate, else src/)")
-    p.add_argument("--operators", nargs="+", default=[], metavar="FAMILY", help="only these operator families (or prefixes: guard)")
-    p.add_argument("--jobs", type=positive_int, default=os.cpu_count() or 1, metavar="N", help="mutants run at once (default: CPU count)")
+    p.add_argument(
+        "--paths", nargs="+", metavar="P", help="files or folders to mutate (default: [tool.assay] mutate, else src/)"
+    )
+    p.add_argument(
+        "--operators", nargs="+", default=[], metavar="FAMILY", help="only these operator families (or prefixes: guard)"
+    )
+    p.add_argument(
+        "--jobs",
+        type=positive_int,
+        default=os.cpu_count() or 1,
+        metavar="N",
+        help="mutants run at once (default: CPU count)",
+    )
     p.add_argument("--report", metavar="FILE", help="write the JSON report here")
     p.add_argument("--no-history", action="store_true", help="ignore and do not update the mutation history")
-    p.add_argument("--mutant-fail-under", type=float, metavar="PCT", help="exit 1 when the killed share is below PCT percent")
-    p.add_argument("--executor", choices=("local", "dask"), default="local",
-                   help="local: fork the mutants here (default); dask: batches of mutants as Dask tasks, "
-                        "judged by pytest on the workers (needs assay[dask])")
-    p.add_argument("--scheduler", metavar="ADDR",
-                   help="with --executor dask: an existing Dask scheduler (default: a LocalCluster of --jobs processes)")
+    p.add_argument(
+        "--mutant-fail-under", type=float, metavar="PCT", help="exit 1 when the killed share is below PCT percent"
+    )
+    p.add_argument(
+        "--executor",
+        choices=("local", "dask"),
+        default="local",
+        help="local: fork the mutants here (default); dask: batches of mutants as Dask tasks, "
+        "judged by pytest on the workers (needs assay[dask])",
+    )
+    p.add_argument(
+        "--scheduler",
+        metavar="ADDR",
+        help="with --executor dask: an existing Dask scheduler (default: a LocalCluster of --jobs processes)",
+    )
     g = p.add_argument_group("fuzzing of survivors")
     g.add_argument("--fuzz", choices=("on", "off"), default="off")
-    g.add_argument("--fuzz-target", action="append", default=[], metavar="NAME", help="targets to fuzz with (default: by sources)")
-    g.add_argument("--fuzz-cases", type=positive_int, metavar="N", help="generated cases per survivor and target (default 2000)")
+    g.add_argument(
+        "--fuzz-target", action="append", default=[], metavar="NAME", help="targets to fuzz with (default: by sources)"
+    )
+    g.add_argument(
+        "--fuzz-cases", type=positive_int, metavar="N", help="generated cases per survivor and target (default 2000)"
+    )
     g.add_argument("--fuzz-budget", type=seconds, metavar="S", help="wall-clock seconds shared by all survivors")
     g.add_argument("--fuzz-seed", type=seed, metavar="N", help="master seed (default: random; reported)")
     g.add_argument("--fuzz-corpus", metavar="DIR", help="corpus root, read as seeds (default from [tool.assay] corpus)")
@@ -101,8 +131,10 @@ def _run(args: argparse.Namespace, *, sample: int | None, changed: str | None, m
     try:
         import pytest
     except ImportError:
-        raise ConfigError("assay mutant and assay test run the project's pytest suite: install pytest "
-                          "(pip install pytest) in this environment") from None
+        raise ConfigError(
+            "assay mutant and assay test run the project's pytest suite: install pytest "
+            "(pip install pytest) in this environment"
+        ) from None
 
     from assay.core.config import load_project
     from assay.mutant.discover import files_to_mutate
@@ -122,8 +154,15 @@ def _run(args: argparse.Namespace, *, sample: int | None, changed: str | None, m
 
     progress = ProgressLine(sys.stderr, _progress_line, LOG_PROGRESS_EVERY)
     options = MutationOptions(
-        root=root, files=files, jobs=args.jobs, sample=sample, changed=changed, operators=args.operators,
-        history=None if args.no_history else root / HISTORY, run_mutants=mutate, progress=progress,
+        root=root,
+        files=files,
+        jobs=args.jobs,
+        sample=sample,
+        changed=changed,
+        operators=args.operators,
+        history=None if args.no_history else root / HISTORY,
+        run_mutants=mutate,
+        progress=progress,
         budget=args.mutant_budget,
     )
     # The project folder is importable, as for `python -m pytest` run from it; target
@@ -145,8 +184,15 @@ def _run(args: argparse.Namespace, *, sample: int | None, changed: str | None, m
         from assay.mutant.history import History, tree_digest
         from assay.mutant.selection import commit_of
 
-        tree = tree_digest(root, {**arguments_of(args), "mode": mode, "files": [str(f) for f in files],
-                                  "changed_commit": commit_of(root, changed) if changed else None})
+        tree = tree_digest(
+            root,
+            {
+                **arguments_of(args),
+                "mode": mode,
+                "files": [str(f) for f in files],
+                "changed_commit": commit_of(root, changed) if changed else None,
+            },
+        )
         if mode == "mutant":
             unchanged = History.load(options.history).unchanged_run(tree)
             if unchanged is not None:
@@ -157,8 +203,19 @@ def _run(args: argparse.Namespace, *, sample: int | None, changed: str | None, m
     os.chdir(root)
     try:
         # assay itself is imported already, so pytest cannot rewrite its plugin's asserts: expected, not news.
-        code = pytest.main([*pytest_args, *quiet, "-p", "no:cacheprovider", "--rootdir", str(root),
-                            "-W", "ignore::pytest.PytestAssertRewriteWarning"], plugins=[plugin])
+        code = pytest.main(
+            [
+                *pytest_args,
+                *quiet,
+                "-p",
+                "no:cacheprovider",
+                "--rootdir",
+                str(root),
+                "-W",
+                "ignore::pytest.PytestAssertRewriteWarning",
+            ],
+            plugins=[plugin],
+        )
     finally:
         os.chdir(old_cwd)
     progress.finish()
@@ -169,24 +226,37 @@ def _run(args: argparse.Namespace, *, sample: int | None, changed: str | None, m
     if base.collect_errors and mode == "mutant":
         raise ConfigError("the test suite does not collect:\n" + "\n".join(base.collect_errors[:5]))
     if code in (2, 3, 4) and mode == "mutant":
-        raise ConfigError(f"pytest stopped with exit code {code} (usage or internal error); run the same pytest arguments alone to see why")
+        raise ConfigError(
+            f"pytest stopped with exit code {code} (usage or internal error); run the same pytest arguments alone to see why"
+        )
     if base.failed:
-        listed = "\n  ".join(base.failed[:10]) + (f"\n  ... and {len(base.failed) - 10} more" if len(base.failed) > 10 else "")
-        message = (f"the baseline is not green: {len(base.failed)} test(s) fail without any mutant:\n  {listed}\n"
-                   "fix them, or leave them out with pytest's --deselect, before mutation testing")
+        listed = "\n  ".join(base.failed[:10]) + (
+            f"\n  ... and {len(base.failed) - 10} more" if len(base.failed) > 10 else ""
+        )
+        message = (
+            f"the baseline is not green: {len(base.failed)} test(s) fail without any mutant:\n  {listed}\n"
+            "fix them, or leave them out with pytest's --deselect, before mutation testing"
+        )
         if mode == "mutant":
             raise ConfigError(message)
         print(f"assay: {message}; mutants not run", file=sys.stderr)
         return code
     if mode == "mutant" and not base.passed:
-        raise ConfigError("no test passed in the baseline (pytest collected nothing?); pass the test paths after the options")
+        raise ConfigError(
+            "no test passed in the baseline (pytest collected nothing?); pass the test paths after the options"
+        )
     results = plugin.results
     fuzz_summary = None
     if targets is not None:
         from assay.mutant.survivors import fuzz_survivors, replay_targets
 
-        fuzz = dict(cases=args.fuzz_cases, budget=args.fuzz_budget, seed=args.fuzz_seed,
-                    corpus=_abs(args.fuzz_corpus), artifacts=_abs(args.fuzz_artifacts))
+        fuzz = dict(
+            cases=args.fuzz_cases,
+            budget=args.fuzz_budget,
+            seed=args.fuzz_seed,
+            corpus=_abs(args.fuzz_corpus),
+            artifacts=_abs(args.fuzz_artifacts),
+        )
         fuzz_summary = fuzz_survivors(results, plugin.texts, targets, project, log=print, **fuzz)
         if mode == "test" and not fuzz_summary["mapped"]:
             print(f"assay: no survivor maps to a fuzz target; fuzzing every target ({len(targets)})")
@@ -197,13 +267,24 @@ def _run(args: argparse.Namespace, *, sample: int | None, changed: str | None, m
         print(summary(results, elapsed, plugin.unrun))
     if options.history is not None and mutate:
         hs = plugin.history_stats
-        print(f"history: {hs['gold_replays']} gold replays ({hs['gold_kills']} killed by the recorded test), {hs['reused']} verdicts reused")
+        print(
+            f"history: {hs['gold_replays']} gold replays ({hs['gold_kills']} killed by the recorded test), {hs['reused']} verdicts reused"
+        )
     if args.report:
         report = build_report(
-            results, arguments=arguments_of(args), elapsed=elapsed, unrun=plugin.unrun, timings=plugin.timings,
-            history=plugin.history_stats, fuzz=fuzz_summary,
-            baseline={"tests": base.tests, "passed": len(base.passed), "seconds": round(base.elapsed, 3),
-                      "files": [str(f.relative_to(root)) if f.is_relative_to(root) else str(f) for f in files]},
+            results,
+            arguments=arguments_of(args),
+            elapsed=elapsed,
+            unrun=plugin.unrun,
+            timings=plugin.timings,
+            history=plugin.history_stats,
+            fuzz=fuzz_summary,
+            baseline={
+                "tests": base.tests,
+                "passed": len(base.passed),
+                "seconds": round(base.elapsed, 3),
+                "files": [str(f.relative_to(root)) if f.is_relative_to(root) else str(f) for f in files],
+            },
         )
         write_report(args.report, report)
         print(f"report: {args.report}")
@@ -218,7 +299,9 @@ def _exit_status(args: argparse.Namespace, results: list, mode: str, pytest_code
         s = score(c)
         below = s is not None and s * 100 < args.mutant_fail_under
         if below:
-            print(f"assay: killed share {s:.1%} is below --mutant-fail-under {args.mutant_fail_under:g}%", file=sys.stderr)
+            print(
+                f"assay: killed share {s:.1%} is below --mutant-fail-under {args.mutant_fail_under:g}%", file=sys.stderr
+            )
         return 1 if below or (mode == "test" and pytest_code) else 0
     if mode == "test":
         return pytest_code
@@ -239,7 +322,11 @@ def cmd_show(args: argparse.Namespace, mutant_id: str) -> int:
         if len(matches) == 1:
             mutant_id, record = matches[0], history.records[matches[0]]
         else:
-            hint = f"{len(matches)} ids contain it" if matches else "run 'assay mutant' first, or copy an id from its summary"
+            hint = (
+                f"{len(matches)} ids contain it"
+                if matches
+                else "run 'assay mutant' first, or copy an id from its summary"
+            )
             raise ConfigError(f"no mutant {mutant_id!r} in {project.root / HISTORY} ({hint})")
     result = record["result"]
     mutant = Mutant.from_json(result["mutant"])
@@ -268,14 +355,30 @@ def _report_unchanged(args: argparse.Namespace, records: list[dict[str, Any]], r
     results = [from_record(Mutant.from_json(r["mutant"]), r) for r in records]
     elapsed = time.monotonic() - started
     print(summary(results, elapsed))
-    print(f"history: nothing changed since the last run (code, tests, configuration, installed packages, "
-          f"arguments): all {len(results)} verdicts reused; --no-history runs them again")
+    print(
+        f"history: nothing changed since the last run (code, tests, configuration, installed packages, "
+        f"arguments): all {len(results)} verdicts reused; --no-history runs them again"
+    )
     hist = {"gold_replays": 0, "gold_kills": 0, "reused": len(results), "unchanged": True}
     if args.report:
-        write_report(args.report, build_report(results, arguments=arguments_of(args), elapsed=elapsed, unrun=0,
-                                               timings={}, history=hist, fuzz=None,
-                                               baseline={"tests": None, "passed": None, "seconds": 0.0,
-                                                         "files": [str(f.relative_to(root)) if f.is_relative_to(root) else str(f) for f in files]}))
+        write_report(
+            args.report,
+            build_report(
+                results,
+                arguments=arguments_of(args),
+                elapsed=elapsed,
+                unrun=0,
+                timings={},
+                history=hist,
+                fuzz=None,
+                baseline={
+                    "tests": None,
+                    "passed": None,
+                    "seconds": 0.0,
+                    "files": [str(f.relative_to(root)) if f.is_relative_to(root) else str(f) for f in files],
+                },
+            ),
+        )
         print(f"report: {args.report}")
     return _exit_status(args, results, "mutant", 0)
 

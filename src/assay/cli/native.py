@@ -15,16 +15,27 @@ from typing import Any
 
 from assay.core.config import Project
 from assay.core.errors import NativeError, TargetError
+from assay.core.verdict import Verdict
 from assay.native.campaign import NO_SCHEDULE, NativeOptions, NativeOutcome, run_native_campaign
 from assay.native.config import NativeTarget
 from assay.native.discovery import has_python_targets, load_native_targets
-from assay.core.verdict import Verdict
 
 #: Seconds between progress lines when stderr is not a terminal (CI logs).
 LOG_EVERY = 10.0
 #: Settings ``assay targets`` prints for a native target.
-LISTED = ("harness", "sources", "include_dirs", "defines", "cflags", "seeds", "dictionary", "max_len", "timeout",
-          "rss_limit_mb", "embed_python")
+LISTED = (
+    "harness",
+    "sources",
+    "include_dirs",
+    "defines",
+    "cflags",
+    "seeds",
+    "dictionary",
+    "max_len",
+    "timeout",
+    "rss_limit_mb",
+    "embed_python",
+)
 
 
 def split_selection(project: Project, names: list[str], backend: str) -> tuple[list[NativeTarget], list[str] | None]:
@@ -38,7 +49,7 @@ def split_selection(project: Project, names: list[str], backend: str) -> tuple[l
         if not natives:
             raise NativeError(
                 "--fuzz-backend native: the project declares no native target; add a [tool.assay.native.<name>] "
-                "table with harness = \"path/to/harness.c\""
+                'table with harness = "path/to/harness.c"'
             )
         unknown = [n for n in names if n not in natives]
         if unknown:
@@ -51,13 +62,26 @@ def split_selection(project: Project, names: list[str], backend: str) -> tuple[l
     return list(natives.values()), ([] if has_python_targets(project) or not natives else None)
 
 
-def run_native(project: Project, targets: list[NativeTarget], args: Any, *, master_seed: int,
-               budget: float | None, corpus_root: str, artifact_root: str) -> list[NativeOutcome]:
+def run_native(
+    project: Project,
+    targets: list[NativeTarget],
+    args: Any,
+    *,
+    master_seed: int,
+    budget: float | None,
+    corpus_root: str,
+    artifact_root: str,
+) -> list[NativeOutcome]:
     """Run the selected native targets with the ``--fuzz-*`` flags in ``args``."""
     options = NativeOptions(
-        corpus_root=corpus_root, artifact_root=artifact_root, project_root=str(project.root),
-        max_cases=args.fuzz_cases, budget=budget, replay_only=args.fuzz_replay_only,
-        dictionary=project.dictionary, progress=NativeProgress(sys.stderr),
+        corpus_root=corpus_root,
+        artifact_root=artifact_root,
+        project_root=str(project.root),
+        max_cases=args.fuzz_cases,
+        budget=budget,
+        replay_only=args.fuzz_replay_only,
+        dictionary=project.dictionary,
+        progress=NativeProgress(sys.stderr),
     )
     try:
         return run_native_campaign(targets, options, master_seed=master_seed)

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import argparse
 
-from assay.core.config import load_project
 from assay.cli.argtypes import positive_int as _replays
+from assay.core.config import load_project
 from assay.core.errors import ConfigError
 from assay.promote.from_fuzz import promote_artifacts
 from assay.promote.summary import PromoteSummary, format_summary
@@ -31,18 +31,40 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
             "quarantined in the project's quarantine log. Tests are staged for review unless --write."
         ),
     )
-    parser.add_argument("artifacts", nargs="*", metavar="ARTIFACT",
-                        help="artifact folders (default: every artifact under the project's artifact root)")
-    parser.add_argument("--project", metavar="DIR", default=None,
-                        help="project folder holding pyproject.toml (default: the current folder)")
-    parser.add_argument("--write", action="store_true",
-                        help="write tests into the regressions folder and record their buckets (default: stage only)")
-    parser.add_argument("--replays", metavar="K", type=_replays, default=None,
-                        help="flake-guard replays per finding (default: each target's replays, 5)")
-    parser.add_argument("--include-harness", action="store_true",
-                        help="also promote findings raised in the harness file itself (default: listed, not staged)")
-    parser.add_argument("--xfail", action="store_true",
-                        help="emit bugs raised outside the project (third-party code) as strict xfail tests")
+    parser.add_argument(
+        "artifacts",
+        nargs="*",
+        metavar="ARTIFACT",
+        help="artifact folders (default: every artifact under the project's artifact root)",
+    )
+    parser.add_argument(
+        "--project",
+        metavar="DIR",
+        default=None,
+        help="project folder holding pyproject.toml (default: the current folder)",
+    )
+    parser.add_argument(
+        "--write",
+        action="store_true",
+        help="write tests into the regressions folder and record their buckets (default: stage only)",
+    )
+    parser.add_argument(
+        "--replays",
+        metavar="K",
+        type=_replays,
+        default=None,
+        help="flake-guard replays per finding (default: each target's replays, 5)",
+    )
+    parser.add_argument(
+        "--include-harness",
+        action="store_true",
+        help="also promote findings raised in the harness file itself (default: listed, not staged)",
+    )
+    parser.add_argument(
+        "--xfail",
+        action="store_true",
+        help="emit bugs raised outside the project (third-party code) as strict xfail tests",
+    )
     parser.set_defaults(func=run)
     return parser
 
@@ -54,8 +76,12 @@ def run(args: argparse.Namespace) -> int:
         raise ConfigError(f"--replays must be a whole number of at least 1, not {replays!r}")
     project = load_project(getattr(args, "project", None))
     summary = promote_artifacts(
-        project, getattr(args, "artifacts", None) or None, write=bool(getattr(args, "write", False)), replays=replays,
-        include_harness=bool(getattr(args, "include_harness", False)), xfail=bool(getattr(args, "xfail", False)),
+        project,
+        getattr(args, "artifacts", None) or None,
+        write=bool(getattr(args, "write", False)),
+        replays=replays,
+        include_harness=bool(getattr(args, "include_harness", False)),
+        xfail=bool(getattr(args, "xfail", False)),
     )
     if not summary.outcomes:
         print(f"assay promote: no artifacts to promote under {project.artifacts}")

@@ -21,8 +21,9 @@ import os
 import shlex
 import subprocess
 import sys
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable, Protocol, Sequence, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 from assay.core.errors import ConfigError
 
@@ -184,7 +185,9 @@ class CommandClassifier:
         except PermissionError:
             raise ConfigError(f"classifier program {self.argv[0]!r} is not executable; fix --classifier-cmd") from None
         except subprocess.TimeoutExpired:
-            raise ClassifierError(f"classifier {self.describe()} took longer than {self.timeout}s on {command!r}") from None
+            raise ClassifierError(
+                f"classifier {self.describe()} took longer than {self.timeout}s on {command!r}"
+            ) from None
         judgement = self._verdict(proc, command)
         if len(self.cache) < MAX_CACHE:
             self.cache[command] = judgement
@@ -245,7 +248,9 @@ def load_object(spec: str, what: str = "classifier") -> Any:
     except ConfigError:
         raise
     except Exception as exc:  # noqa: BLE001 - any import failure is the user's to fix
-        raise ConfigError(f"cannot import {what} module {mod_part!r} ({type(exc).__name__}: {exc}); fix --{what}") from None
+        raise ConfigError(
+            f"cannot import {what} module {mod_part!r} ({type(exc).__name__}: {exc}); fix --{what}"
+        ) from None
     obj: Any = module
     for part in attr.split("."):
         try:

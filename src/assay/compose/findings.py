@@ -9,7 +9,8 @@ Commands are printed exactly, quoted once for a POSIX shell (:func:`quote_comman
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from assay.compose.oracle import PROTECTED_WRITE
 from assay.compose.quoting import quote_command
@@ -20,6 +21,7 @@ TAG_ORDER = ("fail-open", PROTECTED_WRITE, "over-denial")
 #: Which metamorphic family (``--families``) each finding family comes from.
 SWITCHABLE = {"wrapper": "wrapper", "redirect": "redirect", "embed": "embed"}
 
+
 def explain_findings(result: Any) -> list[dict[str, Any]]:
     """Each finding of a campaign result with its minimized command and group, read back from its artifact."""
     from assay.store.artifacts import load_artifact
@@ -27,8 +29,13 @@ def explain_findings(result: Any) -> list[dict[str, Any]]:
     out = []
     for t in result.targets:
         for f in t.findings:
-            entry: dict[str, Any] = {"target": t.name, "signature": f.signature, "oracle": f.oracle,
-                                     "artifact": f.artifact, "occurrences": f.occurrences}
+            entry: dict[str, Any] = {
+                "target": t.name,
+                "signature": f.signature,
+                "oracle": f.oracle,
+                "artifact": f.artifact,
+                "occurrences": f.occurrences,
+            }
             try:
                 data = load_artifact(f.artifact).metadata.get("verdict", {}).get("data") or {}
             except ArtifactError:
@@ -64,17 +71,19 @@ def group_findings(findings: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
     for (tag, family, leaf), members in sorted(groups.items(), key=lambda kv: (_tag_rank(kv[0][0]), kv[0])):
         with_example = [f for f in members if _example(f) is not None]
         best = min(with_example, key=lambda f: (len(_example(f)), _example(f))) if with_example else members[0]
-        out.append({
-            "tag": tag,
-            "family": family,
-            "leaf": leaf,
-            "signatures": sorted(f["signature"] for f in members),
-            "findings": len(members),
-            "occurrences": sum(f.get("occurrences", 1) for f in members),
-            "example": _example(best),
-            "example_signature": best["signature"],
-            "example_artifact": best["artifact"],
-        })
+        out.append(
+            {
+                "tag": tag,
+                "family": family,
+                "leaf": leaf,
+                "signatures": sorted(f["signature"] for f in members),
+                "findings": len(members),
+                "occurrences": sum(f.get("occurrences", 1) for f in members),
+                "example": _example(best),
+                "example_signature": best["signature"],
+                "example_artifact": best["artifact"],
+            }
+        )
     return out
 
 
@@ -102,8 +111,9 @@ def summary_lines(groups: list[dict[str, Any]], families: Iterable[str]) -> list
             out.append(f"      example:  {quote_command(g['example'])}")
         out.append(f"      artifact: {g['example_artifact']}")
     enabled = list(families)
-    seen = sorted({g["family"].removeprefix("level-").split(":")[0] for g in groups} & set(SWITCHABLE),
-                  key=list(SWITCHABLE).index)
+    seen = sorted(
+        {g["family"].removeprefix("level-").split(":")[0] for g in groups} & set(SWITCHABLE), key=list(SWITCHABLE).index
+    )
     for fam in seen:
         rest = ",".join(f for f in enabled if f != fam) or "none"
         tag = PROTECTED_WRITE if fam == "redirect" else "fail-open"

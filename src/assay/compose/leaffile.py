@@ -52,14 +52,18 @@ def _describe_json(data: Any) -> str:
 
 def _how_to_convert(data: Any, path: str) -> str:
     if isinstance(data, list) and data and all(isinstance(x, str) for x in data):
-        return ("; convert it with: python -c \"import json,sys; print(*json.load(open(sys.argv[1])), sep='\\n')\" "
-                f"{path} > leaves.txt")
+        return (
+            "; convert it with: python -c \"import json,sys; print(*json.load(open(sys.argv[1])), sep='\\n')\" "
+            f"{path} > leaves.txt"
+        )
     if isinstance(data, list) and data and all(isinstance(x, dict) for x in data):
         strings = sorted({k for x in data for k, v in x.items() if isinstance(v, str)})
         if strings:
             key = "command" if "command" in strings else strings[0]
-            return ("; convert it with: python -c \"import json,sys; "
-                    f"print(*(o['{key}'] for o in json.load(open(sys.argv[1]))), sep='\\n')\" {path} > leaves.txt")
+            return (
+                '; convert it with: python -c "import json,sys; '
+                f"print(*(o['{key}'] for o in json.load(open(sys.argv[1]))), sep='\\n')\" {path} > leaves.txt"
+            )
     return ""
 
 
@@ -73,12 +77,15 @@ def not_leaves_reason(text: str, path: str = "the leaves file") -> str | None:
             data = None
         if isinstance(data, (list, dict)):
             return f"it is {_describe_json(data)}" + _how_to_convert(data, path)
-    lines = [(n, ln.strip()) for n, ln in enumerate(text.split("\n"), 1)
-             if ln.strip() and not ln.strip().startswith("#")]
+    lines = [
+        (n, ln.strip()) for n, ln in enumerate(text.split("\n"), 1) if ln.strip() and not ln.strip().startswith("#")
+    ]
     if len(lines) < MIN_LINES:
         return None
-    for label, test in (("JSON fragments (quoted strings, \"key\": value pairs, brackets)", _json_fragment),
-                        ("YAML list items ('- ...')", lambda ln: bool(_YAML_ITEM.match(ln)))):
+    for label, test in (
+        ('JSON fragments (quoted strings, "key": value pairs, brackets)', _json_fragment),
+        ("YAML list items ('- ...')", lambda ln: bool(_YAML_ITEM.match(ln))),
+    ):
         hits = [(n, ln) for n, ln in lines if test(ln)]
         if len(hits) > FRAGMENT_SHARE * len(lines):
             n, ln = hits[0]

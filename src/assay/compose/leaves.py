@@ -19,8 +19,8 @@ import logging
 import os
 import re
 from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Callable, Iterable, Sequence
 
 from assay.compose.leaffile import refuse_non_leaves
 from assay.core.errors import ConfigError
@@ -60,20 +60,77 @@ OVERRIDABLE: dict[str, str] = {
 
 #: Words that change what the commands after them mean (the shell's state, the
 #: control flow, or the process itself).  A leaf headed by one is not atomic.
-DEFAULT_STATE_HEADS: frozenset[str] = frozenset({
-    "cd", "pushd", "popd", "exec", "exit", "logout", "return", "break", "continue",
-    "set", "shopt", "trap", "alias", "unalias", "export", "unset", "readonly",
-    "declare", "typeset", "local", "eval", "source", ".", "enable", "hash", "umask",
-    "ulimit", "shift", "getopts", "read", "mapfile", "readarray", "let", "wait",
-    "disown", "suspend", "fc", "bind",
-})
+DEFAULT_STATE_HEADS: frozenset[str] = frozenset(
+    {
+        "cd",
+        "pushd",
+        "popd",
+        "exec",
+        "exit",
+        "logout",
+        "return",
+        "break",
+        "continue",
+        "set",
+        "shopt",
+        "trap",
+        "alias",
+        "unalias",
+        "export",
+        "unset",
+        "readonly",
+        "declare",
+        "typeset",
+        "local",
+        "eval",
+        "source",
+        ".",
+        "enable",
+        "hash",
+        "umask",
+        "ulimit",
+        "shift",
+        "getopts",
+        "read",
+        "mapfile",
+        "readarray",
+        "let",
+        "wait",
+        "disown",
+        "suspend",
+        "fc",
+        "bind",
+    }
+)
 
 #: Shell keywords: a leaf headed by one is not a simple command (or, like ``!``
 #: and ``time``, is only recognised at the start of a pipeline).
-RESERVED_WORDS: frozenset[str] = frozenset({
-    "!", "if", "then", "else", "elif", "fi", "case", "esac", "for", "select", "while",
-    "until", "do", "done", "in", "function", "time", "coproc", "[[", "]]", "{", "}",
-})
+RESERVED_WORDS: frozenset[str] = frozenset(
+    {
+        "!",
+        "if",
+        "then",
+        "else",
+        "elif",
+        "fi",
+        "case",
+        "esac",
+        "for",
+        "select",
+        "while",
+        "until",
+        "do",
+        "done",
+        "in",
+        "function",
+        "time",
+        "coproc",
+        "[[",
+        "]]",
+        "{",
+        "}",
+    }
+)
 
 #: Prefixes skipped before the head word is judged (``command cd /`` is ``cd``).
 TRANSPARENT_PREFIXES: frozenset[str] = frozenset({"command", "builtin"})
@@ -177,14 +234,21 @@ def lex(text: str) -> Lexed:
 
 
 _UNQUOTED = {
-    "#": "comment", ";": "semicolon", "&": "ampersand", "|": "pipe", "`": "backtick",
-    "<": "redirect", ">": "redirect", "(": "group", ")": "group", "{": "group", "}": "group",
+    "#": "comment",
+    ";": "semicolon",
+    "&": "ampersand",
+    "|": "pipe",
+    "`": "backtick",
+    "<": "redirect",
+    ">": "redirect",
+    "(": "group",
+    ")": "group",
+    "{": "group",
+    "}": "group",
 }
 
 
-def leaf_problem(
-    text: str, state_heads: Iterable[str] = DEFAULT_STATE_HEADS, admit: Iterable[str] = ()
-) -> str | None:
+def leaf_problem(text: str, state_heads: Iterable[str] = DEFAULT_STATE_HEADS, admit: Iterable[str] = ()) -> str | None:
     """Why ``text`` is not an atomic, clean shell leaf (a key of :data:`REASONS`), or ``None``.
 
     Admitted: balanced quotes; no unquoted ``#``, ``;``, ``&``, ``|``, ``<``, ``>``,
@@ -275,7 +339,9 @@ def read_leaves_file(path: str | os.PathLike[str]) -> list[LeafEntry]:
         with open(path, encoding="utf-8") as fh:
             lines = fh.read().split("\n")
     except FileNotFoundError:
-        raise ConfigError(f"leaves file {path} does not exist; pass --leaves with a file of one command per line") from None
+        raise ConfigError(
+            f"leaves file {path} does not exist; pass --leaves with a file of one command per line"
+        ) from None
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"leaves file {path} cannot be read ({exc}); pass a readable UTF-8 text file") from None
     refuse_non_leaves(path, "\n".join(lines))

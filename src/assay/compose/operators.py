@@ -18,8 +18,9 @@ import json
 import os
 import re
 import tomllib
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any, Callable, Iterable, Mapping
+from typing import Any
 
 from assay.core.errors import ConfigError
 
@@ -77,7 +78,9 @@ def _check_template(kind: str, name: str, template: str, required: Iterable[str]
         if n not in required:
             raise ConfigError(f"{kind} operator {name!r}: unknown placeholder {{{n}}} (use {', '.join(required)})")
         if filt not in QUOTERS:
-            raise ConfigError(f"{kind} operator {name!r}: unknown quoting filter {filt!r} (known: {', '.join(QUOTERS)})")
+            raise ConfigError(
+                f"{kind} operator {name!r}: unknown quoting filter {filt!r} (known: {', '.join(QUOTERS)})"
+            )
 
 
 @dataclass(frozen=True)
@@ -187,7 +190,7 @@ class OperatorTable:
         protected_paths: Iterable[str] = (),
         sequencing: Iterable[str] = (),
         name: str | None = None,
-    ) -> "OperatorTable":
+    ) -> OperatorTable:
         """A copy with more operators (appended, so existing fuzz inputs keep their meaning)."""
         return replace(
             self,
@@ -200,7 +203,7 @@ class OperatorTable:
             sequencing=self.sequencing | frozenset(sequencing),
         )
 
-    def with_paths(self, paths: Iterable[str]) -> "OperatorTable":
+    def with_paths(self, paths: Iterable[str]) -> OperatorTable:
         """A copy whose protected paths are exactly ``paths``."""
         return replace(self, protected_paths=tuple(dict.fromkeys(paths)))
 
@@ -208,17 +211,21 @@ class OperatorTable:
         return {
             "name": self.name,
             "binary": [{"name": o.name, "template": o.template, "family": o.family} for o in self.binary],
-            "wrappers": [{"name": o.name, "template": o.template, "compound": o.compound, "family": o.family}
-                         for o in self.wrappers],
+            "wrappers": [
+                {"name": o.name, "template": o.template, "compound": o.compound, "family": o.family}
+                for o in self.wrappers
+            ],
             "redirects": [{"name": o.name, "template": o.template, "family": o.family} for o in self.redirects],
-            "embeds": [{"name": o.name, "fragment": o.fragment, "placement": o.placement, "family": o.family}
-                       for o in self.embeds],
+            "embeds": [
+                {"name": o.name, "fragment": o.fragment, "placement": o.placement, "family": o.family}
+                for o in self.embeds
+            ],
             "protected_paths": list(self.protected_paths),
             "sequencing": sorted(self.sequencing),
         }
 
     @classmethod
-    def from_json(cls, data: Mapping[str, Any], base: "OperatorTable | None" = None) -> "OperatorTable":
+    def from_json(cls, data: Mapping[str, Any], base: OperatorTable | None = None) -> OperatorTable:
         """A table from plain data; with ``base`` (and ``"extend": true``) it adds to ``base``."""
         try:
             parts = dict(
@@ -241,7 +248,7 @@ def operator_family(op: BinaryOp | Wrapper | Redirect | Embed) -> str:
     return op.family or op.name
 
 
-def load_table(path: str | os.PathLike[str], base: "OperatorTable | None" = None) -> OperatorTable:
+def load_table(path: str | os.PathLike[str], base: OperatorTable | None = None) -> OperatorTable:
     """Read an operator table from a ``.json`` or ``.toml`` file (``extend = true`` adds to ``base``)."""
     p = os.fspath(path)
     try:

@@ -28,16 +28,34 @@ parts there can correctly give a denied whole.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any
 
 from assay.compose.classifier import Classifier, Judgement
+from assay.compose.operators import OperatorTable, operator_family
 from assay.compose.pool import LeafPool
 from assay.compose.tree import (
-    MAX_LEAVES, Case, Embedded, Leaf, Node, Redir, Tree, Wrap, decode, encode, executed_leaves, families,
-    render, render_tree, shape, subtrees_postorder, to_json, tree_leaves, tree_ops,
+    MAX_LEAVES,
+    Case,
+    Embedded,
+    Leaf,
+    Node,
+    Redir,
+    Tree,
+    Wrap,
+    decode,
+    encode,
+    executed_leaves,
+    families,
+    render,
+    render_tree,
+    shape,
+    subtrees_postorder,
+    to_json,
+    tree_leaves,
+    tree_ops,
 )
-from assay.compose.operators import OperatorTable, operator_family
 from assay.core.errors import ConfigError
 from assay.core.observe import OracleFailure, feature
 
@@ -80,7 +98,9 @@ class Composition:
             raise ConfigError(f"max_leaves must be at least 1, not {options.max_leaves}")
         unknown = sorted(set(options.families) - set(DEFAULT_FAMILIES))
         if unknown:
-            raise ConfigError(f"unknown metamorphic families {', '.join(unknown)}; known: {', '.join(DEFAULT_FAMILIES)}")
+            raise ConfigError(
+                f"unknown metamorphic families {', '.join(unknown)}; known: {', '.join(DEFAULT_FAMILIES)}"
+            )
         r = table.sequencing if options.r_families is None else frozenset(options.r_families)
         bad = sorted(r - set(table.families))
         if bad:
@@ -96,8 +116,11 @@ class Composition:
         self.enabled = tuple(options.families)
         #: shape name (as in signatures) -> "<case family>:<operator family>", for grouping
         self.groups: dict[str, str] = {op.name: f"binary:{op.family}" for op in table.binary}
-        for prefix, family, ops in (("wrap-", "wrapper", table.wrappers), ("redirect-", "redirect", table.redirects),
-                                    ("embed-", "embed", table.embeds)):
+        for prefix, family, ops in (
+            ("wrap-", "wrapper", table.wrappers),
+            ("redirect-", "redirect", table.redirects),
+            ("embed-", "embed", table.embeds),
+        ):
             self.groups.update({prefix + op.name: f"{family}:{operator_family(op)}" for op in ops})
 
     # -- decoding ---------------------------------------------------------------------------
@@ -113,8 +136,11 @@ class Composition:
     def explain(self, data: bytes) -> dict[str, Any]:
         """What fuzz input ``data`` stands for: the case and its rendered command."""
         case = self.case(data)
-        return {"command": self.render(case), "case": to_json(case, self.pool.view, self.table),
-                "shape": shape(case, self.table)[1]}
+        return {
+            "command": self.render(case),
+            "case": to_json(case, self.pool.view, self.table),
+            "shape": shape(case, self.table)[1],
+        }
 
     # -- the check ------------------------------------------------------------------------------
     def check(self, data: bytes) -> None:
@@ -157,7 +183,9 @@ class Composition:
                 return "level", i
         return None
 
-    def _minimal(self, tree: Node, verdict: Judgement, violates: Callable[[Node, Judgement], bool]) -> tuple[Node, str, Judgement]:
+    def _minimal(
+        self, tree: Node, verdict: Judgement, violates: Callable[[Node, Judgement], bool]
+    ) -> tuple[Node, str, Judgement]:
         """The first subtree (children before parents) that still violates; the root by default."""
         for sub in subtrees_postorder(tree):
             if sub is tree:
@@ -238,8 +266,16 @@ class Composition:
             f"{whole!r} is allowed although it writes to protected path {path!r}",
             kind=path_slug(path),
             oracle=PROTECTED_WRITE,
-            data=self._data(case, whole, verdict, "redirect", name, whole, verdict,
-                            culprit={"path": path, "host": host.text, "host_verdict": host.judgement.to_json()}),
+            data=self._data(
+                case,
+                whole,
+                verdict,
+                "redirect",
+                name,
+                whole,
+                verdict,
+                culprit={"path": path, "host": host.text, "host_verdict": host.judgement.to_json()},
+            ),
         )
 
     def _check_embed(self, case: Embedded, whole: str, verdict: Judgement) -> None:
@@ -252,37 +288,90 @@ class Composition:
         self._fail_open(case, whole, verdict, name, case.inner, culprit[0], whole, verdict)
 
     # -- findings -------------------------------------------------------------------------------
-    def _fail_open(self, case: Case, whole: str, verdict: Judgement, shape_name: str, leaf: int, kind: str,
-                   witness: str, witness_verdict: Judgement) -> None:
+    def _fail_open(
+        self,
+        case: Case,
+        whole: str,
+        verdict: Judgement,
+        shape_name: str,
+        leaf: int,
+        kind: str,
+        witness: str,
+        witness_verdict: Judgement,
+    ) -> None:
         part = self.pool.leaves[leaf]
         name = shape_name if kind == "deny" else f"level-{shape_name}"
         if kind == "deny":
             detail = f"{witness!r} is allowed although its part {part.text!r} is denied"
         else:
-            detail = (f"{witness!r} is {witness_verdict.describe()} although its part {part.text!r} "
-                      f"is at a higher level, {part.judgement.describe()}")
+            detail = (
+                f"{witness!r} is {witness_verdict.describe()} although its part {part.text!r} "
+                f"is at a higher level, {part.judgement.describe()}"
+            )
         raise OracleFailure(
-            name, detail, kind=part.word, oracle="fail-open",
-            data=self._data(case, whole, verdict, "F", shape_name, witness, witness_verdict,
-                            culprit={"index": leaf, "text": part.text, "verdict": part.judgement.to_json()},
-                            level=kind == "level"),
+            name,
+            detail,
+            kind=part.word,
+            oracle="fail-open",
+            data=self._data(
+                case,
+                whole,
+                verdict,
+                "F",
+                shape_name,
+                witness,
+                witness_verdict,
+                culprit={"index": leaf, "text": part.text, "verdict": part.judgement.to_json()},
+                level=kind == "level",
+            ),
         )
 
-    def _over_denial(self, case: Case, whole: str, verdict: Judgement, shape_name: str, kind: str,
-                     witness: str, witness_verdict: Judgement, parts: list[int]) -> None:
+    def _over_denial(
+        self,
+        case: Case,
+        whole: str,
+        verdict: Judgement,
+        shape_name: str,
+        kind: str,
+        witness: str,
+        witness_verdict: Judgement,
+        parts: list[int],
+    ) -> None:
         name = shape_name if kind == "deny" else f"level-{shape_name}"
         if kind == "deny":
             detail = f"{witness!r} is denied although every part is allowed"
         else:
             detail = f"{witness!r} is {witness_verdict.describe()}, above every one of its allowed parts"
         raise OracleFailure(
-            name, detail, kind="", oracle="over-denial",
-            data=self._data(case, whole, verdict, "R", shape_name, witness, witness_verdict,
-                            culprit={"parts": [self.pool.leaves[i].text for i in parts]}, level=kind == "level"),
+            name,
+            detail,
+            kind="",
+            oracle="over-denial",
+            data=self._data(
+                case,
+                whole,
+                verdict,
+                "R",
+                shape_name,
+                witness,
+                witness_verdict,
+                culprit={"parts": [self.pool.leaves[i].text for i in parts]},
+                level=kind == "level",
+            ),
         )
 
-    def _data(self, case: Case, whole: str, verdict: Judgement, prop: str, shape_name: str, witness: str,
-              witness_verdict: Judgement, culprit: dict[str, Any], level: bool = False) -> dict[str, Any]:
+    def _data(
+        self,
+        case: Case,
+        whole: str,
+        verdict: Judgement,
+        prop: str,
+        shape_name: str,
+        witness: str,
+        witness_verdict: Judgement,
+        culprit: dict[str, Any],
+        level: bool = False,
+    ) -> dict[str, Any]:
         family = ("level-" if level else "") + self.groups.get(shape_name, shape_name)
         leaves = []
         for i in dict.fromkeys(executed_leaves(case)):
@@ -323,4 +412,3 @@ class Composition:
         if "embed" in fams and a is not None and d is not None:
             cases += [Embedded(m, a, 0, d) for m in range(len(self.table.embeds))]
         return list(dict.fromkeys(self.encode(c) for c in cases))
-

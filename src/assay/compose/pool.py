@@ -15,11 +15,21 @@ from __future__ import annotations
 
 import logging
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any
 
 from assay.compose.classifier import Classifier, Judgement, VerdictTypeError
-from assay.compose.leaves import OVERRIDABLE, REASONS, FilterResult, LeafCheck, LeafEntry, command_word, filter_leaves, lex
+from assay.compose.leaves import (
+    OVERRIDABLE,
+    REASONS,
+    FilterResult,
+    LeafCheck,
+    LeafEntry,
+    command_word,
+    filter_leaves,
+    lex,
+)
 from assay.compose.quoting import quote_command
 from assay.compose.tree import Pool
 from assay.core.errors import ConfigError
@@ -83,14 +93,18 @@ class PoolSummary:
         ]
         for reason, count in self.rejected.items():
             seen = ", ".join(quote_command(t) for t in self.examples.get(reason, ()))
-            line = f"  rejected {count:>4}  {reason}: {REASONS.get(reason, reason)}" + (f" (e.g. {seen})" if seen else "")
+            line = f"  rejected {count:>4}  {reason}: {REASONS.get(reason, reason)}" + (
+                f" (e.g. {seen})" if seen else ""
+            )
             if reason in OVERRIDABLE:
                 line += f"; {OVERRIDABLE[reason]}"
             out.append(line)
         if dropped:
             out.append("  (assay compose --list-exclusions lists every rule and how to admit a leaf anyway)")
         for d in self.disagreements:
-            out.append(f"  hint disagrees: {d['label']}: {quote_command(d['text'])} is {d['verdict']} by the classifier")
+            out.append(
+                f"  hint disagrees: {d['label']}: {quote_command(d['text'])} is {d['verdict']} by the classifier"
+            )
         for e in self.errors:
             out.append(f"  classifier raised on {quote_command(e['text'])}: {e['error']}")
         if self.admitted and not self.denied:
@@ -157,15 +171,24 @@ def build_pool(entries: Sequence[LeafEntry], classifier: Classifier, check: Leaf
         ends = tuple(end for _, end in lexed.spans) or (len(entry.text),)
         leaves.append(PoolLeaf(len(leaves), entry.text, words, ends, entry.label, judgement))
         if entry.label and (entry.label == "allow") != judgement.allowed:
-            disagreements.append({
-                "text": entry.text, "label": entry.label, "line": entry.line,
-                "verdict": "allowed" if judgement.allowed else "denied",
-            })
+            disagreements.append(
+                {
+                    "text": entry.text,
+                    "label": entry.label,
+                    "line": entry.line,
+                    "verdict": "allowed" if judgement.allowed else "denied",
+                }
+            )
     disagreements.sort(key=lambda d: d["line"] or 0)
     allowed = sum(1 for l in leaves if l.allowed)
     summary = PoolSummary(
-        candidates=len(entries), admitted=len(leaves), allowed=allowed, denied=len(leaves) - allowed,
-        rejected=filtered.counts, disagreements=disagreements, errors=errors,
+        candidates=len(entries),
+        admitted=len(leaves),
+        allowed=allowed,
+        denied=len(leaves) - allowed,
+        rejected=filtered.counts,
+        disagreements=disagreements,
+        errors=errors,
         examples=_examples(filtered),
     )
     for line in summary.lines():

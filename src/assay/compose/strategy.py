@@ -12,7 +12,8 @@ candidates "replace a node by one of its children" and "use a lower leaf index"
 from __future__ import annotations
 
 import random
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 from assay.compose.tree import Case, Embedded, Leaf, Node, Redir, Tree, Wrap, count_leaves, families
 
@@ -73,8 +74,9 @@ class ComposeStrategy:
         if rng.random() < 0.5:
             return self._member(self._family(value), rng, like=value)
         if isinstance(value, Wrap) and rng.random() < 0.5:
-            return Wrap(value.member, self._mutate_tree(value.inner, rng) if self._compound(value.member)
-                        else self._leaf(rng))
+            return Wrap(
+                value.member, self._mutate_tree(value.inner, rng) if self._compound(value.member) else self._leaf(rng)
+            )
         return self._member(self._family(value), rng)
 
     def crossover(self, a: Case, b: Case, rng: random.Random) -> Case:
@@ -158,7 +160,9 @@ class ComposeStrategy:
             out = _replace(tree, path, self._tree(rng, rng.randint(1, 3)))
         else:  # grow: join the subtree with a fresh leaf, on either side
             leaf = self._leaf(rng)
-            out = _replace(tree, path, Node(sub, self._op(rng), leaf) if rng.random() < 0.5 else Node(leaf, self._op(rng), sub))
+            out = _replace(
+                tree, path, Node(sub, self._op(rng), leaf) if rng.random() < 0.5 else Node(leaf, self._op(rng), sub)
+            )
         return out if count_leaves(out) <= self.c.options.max_leaves else tree
 
     def _shrink_tree(self, tree: Tree) -> list[Tree]:

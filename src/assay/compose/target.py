@@ -12,17 +12,25 @@ from __future__ import annotations
 
 import os
 import re
-from typing import Any, Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
 
 from assay.compose.classifier import USER_MODULE_PREFIX, CallableClassifier, Classifier, CommandClassifier, adapt
-from assay.compose.leaves import DEFAULT_STATE_HEADS, LeafCheck, LeafEntry, as_entries, read_leaves_file, shell_leaf_check
+from assay.compose.leaves import (
+    DEFAULT_STATE_HEADS,
+    LeafCheck,
+    LeafEntry,
+    as_entries,
+    read_leaves_file,
+    shell_leaf_check,
+)
 from assay.compose.operators import SHELL, OperatorTable
 from assay.compose.oracle import DEFAULT_BOUND, DEFAULT_FAMILIES, ComposeOptions, Composition
 from assay.compose.pool import build_pool
 from assay.compose.strategy import VERSION, ComposeStrategy
 from assay.compose.tree import MAX_LEAVES
-from assay.gen.strategy import register_strategy
 from assay.core.target import REGISTRY, make_target
+from assay.gen.strategy import register_strategy
 
 #: Largest fuzz input the composition target reads (decoding ignores the rest).
 DEFAULT_MAX_LEN = 512
@@ -116,9 +124,15 @@ def composition_target(
         sources=list(sources),
         seeds=composition.seeds() if seeds else (),
         max_len=max_len,
-        extra={"compose": {"pool": pool.summary.to_json(), "table": table.name,
-                           "classifier": judge.describe(), "bound": bound,
-                           "r_families": sorted(composition.r_families)}},
+        extra={
+            "compose": {
+                "pool": pool.summary.to_json(),
+                "table": table.name,
+                "classifier": judge.describe(),
+                "bound": bound,
+                "r_families": sorted(composition.r_families),
+            }
+        },
         **kwargs,
     )
     compose_target.assay_target = tgt  # type: ignore[attr-defined]

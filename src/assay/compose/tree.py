@@ -19,8 +19,9 @@ inverse, used for seeds and tests.
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any, Iterator, Sequence, Union
+from typing import Any, Union
 
 from assay.compose.operators import OperatorTable, fill
 from assay.gen.bytesource import ByteSource
@@ -40,9 +41,9 @@ class Leaf:
 
 @dataclass(frozen=True)
 class Node:
-    left: "Tree"
+    left: Tree
     op: int
-    right: "Tree"
+    right: Tree
 
 
 Tree = Union[Leaf, Node]
@@ -215,10 +216,19 @@ def encode(
             raise ValueError("a non-compound wrapper wraps a single leaf")
         return out + _int_bytes(case.inner.index, pool_size)
     if isinstance(case, Redir):
-        return (head("redirect") + _int_bytes(case.member, len(table.redirects))
-                + _int_bytes(case.path, len(table.protected_paths)) + _int_bytes(case.host, pool_size))
-    return (head("embed") + _int_bytes(case.member, len(table.embeds)) + _int_bytes(case.host, pool_size)
-            + bytes([case.position]) + _int_bytes(case.inner, pool_size))
+        return (
+            head("redirect")
+            + _int_bytes(case.member, len(table.redirects))
+            + _int_bytes(case.path, len(table.protected_paths))
+            + _int_bytes(case.host, pool_size)
+        )
+    return (
+        head("embed")
+        + _int_bytes(case.member, len(table.embeds))
+        + _int_bytes(case.host, pool_size)
+        + bytes([case.position])
+        + _int_bytes(case.inner, pool_size)
+    )
 
 
 # -- structure ----------------------------------------------------------------------------------
@@ -322,9 +332,16 @@ def to_json(case: Case, pool: Pool, table: OperatorTable) -> Any:
     if isinstance(case, Wrap):
         return {"wrapper": table.wrappers[case.member].name, "inner": tree(case.inner)}
     if isinstance(case, Redir):
-        return {"redirect": table.redirects[case.member].name, "path": table.protected_paths[case.path],
-                "host": tree(Leaf(case.host))}
-    return {"embed": table.embeds[case.member].name, "host": tree(Leaf(case.host)),
-            "after_word": 0 if table.embeds[case.member].placement == "prefix"
-            else (case.position % max(1, len(pool.word_ends[case.host]))) + 1,
-            "inner": tree(Leaf(case.inner))}
+        return {
+            "redirect": table.redirects[case.member].name,
+            "path": table.protected_paths[case.path],
+            "host": tree(Leaf(case.host)),
+        }
+    return {
+        "embed": table.embeds[case.member].name,
+        "host": tree(Leaf(case.host)),
+        "after_word": 0
+        if table.embeds[case.member].placement == "prefix"
+        else (case.position % max(1, len(pool.word_ends[case.host]))) + 1,
+        "inner": tree(Leaf(case.inner)),
+    }

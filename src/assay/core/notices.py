@@ -6,7 +6,7 @@ notice to stderr.  Without a sink, notices are only kept in :data:`messages`.
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 #: Every notice of this process, oldest first (most recent :data:`MAX_KEPT`).
 messages: list[str] = []

@@ -7,7 +7,7 @@ run the engine installs a :class:`FeatureSink`; :func:`feature` adds to it and
 
 from __future__ import annotations
 
-from typing import Hashable
+from collections.abc import Hashable
 
 #: Longest ``repr`` of a feature value kept verbatim; longer values are hashed so a
 #: target reporting large values cannot make the feature table grow without bound.

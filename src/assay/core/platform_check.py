@@ -23,12 +23,18 @@ def problem(platform: str | None = None, implementation: str | None = None, vers
     version = tuple(sys.version_info[:2]) if version is None else version
     have = f"{implementation} {version[0]}.{version[1]} on {platform}"
     if implementation != "cpython":
-        return (f"assay needs CPython {MIN_PYTHON[0]}.{MIN_PYTHON[1]}+ (this is {have}): its coverage uses "
-                "CPython's sys.monitoring; run it with CPython")
+        return (
+            f"assay needs CPython {MIN_PYTHON[0]}.{MIN_PYTHON[1]}+ (this is {have}): its coverage uses "
+            "CPython's sys.monitoring; run it with CPython"
+        )
     if tuple(version) < MIN_PYTHON:
-        return (f"assay needs CPython {MIN_PYTHON[0]}.{MIN_PYTHON[1]}+ (this is {have}): its coverage uses "
-                "sys.monitoring (PEP 669); install Python 3.12 or newer and run assay with it")
+        return (
+            f"assay needs CPython {MIN_PYTHON[0]}.{MIN_PYTHON[1]}+ (this is {have}): its coverage uses "
+            "sys.monitoring (PEP 669); install Python 3.12 or newer and run assay with it"
+        )
     if not platform.startswith(PLATFORMS):
-        return (f"assay runs on Linux and macOS (this is {have}): each campaign forks its workers (os.fork); "
-                "on Windows, run it inside WSL")
+        return (
+            f"assay runs on Linux and macOS (this is {have}): each campaign forks its workers (os.fork); "
+            "on Windows, run it inside WSL"
+        )
     return None

@@ -33,8 +33,9 @@ from __future__ import annotations
 import hashlib
 import os
 from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
 from types import CodeType, FrameType, FunctionType
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any
 
 #: Least number of times one function of a cycle must be on the stack for a traceback to count as recursion.
 MIN_REPEATS = 8
@@ -60,8 +61,9 @@ def recursion_cycle(stack: Sequence[tuple[str, FrameType]]) -> tuple[str, ...]:
     for inner, outer in zip(ids, ids[1:]):
         edges.setdefault(outer, set()).add(inner)
     counts = Counter(ids)
-    recursive = [comp for comp in _components(list(counts), edges)
-                 if len(comp) > 1 or comp[0] in edges.get(comp[0], ())]  # a lone function must call itself
+    recursive = [
+        comp for comp in _components(list(counts), edges) if len(comp) > 1 or comp[0] in edges.get(comp[0], ())
+    ]  # a lone function must call itself
     if not recursive:
         return ()
     # Most frames first; on a tie the smallest names, so the choice never depends on stack order.
@@ -196,8 +198,9 @@ def _owner(code: CodeType, local_values: Mapping[str, Any]) -> type | None:
     return None
 
 
-def _names(code: CodeType, globals_: Mapping[str, Any], free: Mapping[str, Any],
-           owner: type | None) -> Iterable[tuple[str, Any, bool]]:
+def _names(
+    code: CodeType, globals_: Mapping[str, Any], free: Mapping[str, Any], owner: type | None
+) -> Iterable[tuple[str, Any, bool]]:
     """``(name, value, found on the owner class)`` for each name the code loads that resolves."""
     for name in code.co_names:
         if name in globals_:

@@ -5,9 +5,10 @@ from __future__ import annotations
 import importlib.util
 import inspect
 import os
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any
 
 from assay.core.errors import ConfigError, TargetError
 
@@ -259,7 +260,9 @@ def make_target(
     allow = (allow,) if isinstance(allow, str) else tuple(allow)
     parse_allow(allow, tname)
     if slow is not None and not (0 < slow < timeout):
-        raise TargetError(f"target {tname!r}: slow={slow!r} must be a positive number of seconds below timeout={timeout}")
+        raise TargetError(
+            f"target {tname!r}: slow={slow!r} must be a positive number of seconds below timeout={timeout}"
+        )
     try:
         defined_in = inspect.getsourcefile(inspect.unwrap(func)) or ""
     except TypeError:

@@ -10,7 +10,7 @@ origin and ends at the target's final numbers.
 
 from __future__ import annotations
 
-from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 #: Most points kept per target (the report and the HTML plot carry them all).
 MAX_POINTS = 240

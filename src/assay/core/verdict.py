@@ -70,7 +70,7 @@ class ExceptionInfo:
         return data
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> "ExceptionInfo":
+    def from_json(cls, data: dict[str, Any]) -> ExceptionInfo:
         return cls(
             type=data.get("type", ""),
             message=data.get("message", ""),
@@ -105,7 +105,7 @@ class Verdict:
         }
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> "Verdict":
+    def from_json(cls, data: dict[str, Any]) -> Verdict:
         exc = data.get("exception")
         return cls(
             oracle=data["oracle"],
@@ -116,7 +116,7 @@ class Verdict:
         )
 
 
-def is_timeout_wedge(verdict: "Verdict | None") -> bool:
+def is_timeout_wedge(verdict: Verdict | None) -> bool:
     """A ``wedge`` keyed by where a timeout caught it (``timeout@...``), not an oracle's own
     ``wedge`` such as an HTTP step timeout, whose key names the step."""
     return verdict is not None and verdict.oracle == "wedge" and verdict.key.startswith("timeout@")

@@ -3,24 +3,23 @@
 from __future__ import annotations
 
 import hashlib
-import os
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import Callable
 
+from assay.core.errors import ConfigError
+from assay.core.target import Target
+from assay.core.timeline import merge as merge_timelines
 from assay.engine import jobwait
 from assay.engine.isolate import fork_with_pipe
 from assay.engine.seeds import new_master_seed, target_seed
 from assay.engine.shrink import DEFAULT_MAX_CASES
 from assay.engine.supervisor import Progress, Supervisor, TargetOutcome, WorkerError
-from assay.core.errors import ConfigError
 from assay.feedback.sysmon import monitoring
 from assay.gen.constants import harvest
 from assay.gen.mutators import MAX_DICTIONARY, tokens_from
 from assay.gen.strategy import get_strategy
 from assay.store.corpus import Corpus, check_all
-from assay.core.target import Target
-from assay.core.timeline import merge as merge_timelines
 
 
 @dataclass
@@ -124,8 +123,16 @@ def run_campaign(
     return CampaignResult(master, outcomes, started, time.monotonic() - started)
 
 
-def _supervisor(p: _Prepared, options: CampaignOptions, master: int, tseed: int, budget: float | None,
-                max_cases: int | None, progress=None, reload_dir: str | None = None) -> Supervisor:
+def _supervisor(
+    p: _Prepared,
+    options: CampaignOptions,
+    master: int,
+    tseed: int,
+    budget: float | None,
+    max_cases: int | None,
+    progress=None,
+    reload_dir: str | None = None,
+) -> Supervisor:
     return Supervisor(
         p.target,
         tseed=tseed,
@@ -148,8 +155,9 @@ def _supervisor(p: _Prepared, options: CampaignOptions, master: int, tseed: int,
     )
 
 
-def run_prepared(p: _Prepared, options: CampaignOptions, master: int, seed: int, budget: float | None,
-                 max_cases: int | None) -> TargetOutcome:
+def run_prepared(
+    p: _Prepared, options: CampaignOptions, master: int, seed: int, budget: float | None, max_cases: int | None
+) -> TargetOutcome:
     """One stateless supervisor run of a prepared target with ``seed`` (a scale-out shard)."""
     return _supervisor(p, options, master, seed, budget, max_cases).run()
 
@@ -174,8 +182,9 @@ def _job_progress(progress, k: int, jobs: int):
     return lambda pr: progress(replace(pr, target=f"{pr.target}[{k + 1}/{jobs}]"))
 
 
-def _run_jobs(p: _Prepared, options: CampaignOptions, master: int, tseed: int, budget: float | None,
-              progress=None) -> TargetOutcome:
+def _run_jobs(
+    p: _Prepared, options: CampaignOptions, master: int, tseed: int, budget: float | None, progress=None
+) -> TargetOutcome:
     """Run ``options.jobs`` supervisors of one target at once, sharing its corpus folder.
 
     Each job has its own seed (:func:`job_seed`) and share of the case cap, writes
@@ -189,8 +198,16 @@ def _run_jobs(p: _Prepared, options: CampaignOptions, master: int, tseed: int, b
 
         def job(writer, k=k, cases=cases) -> None:
             p.corpus.dir.mkdir(parents=True, exist_ok=True)
-            sup = _supervisor(p, options, master, job_seed(tseed, k), budget, cases, _job_progress(progress, k, jobs),
-                              reload_dir=str(p.corpus.dir))
+            sup = _supervisor(
+                p,
+                options,
+                master,
+                job_seed(tseed, k),
+                budget,
+                cases,
+                _job_progress(progress, k, jobs),
+                reload_dir=str(p.corpus.dir),
+            )
             writer.send(sup.run())
 
         try:
@@ -208,7 +225,10 @@ def _run_jobs(p: _Prepared, options: CampaignOptions, master: int, tseed: int, b
 def _merge(outcomes: list[TargetOutcome], tseed: int) -> TargetOutcome:
     first = outcomes[0]
     merged = TargetOutcome(
-        name=first.name, seed=tseed, sources=first.sources, strategy=first.strategy,
+        name=first.name,
+        seed=tseed,
+        sources=first.sources,
+        strategy=first.strategy,
         initial_manifest=first.initial_manifest,
     )
     seen_additions: set[str] = set()

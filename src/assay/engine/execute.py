@@ -6,14 +6,23 @@ import functools
 import os
 import signal
 import threading
+from collections.abc import Hashable
 from dataclasses import dataclass
-from typing import Hashable
 
 from assay.core import interrupts, observe
+from assay.core.target import Target
+from assay.core.verdict import (
+    ExceptionInfo,
+    Frame,
+    Verdict,
+    classify,
+    code_frames,
+    exception_info,
+    frames_key,
+    type_name,
+)
 from assay.engine import sandbox, strays
 from assay.feedback.protocol import RecordingCut
-from assay.core.target import Target
-from assay.core.verdict import ExceptionInfo, Frame, Verdict, classify, code_frames, exception_info, frames_key, type_name
 
 #: Most failure identities remembered by :func:`judge` (a known failure skips traceback formatting).
 MAX_KNOWN_FAILURES = 256
@@ -87,8 +96,14 @@ def run(target: Target, data: bytes, *, fresh: bool = False) -> RunResult:
     return judged(target, value, error, refusal, sink.keys, fresh)
 
 
-def judged(target: Target, value: object, error: BaseException | None, refusal: sandbox.Refusal | None,
-           keys: list[Hashable], fresh: bool = False) -> RunResult:
+def judged(
+    target: Target,
+    value: object,
+    error: BaseException | None,
+    refusal: sandbox.Refusal | None,
+    keys: list[Hashable],
+    fresh: bool = False,
+) -> RunResult:
     """The :class:`RunResult` of a finished call (the tail of :func:`run`, shared with the worker's fast loop)."""
     if refusal is not None:
         return RunResult(safety_verdict(refusal, error), ("outcome", "safety", refusal.kind), keys)
@@ -102,8 +117,11 @@ def judged(target: Target, value: object, error: BaseException | None, refusal: 
 def rejection_outcome(error: BaseException, target: Target) -> Hashable | None:
     """The outcome of ``error`` when :func:`judged` calls it an expected rejection by its type
     alone (whatever its message or traceback), else None: what a fast loop may skip once seen."""
-    if isinstance(error, (WedgeTimeout, KeyboardInterrupt, observe.OracleFailure)) or not target.expected \
-            or not isinstance(error, target.expected):
+    if (
+        isinstance(error, (WedgeTimeout, KeyboardInterrupt, observe.OracleFailure))
+        or not target.expected
+        or not isinstance(error, target.expected)
+    ):
         return None
     return ("outcome", "raise", type_name(type(error)))
 
@@ -166,8 +184,15 @@ def wedge_verdict_from_frames(frames_outer_first: list[Frame], timeout: float, t
     """A ``wedge`` verdict for a worker that had to be killed (stack from faulthandler)."""
     from assay.core.verdict import ExceptionInfo
 
-    info = ExceptionInfo(type="wedge", message=f"killed after {timeout}s", frames=tuple(frames_outer_first), traceback=text)
-    return Verdict("wedge", f"timeout@{frames_key(frames_outer_first)}", f"input ran longer than {timeout}s and ignored the soft timeout", info)
+    info = ExceptionInfo(
+        type="wedge", message=f"killed after {timeout}s", frames=tuple(frames_outer_first), traceback=text
+    )
+    return Verdict(
+        "wedge",
+        f"timeout@{frames_key(frames_outer_first)}",
+        f"input ran longer than {timeout}s and ignored the soft timeout",
+        info,
+    )
 
 
 def run_input(target: Target, data: bytes, timeout: float | None = None) -> Verdict | None:

@@ -21,15 +21,15 @@ import signal
 import sys
 import threading
 import time
+from collections.abc import Hashable
 from dataclasses import dataclass
-from typing import Hashable
 
-from assay.engine import execute, isolate
-from assay.feedback.scope import Scope
-from assay.feedback import edgesplit
-from assay.feedback.sysmon import SysmonFeedback, monitoring
 from assay.core.target import Target
 from assay.core.verdict import Verdict
+from assay.engine import execute, isolate
+from assay.feedback import edgesplit
+from assay.feedback.scope import Scope
+from assay.feedback.sysmon import SysmonFeedback, monitoring
 
 #: Seconds of grace, beyond the target's timeout plus :data:`isolate.KILL_GRACE`,
 #: before a silent replay worker is killed as hung.
@@ -94,11 +94,14 @@ def record(target: Target, sources: list[str], inputs: list[bytes], timeout: flo
     return [r for r in results if r is not None]
 
 
-def _one_worker(target: Target, sources: list[str], inputs: list[bytes], start: int, timeout: float,
-                results: list[Replay | None]) -> int:
+def _one_worker(
+    target: Target, sources: list[str], inputs: list[bytes], start: int, timeout: float, results: list[Replay | None]
+) -> int:
     """Fork a worker replaying ``inputs[start:]``; returns the index to resume from."""
     capture = isolate.new_capture()
-    pid, reader = isolate.fork_with_pipe(lambda writer: _child(target, sources, inputs, start, timeout, writer, capture))
+    pid, reader = isolate.fork_with_pipe(
+        lambda writer: _child(target, sources, inputs, start, timeout, writer, capture)
+    )
     nxt = start
     killed = False
     finished = False
@@ -135,8 +138,9 @@ def _one_worker(target: Target, sources: list[str], inputs: list[bytes], start: 
         os.unlink(capture)
 
 
-def _child(target: Target, sources: list[str], inputs: list[bytes], start: int, timeout: float, writer,
-           capture: str) -> None:
+def _child(
+    target: Target, sources: list[str], inputs: list[bytes], start: int, timeout: float, writer, capture: str
+) -> None:
     isolate.child_setup(capture, target.rss_limit_mb)
     feedback = FullFeedback(Scope(sources))
     feedback.start()

@@ -89,8 +89,14 @@ class InputSource:
         self.trouble: list[int] = []  # per entry: children that only re-found a known failure (wedges weigh more)
         self.quiet: set[int] = set()  # entries kept only for their cost (see add)
 
-    def add(self, data: bytes, pairs: list[tuple[bytes, bytes]] = (), tokens: list[bytes] = (),
-            guards: list[tuple[int, str, int]] = (), quiet: bool = False) -> None:
+    def add(
+        self,
+        data: bytes,
+        pairs: list[tuple[bytes, bytes]] = (),
+        tokens: list[bytes] = (),
+        guards: list[tuple[int, str, int]] = (),
+        quiet: bool = False,
+    ) -> None:
         """Add a corpus entry, its comparison replacements, dictionary tokens and guards.
 
         With a strategy, the entry's parsed structure is kept too.  A ``quiet`` entry

@@ -19,15 +19,16 @@ import signal
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from multiprocessing.connection import Pipe
-from typing import Any, Callable
+from typing import Any
 
 from assay.core import interrupts
-from assay.engine import execute, procs, sandbox
 from assay.core.errors import InternalError
 from assay.core.target import Target
 from assay.core.verdict import ExceptionInfo, Frame, Verdict, frames_key
+from assay.engine import execute, procs, sandbox
 
 #: Seconds a child gets, after the soft timeout fired, before it is killed.
 KILL_GRACE = 1.0
@@ -262,8 +263,11 @@ def call_isolated(target: Target, body: Callable[[Callable[[Any], None]], None],
     return None if result is _NOTHING or isinstance(result, ChildFailure) else result
 
 
-def _in_target_child(target: Target, body: Callable[[Callable[[Any], None]], None], timeout: float,
-                     ) -> tuple[Any, int, bool, str]:
+def _in_target_child(
+    target: Target,
+    body: Callable[[Callable[[Any], None]], None],
+    timeout: float,
+) -> tuple[Any, int, bool, str]:
     """``body(send)`` in a forked child with ``target``'s output capture, memory limit and
     sandbox: (what it sent or ``_NOTHING``, wait status, killed for the timeout, output).
 

@@ -28,22 +28,44 @@ import socket
 import sys
 import sysconfig
 import tempfile
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any, Iterable
+from typing import Any
 
 from assay.core.errors import TargetError
 
 #: The classes a target may pass in ``allow=[...]`` (``write:<path>`` takes a path).
 ALLOW_CLASSES = ("subprocess", "network", "write")
 
-_PROCESS_EVENTS = frozenset({
-    "subprocess.Popen", "os.system", "os.exec", "os.posix_spawn", "os.spawn", "os.fork", "os.forkpty", "pty.spawn",
-})
+_PROCESS_EVENTS = frozenset(
+    {
+        "subprocess.Popen",
+        "os.system",
+        "os.exec",
+        "os.posix_spawn",
+        "os.spawn",
+        "os.fork",
+        "os.forkpty",
+        "pty.spawn",
+    }
+)
 #: Path-changing events, with the argument positions that hold paths.
 _PATH_EVENTS = {
-    "os.remove": (0,), "os.rmdir": (0,), "os.rename": (0, 1), "os.truncate": (0,), "os.mkdir": (0,),
-    "os.symlink": (1,), "os.link": (1,), "os.chmod": (0,), "os.chown": (0,), "os.utime": (0,),
-    "shutil.rmtree": (0,), "shutil.move": (0, 1), "shutil.copyfile": (1,), "os.mkfifo": (0,), "os.mknod": (0,),
+    "os.remove": (0,),
+    "os.rmdir": (0,),
+    "os.rename": (0, 1),
+    "os.truncate": (0,),
+    "os.mkdir": (0,),
+    "os.symlink": (1,),
+    "os.link": (1,),
+    "os.chmod": (0,),
+    "os.chown": (0,),
+    "os.utime": (0,),
+    "shutil.rmtree": (0,),
+    "shutil.move": (0, 1),
+    "shutil.copyfile": (1,),
+    "os.mkfifo": (0,),
+    "os.mknod": (0,),
 }
 _WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
 
@@ -108,11 +130,10 @@ def parse_allow(entries: Iterable[str], target_name: str = "?") -> Allowance:
         elif entry == "network":
             net = True
         elif entry.startswith("write:") and len(entry) > len("write:"):
-            paths.append(os.path.realpath(os.path.expanduser(entry[len("write:"):])))
+            paths.append(os.path.realpath(os.path.expanduser(entry[len("write:") :])))
         else:
             raise TargetError(
-                f"target {target_name!r}: allow=[...] holds {entry!r}; "
-                "known: 'subprocess', 'network', 'write:<path>'"
+                f"target {target_name!r}: allow=[...] holds {entry!r}; known: 'subprocess', 'network', 'write:<path>'"
             )
     return Allowance(sub, net, tuple(paths))
 

@@ -135,7 +135,8 @@ class FastRandom:
             self._more += 1
             block = hashlib.blake2b(
                 self._key + self._index.to_bytes(8, "big") + self._more.to_bytes(4, "big"),
-                digest_size=64, person=b"assay-more",
+                digest_size=64,
+                person=b"assay-more",
             ).digest()
             pool = (pool << 512) | int.from_bytes(block, "little")
         self._pool = pool
@@ -214,8 +215,9 @@ class CaseStream:
             block = hashlib.shake_128(b"assay-stream" + self.key + block_no.to_bytes(8, "big")).digest(
                 STREAM_BLOCK * STREAM_BYTES
             )
-            self._pools = [int.from_bytes(block[k : k + STREAM_BYTES], "little")
-                           for k in range(0, len(block), STREAM_BYTES)]
+            self._pools = [
+                int.from_bytes(block[k : k + STREAM_BYTES], "little") for k in range(0, len(block), STREAM_BYTES)
+            ]
         rng = self._rng
         rng._pool = self._pools[at]
         rng._index = index

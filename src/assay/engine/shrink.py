@@ -19,8 +19,8 @@ Passes, repeated until a full round makes no progress or the budget runs out:
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Callable, Iterable
 
 #: Predicate calls one shrink may spend.
 DEFAULT_MAX_CASES = 1024

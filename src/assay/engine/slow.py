@@ -33,11 +33,12 @@ from __future__ import annotations
 import signal
 import statistics
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
-from assay.engine.traced import frames_from
 from assay.core.verdict import ExceptionInfo, Frame, Verdict, frames_key
+from assay.engine.traced import frames_from
 
 #: Replays whose median is a timing.
 REPLAYS = 3
@@ -108,8 +109,9 @@ def _growth(costs: list) -> list[float]:
     return [b / a for a, b in zip(costs, costs[1:]) if a > 0]
 
 
-def confirm(run: Callable[[bytes], Any], data: bytes, threshold: float,
-            count: Callable[[bytes], int | None] | None = None) -> SlowEvidence | None:
+def confirm(
+    run: Callable[[bytes], Any], data: bytes, threshold: float, count: Callable[[bytes], int | None] | None = None
+) -> SlowEvidence | None:
     """Evidence that ``data`` is slow and super-linear, or ``None``.
 
     Two ways of growing the input are tried: pumping its longest run of a repeated
@@ -146,8 +148,9 @@ def confirm(run: Callable[[bytes], Any], data: bytes, threshold: float,
     return None
 
 
-def _counts(count: Callable[[bytes], int | None], grow: Callable[[float], bytes],
-            factors: tuple[float, ...]) -> tuple[list[int], list[int]] | None:
+def _counts(
+    count: Callable[[bytes], int | None], grow: Callable[[float], bytes], factors: tuple[float, ...]
+) -> tuple[list[int], list[int]] | None:
     """(sizes, counts) of the inputs ``grow`` makes, or ``None`` when they cannot be compared.
 
     While the biggest input's count saturates, every factor is halved (at most
@@ -214,8 +217,10 @@ def slow_verdict(frames: list[Frame], evidence: SlowEvidence, threshold: float) 
         f"to {evidence.sizes} bytes took {[round(t * 1000, 1) for t in evidence.times]} ms (growth {growth} per doubling)"
     )
     if evidence.lines:
-        detail += (f"; at {evidence.counted_sizes} bytes, Python line events and loop turns {evidence.lines} "
-                   f"(growth {', '.join(f'{g:.1f}x' for g in evidence.line_growth)})")
+        detail += (
+            f"; at {evidence.counted_sizes} bytes, Python line events and loop turns {evidence.lines} "
+            f"(growth {', '.join(f'{g:.1f}x' for g in evidence.line_growth)})"
+        )
     info = ExceptionInfo(type="slow", message=detail, frames=tuple(frames))
     data = {"median": evidence.median, "sizes": evidence.sizes, "times": evidence.times}
     if evidence.lines:

@@ -22,12 +22,16 @@ from __future__ import annotations
 import os
 import signal
 import time
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
-from typing import Any, Callable, Hashable
+from typing import Any
 
 from assay.core import interrupts
-from assay.engine import execute, isolate, journal as jr, procs, sandbox, strays, wedges
 from assay.core.errors import InternalError
+from assay.core.target import Target
+from assay.core.timeline import Timeline
+from assay.core.verdict import Verdict, is_timeout_wedge
+from assay.engine import execute, isolate, journal as jr, procs, sandbox, strays, wedges
 from assay.engine.worker import Plan, Worker, install_soft_timeout
 from assay.feedback import edgesplit
 from assay.feedback.cmplog import CmpLog
@@ -36,9 +40,6 @@ from assay.feedback.sysmon import SysmonFeedback
 from assay.findings.identity import identify
 from assay.store.artifacts import Finding, build_metadata, record_seen, write_artifact
 from assay.store.corpus import Corpus, digest
-from assay.core.target import Target
-from assay.core.timeline import Timeline
-from assay.core.verdict import Verdict, is_timeout_wedge
 
 #: Seconds between the parent's looks at the worker's journal.
 POLL = 0.05
@@ -145,14 +146,29 @@ class Supervisor:
         self.progress = progress
         self.budget = budget
         self.outcome = TargetOutcome(
-            name=target.name, seed=tseed, sources=sources,
-            strategy=strategy and f"{strategy.name}@{strategy.version}", initial_manifest=initial_manifest,
+            name=target.name,
+            seed=tseed,
+            sources=sources,
+            strategy=strategy and f"{strategy.name}@{strategy.version}",
+            initial_manifest=initial_manifest,
         )
         self.plan = Plan(
-            target=target, tseed=tseed, initial=initial, initial_pos=0, generated_pos=0,
-            max_cases=max_cases, deadline=None, replay_only=replay_only, corpus=[], seen=[],
-            known_signatures=set(), chain=bytes(32), shrink_cases=shrink_cases,
-            strategy=strategy, dictionary=dictionary, slow=target.slow if target.slow is not None else slow,
+            target=target,
+            tseed=tseed,
+            initial=initial,
+            initial_pos=0,
+            generated_pos=0,
+            max_cases=max_cases,
+            deadline=None,
+            replay_only=replay_only,
+            corpus=[],
+            seen=[],
+            known_signatures=set(),
+            chain=bytes(32),
+            shrink_cases=shrink_cases,
+            strategy=strategy,
+            dictionary=dictionary,
+            slow=target.slow if target.slow is not None else slow,
             reload_dir=reload_dir,
         )
         in_scope = Scope(sources).contains
@@ -191,8 +207,10 @@ class Supervisor:
                 self.outcome.worker_restarts += 1
                 if self.plan.deadline is not None and time.monotonic() >= self.plan.deadline:
                     break
-                if self.plan.max_cases is not None and self.plan.generated_pos >= self.plan.max_cases and (
-                    self.plan.initial_pos >= len(self.plan.initial)
+                if (
+                    self.plan.max_cases is not None
+                    and self.plan.generated_pos >= self.plan.max_cases
+                    and (self.plan.initial_pos >= len(self.plan.initial))
                 ):
                     break
         finally:
@@ -210,8 +228,21 @@ class Supervisor:
         self.timeline.add(o.cases, o.elapsed, o.edges, o.corpus_size)
         o.timeline = self.timeline.as_json()
         if self.progress is not None:
-            self.progress(Progress(o.name, o.cases, o.edges, o.lines, o.features, o.corpus_size, len(o.findings),
-                                   o.elapsed, None, o.cases, done=True))
+            self.progress(
+                Progress(
+                    o.name,
+                    o.cases,
+                    o.edges,
+                    o.lines,
+                    o.features,
+                    o.corpus_size,
+                    len(o.findings),
+                    o.elapsed,
+                    None,
+                    o.cases,
+                    done=True,
+                )
+            )
         o.status = "interrupted" if interrupted else ("findings" if o.findings else "clean")
         return o
 
@@ -242,7 +273,9 @@ class Supervisor:
                         done = self._dispatch(msg) or done
                         self._report_progress()  # a busy pipe must not starve the progress display
                         continue
-                    procs.wait_exited(pid, POLL)  # end of file: the worker is exiting (or closed the pipe); its pid decides
+                    procs.wait_exited(
+                        pid, POLL
+                    )  # end of file: the worker is exiting (or closed the pipe); its pid decides
                 if procs.exited(pid):
                     break
                 self._check_strays(journal)
@@ -290,7 +323,9 @@ class Supervisor:
     def _dispatch(self, msg: tuple) -> bool:
         """Handle one message from the worker; True if it says the schedule is done."""
         if isinstance(msg, isolate.ChildFailure):
-            raise WorkerError(f"the worker for target {self.target.name!r} failed in assay's own code:\n{msg.traceback}")
+            raise WorkerError(
+                f"the worker for target {self.target.name!r} failed in assay's own code:\n{msg.traceback}"
+            )
         if msg[0] == "done":
             self._on_done(msg)
             return True
@@ -308,10 +343,16 @@ class Supervisor:
                 continue
             self.plan.known_signatures.add(verdict.signature)
             self._seen_now(verdict.signature, None)
-            self._record(Finding(
-                target=self.target.name, verdict=verdict, input=data, original=data,
-                determinism={"replays": 0, "reproduced": 0, "same_signature": None}, case_index=position,
-            ))
+            self._record(
+                Finding(
+                    target=self.target.name,
+                    verdict=verdict,
+                    input=data,
+                    original=data,
+                    determinism={"replays": 0, "reproduced": 0, "same_signature": None},
+                    case_index=position,
+                )
+            )
 
     def _child(self, journal: jr.Journal, writer, capture: str, workdir: str) -> None:
         isolate.child_setup(capture, self.target.rss_limit_mb)
@@ -360,11 +401,18 @@ class Supervisor:
             _, sig, verdict, original, minimized, ops, pos, determinism, shrink_cases, case = msg
             self.pending.pop(sig, None)
             self._seen_now(sig, case)
-            self._record(Finding(
-                target=self.target.name, verdict=Verdict.from_json(verdict), input=minimized, original=original,
-                determinism=determinism, mutation_operators=ops, case_index=pos,
-                extra={"shrink_cases": shrink_cases},
-            ))
+            self._record(
+                Finding(
+                    target=self.target.name,
+                    verdict=Verdict.from_json(verdict),
+                    input=minimized,
+                    original=original,
+                    determinism=determinism,
+                    mutation_operators=ops,
+                    case_index=pos,
+                    extra={"shrink_cases": shrink_cases},
+                )
+            )
         elif kind == "again":
             rec = self.records.get(msg[1])
             if rec is not None:
@@ -390,21 +438,26 @@ class Supervisor:
     def _on_death(self, journal: jr.Journal, status: int, killed: bool, output: str) -> None:
         state, phase, position, sub, started, data = journal.read()
         if started == 0.0:
-            raise WorkerError(f"the worker for target {self.target.name!r} died before running any input:\n{output[-4000:]}")
+            raise WorkerError(
+                f"the worker for target {self.target.name!r} died before running any input:\n{output[-4000:]}"
+            )
         self._resume_after(journal)
         if state != jr.RUNNING:
             # Died between inputs (the OOM killer, say): resume; but a worker that keeps
             # dying outside any input is assay's fault, not the target's.
             self.idle_deaths += 1
             if self.idle_deaths > MAX_IDLE_DEATHS:
-                raise WorkerError(f"the worker for target {self.target.name!r} keeps dying between inputs (status {status}):\n{output[-4000:]}")
+                raise WorkerError(
+                    f"the worker for target {self.target.name!r} keeps dying between inputs (status {status}):\n{output[-4000:]}"
+                )
             return
         if phase == jr.GENERATED and len(self.plan.fatal_inputs) < MAX_FATAL_INPUTS:
             self.plan.fatal_inputs.append(data)
         verdict = isolate.death_verdict(status, output, killed_for_timeout=killed, timeout=self.target.timeout)
         if is_timeout_wedge(verdict):  # keyed as the worker keys a soft one (assay.engine.wedges)
-            verdict = self.held.rekeyed(verdict, lambda: wedges.held_frames_isolated(
-                self.target, lambda: execute.run(self.target, data)))
+            verdict = self.held.rekeyed(
+                verdict, lambda: wedges.held_frames_isolated(self.target, lambda: execute.run(self.target, data))
+            )
         sig = verdict.signature
         if sig in self.plan.known_signatures:
             rec = self.records.get(sig)
@@ -416,12 +469,18 @@ class Supervisor:
         same = 0
         for _ in range(DEATH_REPLAYS):
             same += wedges.reproduces(isolate.run_isolated(self.target, data).verdict, verdict)
-        self._record(Finding(
-            target=self.target.name, verdict=verdict, input=data, original=data,
-            determinism={"replays": DEATH_REPLAYS, "reproduced": same, "same_signature": same == DEATH_REPLAYS},
-            case_index=position, diagnostic=output,
-            extra={"infrastructure": True, "during": "shrink" if sub == jr.DERIVED else "case"},
-        ))
+        self._record(
+            Finding(
+                target=self.target.name,
+                verdict=verdict,
+                input=data,
+                original=data,
+                determinism={"replays": DEATH_REPLAYS, "reproduced": same, "same_signature": same == DEATH_REPLAYS},
+                case_index=position,
+                diagnostic=output,
+                extra={"infrastructure": True, "during": "shrink" if sub == jr.DERIVED else "case"},
+            )
+        )
 
     def _resume_after(self, journal: jr.Journal) -> None:
         """Move the schedule past the case the journal names (its worker is gone)."""
@@ -438,24 +497,36 @@ class Supervisor:
 
     def _flush_pending(self, sig: str) -> None:
         verdict, data, ops, pos = self.pending.pop(sig)
-        self._record(Finding(
-            target=self.target.name, verdict=Verdict.from_json(verdict), input=data, original=data,
-            determinism={"replays": 0, "reproduced": 0, "same_signature": None}, mutation_operators=ops,
-            case_index=pos, extra={"shrink_interrupted": True},
-        ))
+        self._record(
+            Finding(
+                target=self.target.name,
+                verdict=Verdict.from_json(verdict),
+                input=data,
+                original=data,
+                determinism={"replays": 0, "reproduced": 0, "same_signature": None},
+                mutation_operators=ops,
+                case_index=pos,
+                extra={"shrink_interrupted": True},
+            )
+        )
 
     def _seen_now(self, sig: str, case: int | None) -> None:
         """Remember when ``sig`` was first hit (the first report wins: raw before its shrunk finding)."""
         self.first_seen.setdefault(sig, (time.monotonic() - self.started, case))
 
     def _record(self, finding: Finding) -> None:
-        meta = build_metadata(finding, campaign_seed=self.master_seed, target_seed=self.plan.tseed, sources=self.sources)
+        meta = build_metadata(
+            finding, campaign_seed=self.master_seed, target_seed=self.plan.tseed, sources=self.sources
+        )
         meta["harness"] = self.target.defined_in or None
         seconds, case = self.first_seen.get(finding.signature, (time.monotonic() - self.started, None))
         bug = identify(finding.verdict, self.sources, meta["harness"])
         meta.update(
             first_seen=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-            first_seen_seconds=round(seconds, 3), first_seen_case=case, bug=bug.id, harness_finding=bug.harness,
+            first_seen_seconds=round(seconds, 3),
+            first_seen_case=case,
+            bug=bug.id,
+            harness_finding=bug.harness,
         )
         if self.outcome.strategy:
             meta["strategy"] = self.outcome.strategy
@@ -465,8 +536,14 @@ class Supervisor:
             self._write_failed(f"artifact of {finding.signature}", exc)
             path, new = "", True
         self.records[finding.signature] = FindingRecord(
-            finding.signature, finding.verdict.oracle, str(path), new, bug=bug.id, harness=bug.harness,
-            first_seen_seconds=round(seconds, 3), first_seen_case=case,
+            finding.signature,
+            finding.verdict.oracle,
+            str(path),
+            new,
+            bug=bug.id,
+            harness=bug.harness,
+            first_seen_seconds=round(seconds, 3),
+            first_seen_case=case,
         )
 
     def _note_seen(self) -> None:
@@ -496,10 +573,20 @@ class Supervisor:
             return
         left = None if self.plan.deadline is None else max(0.0, self.plan.deadline - now)
         planned = None if self.plan.max_cases is None else len(self.plan.initial) + self.plan.max_cases
-        self.progress(Progress(
-            self.target.name, cases, self.outcome.edges, self.outcome.lines, self.outcome.features,
-            len(self.plan.corpus), len(self.records), now - self.started, left, planned,
-        ))
+        self.progress(
+            Progress(
+                self.target.name,
+                cases,
+                self.outcome.edges,
+                self.outcome.lines,
+                self.outcome.features,
+                len(self.plan.corpus),
+                len(self.records),
+                now - self.started,
+                left,
+                planned,
+            )
+        )
 
 
 def _signal(pid: int, signum: int) -> None:

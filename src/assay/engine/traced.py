@@ -33,13 +33,14 @@ import signal
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import asdict
-from typing import Any, Callable
+from typing import Any
 
+from assay.core.verdict import Frame
 from assay.engine import procs, sandbox
 from assay.feedback import sysmon
 from assay.gen.accelerated import cmutate
-from assay.core.verdict import Frame
 
 #: Most frames a stack picture keeps.
 STACK_FRAMES = 16
@@ -50,7 +51,9 @@ class TimedOut(Exception):
     """The traced child was still running at its deadline (it was killed by its pid)."""
 
 
-def in_child(run: Callable[[], Any], make_tracer: Callable[[Callable[[bytes], None]], Any], timeout: float) -> bytes | None:
+def in_child(
+    run: Callable[[], Any], make_tracer: Callable[[Callable[[bytes], None]], Any], timeout: float
+) -> bytes | None:
     """The report of ``run()`` traced by ``make_tracer(finish)`` in a forked child.
 
     The tracer calls ``finish(report)`` when it has its answer (the child then
@@ -89,8 +92,9 @@ def in_child(run: Callable[[], Any], make_tracer: Callable[[Callable[[bytes], No
     return b"".join(chunks) or None
 
 
-def report_traced(run: Callable[[], Any], make_tracer: Callable[[Callable[[bytes], None]], Any],
-                  send: Callable[[bytes], Any]) -> None:  # pragma: no cover - runs in a forked child
+def report_traced(
+    run: Callable[[], Any], make_tracer: Callable[[Callable[[bytes], None]], Any], send: Callable[[bytes], Any]
+) -> None:  # pragma: no cover - runs in a forked child
     """In a forked child: ``run()`` traced by ``make_tracer(finish)``; ``send`` gets its report.
 
     ``finish(report)`` sends the report and leaves the process at once (the tracer has
@@ -146,7 +150,9 @@ def frames_from(frame: Any) -> list[Frame]:
                 break
         else:
             code = f.f_code
-            captured.append(Frame(str(f.f_globals.get("__name__", "?")), code.co_qualname, code.co_filename, f.f_lineno))
+            captured.append(
+                Frame(str(f.f_globals.get("__name__", "?")), code.co_qualname, code.co_filename, f.f_lineno)
+            )
         f = f.f_back
     return captured
 
@@ -322,7 +328,7 @@ class LineTally:
 def _write_all(fd: int, data: bytes) -> None:
     view = memoryview(data)
     while view:
-        view = view[os.write(fd, view):]
+        view = view[os.write(fd, view) :]
 
 
 def _read_exact(fd: int, n: int) -> bytes | None:

@@ -25,14 +25,15 @@ from __future__ import annotations
 import json
 import os
 import sys
+from collections.abc import Callable
 from dataclasses import replace
-from typing import Any, Callable
+from typing import Any
 
-from assay.engine import isolate
-from assay.engine.traced import TimedOut, in_child, report_traced
 from assay.core.recursion import module_name
 from assay.core.target import Target
 from assay.core.verdict import KEY_FRAMES, Verdict, is_timeout_wedge
+from assay.engine import isolate
+from assay.engine.traced import TimedOut, in_child, report_traced
 
 #: Line events a wedge's input runs, traced, before its stack is taken (a hang takes
 #: millions before its timeout; setup before its loop takes far fewer).

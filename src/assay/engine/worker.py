@@ -17,10 +17,13 @@ import signal
 import statistics
 import sys
 import time
+from collections.abc import Hashable
 from dataclasses import dataclass, field
-from typing import Any, Hashable
+from typing import Any
 
 from assay.core import interrupts, observe
+from assay.core.target import Target
+from assay.core.verdict import is_timeout_wedge
 from assay.engine import execute, generate, journal as jr, sandbox, slow, strays, traced, wedges
 from assay.engine.generate import InputSource, LengthControl
 from assay.engine.seeds import case_rng, case_stream
@@ -31,8 +34,6 @@ from assay.feedback.protocol import Feedback
 from assay.feedback.sysmon import RESTART_EVERY, SysmonFeedback
 from assay.feedback.valueprofile import ValueProfile
 from assay.gen import accelerated
-from assay.core.target import Target
-from assay.core.verdict import is_timeout_wedge
 
 #: Cases between checks of the clock (budget, progress messages).
 CLOCK_EVERY = 64
@@ -132,7 +133,9 @@ class Worker:
             self.source.add(entry, pairs, tokens, guards)
         for fatal in plan.fatal_inputs:
             self.source.forget(fatal)
-        self.seen_features: set[Hashable] = {k for k in plan.seen if isinstance(k, tuple) and k and k[0] in ("f", "outcome", "vp")}
+        self.seen_features: set[Hashable] = {
+            k for k in plan.seen if isinstance(k, tuple) and k and k[0] in ("f", "outcome", "vp")
+        }
         self.values = ValueProfile(plan.seen) if plan.cmplog is not None and plan.cmplog.value_profile else None
         self.known = set(plan.known_signatures)
         self._held = wedges.HeldByStack()
@@ -276,8 +279,14 @@ class Worker:
         """
         source, journal, target = self.source, self.journal, self.target
         nxt, begin, mem = source.next, journal.begin, journal.mem
-        fn, fb, sink, boring, rejects, seen = target.fn, self.feedback, self.sink, self._boring, self._rejects, \
-            self.seen_features
+        fn, fb, sink, boring, rejects, seen = (
+            target.fn,
+            self.feedback,
+            self.sink,
+            self._boring,
+            self._rejects,
+            self.seen_features,
+        )
         guarded = sandbox.installed()
         allow = execute.allowance(target.allow) if guarded else None
         arm, disarm = sandbox.arm, sandbox.disarm
@@ -328,12 +337,23 @@ class Worker:
                     keys.clear()
                 # A comparison replacement's child may still advance a comparison: value profile judges
                 # the first child of each replacement (ValueProfile.wants_run refuses the others).
-                if refusal is None and not fb.new and not keys and (
-                        values is None or source.last_pair is None or source.last_pair in tried
-                        or values.refuses(self.executed + ran)) and (
+                if (
+                    refusal is None
+                    and not fb.new
+                    and not keys
+                    and (
+                        values is None
+                        or source.last_pair is None
+                        or source.last_pair in tried
+                        or values.refuses(self.executed + ran)
+                    )
+                    and (
                         (value if value is None or value is True or value is False else type(value)) in boring
-                        if error is None else type(error) in rejects) and (
-                        outlier is None or monotonic() - started < outlier):
+                        if error is None
+                        else type(error) in rejects
+                    )
+                    and (outlier is None or monotonic() - started < outlier)
+                ):
                     i += 1
                     continue
                 self.executed += ran  # the general path reads the case count
@@ -347,8 +367,12 @@ class Worker:
     def _eventful(self, i: int, data: bytes, ops: list[str], value, error, refusal, started: float) -> None:
         """A hot-loop case that left the fast path: judged on the general path, as :meth:`case` judges."""
         fb, sink, values, last_pair = self.feedback, self.sink, self.values, self.source.last_pair
-        if refusal is None and not fb.new and not sink.keys and (
-                values is None or last_pair is None or last_pair in values.tried or values.refuses(self.executed)):
+        if (
+            refusal is None
+            and not fb.new
+            and not sink.keys
+            and (values is None or last_pair is None or last_pair in values.tried or values.refuses(self.executed))
+        ):
             # Only a new outcome can follow: once it is seen, this return class (or expected
             # exception type) takes the fast path.
             if error is None:
@@ -369,19 +393,39 @@ class Worker:
         :mod:`assay.feedback.valueprofile`'s.
         """
         cmutate, mutate_c = accelerated.cmutate, self.source.mutator.mutate_c
-        if (cmutate is None or mutate_c is None or self.plan.strategy is not None or self.slow is not None
-                or type(stream) is not cmutate.Stream or not accelerated.agrees(vars(generate))
-                or not accelerated.agrees(vars(valueprofile))
-                or jr.HEADER.format != "<BBxxxxxxqqdQdQQ"):
+        if (
+            cmutate is None
+            or mutate_c is None
+            or self.plan.strategy is not None
+            or self.slow is not None
+            or type(stream) is not cmutate.Stream
+            or not accelerated.agrees(vars(generate))
+            or not accelerated.agrees(vars(valueprofile))
+            or jr.HEADER.format != "<BBxxxxxxqqdQdQQ"
+        ):
             return None
         guarded = sandbox.installed()
         return cmutate.HotLoop(
-            fn=self.target.fn, target=self.target, source=self.source, stream=stream, mutate_args=mutate_c.args,
-            replace_one=generate.replace_one, feedback=self.feedback, sink=self.sink, boring=self._boring,
-            rejects=self._rejects, seen=self.seen_features, values=self.values, journal=self.journal,
+            fn=self.target.fn,
+            target=self.target,
+            source=self.source,
+            stream=stream,
+            mutate_args=mutate_c.args,
+            replace_one=generate.replace_one,
+            feedback=self.feedback,
+            sink=self.sink,
+            boring=self._boring,
+            rejects=self._rejects,
+            seen=self.seen_features,
+            values=self.values,
+            journal=self.journal,
             sandbox=sandbox.state() if guarded else None,
             allow=execute.allowance(self.target.allow) if guarded else None,
-            strays_returned=strays.returned, outlier=self.outlier, data_at=jr.DATA_AT, clock_every=CLOCK_EVERY)
+            strays_returned=strays.returned,
+            outlier=self.outlier,
+            data_at=jr.DATA_AT,
+            clock_every=CLOCK_EVERY,
+        )
 
     def _block_c(self, hot, i: int, end: int, rng_of) -> int:
         """Generated cases ``i`` to ``end`` through the C hot loop (what :meth:`_block` computes).
@@ -423,7 +467,9 @@ class Worker:
             self._reload(position)
         if now >= self._last_progress + PROGRESS_EVERY:
             self._last_progress = now
-            self.send(("stats", self.executed, self.feedback.counts(), len(self.seen_features), len(self.source.corpus)))
+            self.send(
+                ("stats", self.executed, self.feedback.counts(), len(self.seen_features), len(self.source.corpus))
+            )
             if position % (CLOCK_EVERY * 64) == 0:
                 _truncate_capture()
         return self.plan.deadline is not None and now >= self.plan.deadline
@@ -514,8 +560,17 @@ class Worker:
         self._collect_count()
         return self.counting.count(data, self.target.timeout)
 
-    def _after(self, phase: int, pos: int, data: bytes, ops: list[str], result, elapsed: float, new: list,
-               counted: bool = False) -> None:
+    def _after(
+        self,
+        phase: int,
+        pos: int,
+        data: bytes,
+        ops: list[str],
+        result,
+        elapsed: float,
+        new: list,
+        counted: bool = False,
+    ) -> None:
         """Everything after a case ran: cost, features, findings, corpus (``counted``: timed under tracing)."""
         if result.verdict is None:
             if self.slow is not None:
@@ -533,14 +588,20 @@ class Worker:
             self.seen_features.add(result.outcome)
             new.append(result.outcome)
         # A comparison replacement that showed nothing new: did it advance a comparison?
-        if not new and result.verdict is None and self.values is not None and self.source.last_pair is not None \
-                and self.values.wants_run(self.executed, self.source.last_pair):
+        if (
+            not new
+            and result.verdict is None
+            and self.values is not None
+            and self.source.last_pair is not None
+            and self.values.wants_run(self.executed, self.source.last_pair)
+        ):
             new = self._values_of(phase, pos, data)
         if result.verdict is not None:
             verdict = result.verdict
             if is_timeout_wedge(verdict):  # keyed by the frames its loop holds (assay.engine.wedges)
-                verdict = self._held.rekeyed(verdict, lambda: wedges.held_frames(
-                    lambda: execute.run(self.target, data), self.target.timeout))
+                verdict = self._held.rekeyed(
+                    verdict, lambda: wedges.held_frames(lambda: execute.run(self.target, data), self.target.timeout)
+                )
             self.source.failed(known=verdict.signature in self.known, wedge=verdict.oracle == "wedge")
             self.finding(phase, pos, data, ops, verdict)
         elif new:
@@ -626,8 +687,11 @@ class Worker:
             # the run's line events, so the run gets there): the same picture on every machine.
             # Code that runs no Python lines while slow (a regex) is sampled in time instead.
             lines = self._count_lines(data)
-            frames = traced.stack_at_line(lambda: execute.run(self.target, data), lines // 2,
-                                          self.target.timeout) if lines >= slow.MIN_COUNTABLE else []
+            frames = (
+                traced.stack_at_line(lambda: execute.run(self.target, data), lines // 2, self.target.timeout)
+                if lines >= slow.MIN_COUNTABLE
+                else []
+            )
             if not frames:
                 frames = slow.sample_stack(run, data, evidence.median / 2)
         finally:
@@ -639,7 +703,9 @@ class Worker:
             return
         self.known.add(sig)
         determinism = {"replays": slow.REPLAYS, "reproduced": slow.REPLAYS, "same_signature": True}
-        self.send(("finding", sig, verdict.to_json(), data, data, ops, pos, determinism, 0, self._case_number(phase, pos)))
+        self.send(
+            ("finding", sig, verdict.to_json(), data, data, ops, pos, determinism, 0, self._case_number(phase, pos))
+        )
 
     def _analyse(self, phase: int, pos: int, data: bytes) -> tuple[list, list, list]:
         """Comparison log of a new corpus entry: replacement pairs, tokens and guards."""
@@ -715,9 +781,25 @@ class Worker:
                     verdict = final  # the traceback of the input we keep
         finally:
             self.feedback.pause(False)
-        determinism = {"replays": DETERMINISM_REPLAYS, "reproduced": same, "same_signature": same == DETERMINISM_REPLAYS}
-        self.send(("finding", sig, verdict.to_json(), data, minimized, ops, pos, determinism, shrink_cases,
-                   self._case_number(phase, pos)))
+        determinism = {
+            "replays": DETERMINISM_REPLAYS,
+            "reproduced": same,
+            "same_signature": same == DETERMINISM_REPLAYS,
+        }
+        self.send(
+            (
+                "finding",
+                sig,
+                verdict.to_json(),
+                data,
+                minimized,
+                ops,
+                pos,
+                determinism,
+                shrink_cases,
+                self._case_number(phase, pos),
+            )
+        )
 
     def _case_number(self, phase: int, pos: int) -> int:
         """1-based place of a case in the schedule, counted as the report's ``cases`` (initial inputs first)."""
@@ -739,7 +821,8 @@ def _cost_only(new: list) -> bool:
     side effect, and as ordinary parents they would make every child that long.
     """
     return any(k[:2] == ("f", "cost-lines") for k in new) and all(
-        k[:2] == ("f", "cost-lines") or k[0] == "vp" for k in new)
+        k[:2] == ("f", "cost-lines") or k[0] == "vp" for k in new
+    )
 
 
 def _bucket(seconds: float) -> int:

@@ -16,17 +16,24 @@ from __future__ import annotations
 
 import dis
 import sys
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from types import CodeType
-from typing import Callable, Sequence, TypeVar
+from typing import TypeVar
 
 T = TypeVar("T")
 
 _TERMINATORS = frozenset({"RETURN_VALUE", "RETURN_CONST", "RAISE_VARARGS", "RERAISE"})
 _UNCONDITIONAL = frozenset({"JUMP_FORWARD", "JUMP_BACKWARD", "JUMP_BACKWARD_NO_INTERRUPT", "JUMP", "JUMP_NO_INTERRUPT"})
-_CONDITIONAL = frozenset({
-    "POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE", "POP_JUMP_IF_NONE", "POP_JUMP_IF_NOT_NONE", "FOR_ITER",
-})
+_CONDITIONAL = frozenset(
+    {
+        "POP_JUMP_IF_FALSE",
+        "POP_JUMP_IF_TRUE",
+        "POP_JUMP_IF_NONE",
+        "POP_JUMP_IF_NOT_NONE",
+        "FOR_ITER",
+    }
+)
 #: An exhausted ``FOR_ITER`` jumps past the ``END_FOR`` its argument names (3.12),
 #: or past ``END_FOR`` and the ``POP_TOP`` after it (3.13), and the ``BRANCH`` event
 #: reports that later offset as the destination: the instructions it skips.

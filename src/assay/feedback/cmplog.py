@@ -53,8 +53,9 @@ import heapq
 import operator
 import re
 import zlib
+from collections.abc import Callable, Iterable
 from types import CodeType, FunctionType, ModuleType
-from typing import Any, Callable, Iterable
+from typing import Any
 
 from assay.feedback.decoded import DecodedForms
 from assay.feedback.livecode import functions_of, memo_caches, modules_by_file
@@ -220,7 +221,7 @@ def assay_call(name: str, obj: Any, *args: Any, **kwargs: Any) -> Any:
             options = want if isinstance(want, tuple) else (want,)
             for w in options[:MAX_CONTAINER]:
                 if isinstance(w, type(obj)) and w:
-                    seen = obj[: len(w)] if name == "startswith" else obj[-len(w):]
+                    seen = obj[: len(w)] if name == "startswith" else obj[-len(w) :]
                     if seen != w:
                         _record(seen, w)
         elif name in ("issuperset", "issubset") and not result:
@@ -342,16 +343,23 @@ class _Rewriter(ast.NodeTransformer):
             if op_id <= 1:
                 vsite, self.next_vsite = self.next_vsite, self.next_vsite + 1
             operand = left if k == 0 else ast.Call(ast.Name(_LAST, ast.Load()), [], [])
-            calls.append(ast.Call(ast.Name(_CMP, ast.Load()),
-                                  [ast.Constant(op_id), ast.Constant(site), ast.Constant(vsite), operand, right], []))
+            calls.append(
+                ast.Call(
+                    ast.Name(_CMP, ast.Load()),
+                    [ast.Constant(op_id), ast.Constant(site), ast.Constant(vsite), operand, right],
+                    [],
+                )
+            )
         out = calls[0] if len(calls) == 1 else ast.BoolOp(ast.And(), calls)
         return _located(out, node)
 
     def visit_Call(self, node: ast.Call) -> ast.AST:
         self.generic_visit(node)
         func = node.func
-        if isinstance(func, ast.Attribute) and func.attr in _CALLS and not any(
-            isinstance(a, ast.Starred) for a in node.args
+        if (
+            isinstance(func, ast.Attribute)
+            and func.attr in _CALLS
+            and not any(isinstance(a, ast.Starred) for a in node.args)
         ):
             call = ast.Call(
                 ast.Name(_CALL, ast.Load()), [ast.Constant(func.attr), func.value, *node.args], node.keywords
@@ -448,12 +456,16 @@ class CmpLog:
                     twin = twins.get((code.co_qualname, code.co_firstlineno))
                     if twin is not None and len(twin.co_freevars) == len(code.co_freevars):
                         self.swaps.append((fn, code, twin))
-                self.caches.extend(c for c in memo_caches(module)
-                                   if self.contains(c[2].__wrapped__.__code__.co_filename))
+                self.caches.extend(
+                    c for c in memo_caches(module) if self.contains(c[2].__wrapped__.__code__.co_filename)
+                )
         self.twin_cache.prune()
 
-    def record(self, run: Callable[[], Any], keep: str = "all",
-               ) -> tuple[list[tuple[Any, Any]], list[tuple[int, Any, Any]]]:
+    def record(
+        self,
+        run: Callable[[], Any],
+        keep: str = "all",
+    ) -> tuple[list[tuple[Any, Any]], list[tuple[int, Any, Any]]]:
         """Run ``run`` with the twins swapped in: the operand pairs it compared, and
         the guard-site observations ``(site, a, b)``.
 
@@ -472,9 +484,17 @@ class CmpLog:
         native = self.native and cmutate is not None
         if native:
             recorder = cmutate.Recorder(
-                self.last_values if _value_records is not None else None, MAX_VALUE_RECORDS, MAX_COMPARED,
-                RecordingCut, guards=_guard_records, max_guards=MAX_GUARD_RECORDS, records=_records,
-                max_records=MAX_RECORDS, in_order=_in_order, max_members=MAX_CONTAINER)
+                self.last_values if _value_records is not None else None,
+                MAX_VALUE_RECORDS,
+                MAX_COMPARED,
+                RecordingCut,
+                guards=_guard_records,
+                max_guards=MAX_GUARD_RECORDS,
+                records=_records,
+                max_records=MAX_RECORDS,
+                in_order=_in_order,
+                max_members=MAX_CONTAINER,
+            )
             for module in self.modules:
                 vars(module).update({_CMP: recorder, _LAST: recorder.last})
         # What runs outside an analysis changed since attach() (the feedback's
@@ -589,8 +609,12 @@ def input_to_state(data: bytes, records: list[tuple[Any, Any]]) -> tuple[list[tu
                 if x != y and len(pairs) < budget:
                     pairs.setdefault((x, y), None)
     guesses = [Sample(p) for p in guessed if p not in compared]
-    ordered = ([p for p in compared if len(p[0]) > 1] + [p for p in guesses if len(p[0]) > 1]
-               + [p for p in compared if len(p[0]) <= 1] + [p for p in guesses if len(p[0]) <= 1])
+    ordered = (
+        [p for p in compared if len(p[0]) > 1]
+        + [p for p in guesses if len(p[0]) > 1]
+        + [p for p in compared if len(p[0]) <= 1]
+        + [p for p in guesses if len(p[0]) <= 1]
+    )
     return ordered[:MAX_PAIRS], list(tokens)[:MAX_TOKENS]
 
 

@@ -25,7 +25,8 @@ import json
 import math
 import re
 import urllib.parse
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 #: Longest operand (in bytes) whose encoded forms are searched.
 MAX_FORM_OPERAND = 256
@@ -74,9 +75,15 @@ def _text_forms(v: Any) -> dict[str, bytes]:
     b64 = base64.b64encode(raw)
     b64u = base64.urlsafe_b64encode(raw)
     forms = {
-        "b64": b64, "b64u": b64u, "b64n": b64.rstrip(b"="), "b64un": b64u.rstrip(b"="),
-        "b32": base64.b32encode(raw), "hex": raw.hex().encode(), "HEX": raw.hex().upper().encode(),
-        "pct": urllib.parse.quote(raw, safe="").encode(), "pct+": urllib.parse.quote_plus(raw, safe="").encode(),
+        "b64": b64,
+        "b64u": b64u,
+        "b64n": b64.rstrip(b"="),
+        "b64un": b64u.rstrip(b"="),
+        "b32": base64.b32encode(raw),
+        "hex": raw.hex().encode(),
+        "HEX": raw.hex().upper().encode(),
+        "pct": urllib.parse.quote(raw, safe="").encode(),
+        "pct+": urllib.parse.quote_plus(raw, safe="").encode(),
     }
     if len(raw) < MIN_ENCODED:
         for kind in ("hex", "HEX", "b64n", "b64un"):
@@ -192,7 +199,7 @@ class DecodedForms:
                 out.append((run, str(b).zfill(len(run)).encode()))
         for run in self.hex.get(a, ()) if b >= 0 else ():
             prefix = run[:2] if run[:2] in (b"0x", b"0X") else b""
-            digits = run[len(prefix):]
+            digits = run[len(prefix) :]
             if not prefix and digits.isdigit() and (len(digits) < MIN_HEX_FIELD or int(digits) == a):
                 continue  # a decimal-looking run: the decimal pair above covers it
             text = format(b, "X" if any(c in b"ABCDEF" for c in digits) else "x")

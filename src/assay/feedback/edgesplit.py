@@ -54,8 +54,8 @@ from __future__ import annotations
 import dis
 import os
 import sys
+from collections.abc import Callable, Iterator
 from types import CodeType, FunctionType
-from typing import Callable, Iterator
 
 from assay.feedback.branches import branch_layout, cached_layout, once_per_code, past_skipped
 from assay.feedback.livecode import functions_of, modules_by_file
@@ -69,8 +69,9 @@ _JUMP_BACK = dis.opmap["JUMP_BACKWARD_NO_INTERRUPT"]
 _FOR_ITER = dis.opmap["FOR_ITER"]
 _JREL = frozenset(op for op in dis.hasjrel if op < 256)
 _BACKWARD = frozenset(op for op in _JREL if "BACKWARD" in dis.opname[op])
-_FORWARD_IFS = frozenset(dis.opmap[n] for n in (
-    "POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE", "POP_JUMP_IF_NONE", "POP_JUMP_IF_NOT_NONE"))
+_FORWARD_IFS = frozenset(
+    dis.opmap[n] for n in ("POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE", "POP_JUMP_IF_NONE", "POP_JUMP_IF_NOT_NONE")
+)
 _ICE = dis._inline_cache_entries  # type: ignore[attr-defined]  # list by opcode on 3.12, dict by name on 3.13
 
 
@@ -89,6 +90,7 @@ def enabled() -> bool:
 
 
 # -- the tables ---------------------------------------------------------------------------------
+
 
 def _loc_varint(value: int, out: bytearray) -> None:
     while value >= 64:
@@ -126,8 +128,10 @@ def _location_table(positions: list[tuple], first_line: int) -> bytes:
 
 def _exception_entries(code: CodeType) -> list[tuple[int, int, int, int]]:
     """``(start, end, target, depth_lasti)`` in code units, as the table stores them."""
-    return [(e.start // 2, e.end // 2, e.target // 2, (e.depth << 1) | e.lasti)
-            for e in dis.Bytecode(code).exception_entries]
+    return [
+        (e.start // 2, e.end // 2, e.target // 2, (e.depth << 1) | e.lasti)
+        for e in dis.Bytecode(code).exception_entries
+    ]
 
 
 def _exception_table(entries: list[tuple[int, int, int, int]]) -> bytes:
@@ -146,6 +150,7 @@ def _exception_table(entries: list[tuple[int, int, int, int]]) -> bytes:
 
 
 # -- the assembler --------------------------------------------------------------------------------
+
 
 class _Ins:
     """One instruction: its ``EXTENDED_ARG`` prefixes, opcode, argument and cache units.
@@ -216,11 +221,15 @@ def _assemble(code: CodeType, body: list[_Ins], handlers: list[tuple[_Ins, _Ins 
         raw += bytes([ins.op, ins.arg & 0xFF]) + bytes(2 * ins.caches)
         positions += [ins.position] * ins.size
     entries = [(lo.offset, hi.offset if hi is not None else unit, target.offset, dl) for lo, hi, target, dl in handlers]
-    return code.replace(co_code=bytes(raw), co_linetable=_location_table(positions, code.co_firstlineno),
-                        co_exceptiontable=_exception_table(entries))
+    return code.replace(
+        co_code=bytes(raw),
+        co_linetable=_location_table(positions, code.co_firstlineno),
+        co_exceptiontable=_exception_table(entries),
+    )
 
 
 # -- the split ------------------------------------------------------------------------------------
+
 
 def split_code(code: CodeType) -> CodeType:
     """``code`` (and the code objects among its constants) with join directions split.

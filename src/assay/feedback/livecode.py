@@ -5,8 +5,9 @@ from __future__ import annotations
 import functools
 import os
 import sys
+from collections.abc import Callable, Iterable
 from types import FunctionType, ModuleType
-from typing import Any, Callable, Iterable
+from typing import Any
 
 
 def modules_by_file(contains: Callable[[str], bool]) -> dict[str, list[ModuleType]]:

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Hashable, Protocol
+from collections.abc import Hashable
+from typing import Protocol
 
 #: A name in ``co_names`` of code that only ever runs while the feedback is paused
 #: (the comparison twins of :mod:`assay.feedback.cmplog`): a collector decides it

@@ -67,7 +67,8 @@ from __future__ import annotations
 
 import hashlib
 import sys
-from typing import Any, Hashable, Iterable
+from collections.abc import Hashable, Iterable
+from typing import Any
 
 from assay.core.errors import MonitoringUnavailable
 from assay.feedback import edgesplit
@@ -97,8 +98,7 @@ def monitoring() -> Any:
     mon = getattr(sys, "monitoring", None)
     if mon is None:
         raise MonitoringUnavailable(
-            f"sys.monitoring (PEP 669) is missing in Python {sys.version.split()[0]}; "
-            "assay needs CPython 3.12 or newer"
+            f"sys.monitoring (PEP 669) is missing in Python {sys.version.split()[0]}; assay needs CPython 3.12 or newer"
         )
     return mon
 

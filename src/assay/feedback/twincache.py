@@ -57,9 +57,17 @@ def _salt() -> bytes:
     from assay.feedback import cmplog
 
     rewriter = Path(cmplog.__file__).read_bytes()
-    return hashlib.sha256(b"\0".join([
-        str(_FORMAT).encode(), sys.version.encode(), str(marshal.version).encode(), __version__.encode(), rewriter,
-    ])).digest()
+    return hashlib.sha256(
+        b"\0".join(
+            [
+                str(_FORMAT).encode(),
+                sys.version.encode(),
+                str(marshal.version).encode(),
+                __version__.encode(),
+                rewriter,
+            ]
+        )
+    ).digest()
 
 
 class TwinCache:

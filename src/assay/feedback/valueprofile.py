@@ -25,7 +25,8 @@ from __future__ import annotations
 
 import functools
 import hashlib
-from typing import Any, Hashable, Iterable
+from collections.abc import Hashable, Iterable
+from typing import Any
 
 #: Distinct operand values per comparison site that count as progress.
 PER_SITE = 8

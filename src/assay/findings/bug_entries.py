@@ -11,13 +11,14 @@ from __future__ import annotations
 import os
 import re
 import shlex
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
-from assay.findings.identity import BugIdentity, group, identify_metadata
 from assay.core.errors import AssayError
-from assay.store.artifacts import load_artifact
 from assay.core.verdict import Frame
+from assay.findings.identity import BugIdentity, group, identify_metadata
+from assay.store.artifacts import load_artifact
 
 #: Longest exception message kept in a bug entry (one line).
 MAX_MESSAGE = 300
@@ -90,8 +91,9 @@ def _identity(signature: str, meta: dict[str, Any] | None) -> BugIdentity:
     return BugIdentity(signature, None, None, False)
 
 
-def bug_section(outcomes: Iterable[Any], *, project_root: str | None,
-                project_arg: str | None) -> tuple[list[dict[str, Any]], dict[tuple[str, str], str]]:
+def bug_section(
+    outcomes: Iterable[Any], *, project_root: str | None, project_arg: str | None
+) -> tuple[list[dict[str, Any]], dict[tuple[str, str], str]]:
     """One entry per bug over every target's findings, in the order the findings were listed,
     and each (target, signature) -> the id of its bug.
 
@@ -130,8 +132,11 @@ def _entry(ident: BugIdentity, members: list, root: str | None, project_arg: str
         "occurrences": sum(m[1].occurrences for m in members),
         "new": any(m[1].new for m in members),
         "artifacts": artifacts,
-        "replay": (replay_command(target, first.artifact, project_arg, bool((meta or {}).get("infrastructure")))
-                   if first.artifact else None),
+        "replay": (
+            replay_command(target, first.artifact, project_arg, bool((meta or {}).get("infrastructure")))
+            if first.artifact
+            else None
+        ),
         "input_size": size,
         "traceback": (exc.get("traceback") or "")[-MAX_TRACEBACK:],
     }

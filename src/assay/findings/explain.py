@@ -26,7 +26,7 @@ def short_type(name: str | None) -> str:
     """``builtins.ValueError`` -> ``ValueError``; other modules keep their prefix."""
     if not name:
         return ""
-    return name[len("builtins."):] if name.startswith("builtins.") else name
+    return name[len("builtins.") :] if name.startswith("builtins.") else name
 
 
 def one_line(text: str, limit: int = MESSAGE_CHARS) -> str:
@@ -93,12 +93,19 @@ def where_line(ident: BugIdentity, project_root: str | os.PathLike[str] | None) 
     if ident.frame is None:
         return None
     label = " (the harness: fix the fuzz target, not the library)" if ident.harness else ""
-    return f"raised at {display_path(ident.frame.file, project_root)}:{ident.frame.line} in {ident.frame.qualname}{label}"
+    return (
+        f"raised at {display_path(ident.frame.file, project_root)}:{ident.frame.line} in {ident.frame.qualname}{label}"
+    )
 
 
 def seen_line(
-    meta: dict[str, Any], *, occurrences: int | None = None, signatures: int | None = None,
-    last_seen: str | None = None, dated: bool = True, scope: str = "",
+    meta: dict[str, Any],
+    *,
+    occurrences: int | None = None,
+    signatures: int | None = None,
+    last_seen: str | None = None,
+    dated: bool = True,
+    scope: str = "",
 ) -> str:
     parts = []
     if occurrences is not None:
@@ -148,11 +155,14 @@ def finding_lines(
     example = example_call(meta)
     if example:
         lines.append(f"example: {example}")
-        lines.append(f"input: {len(data)} byte{'' if len(data) == 1 else 's'} of Hypothesis choices (the example above is what they encode)")
+        lines.append(
+            f"input: {len(data)} byte{'' if len(data) == 1 else 's'} of Hypothesis choices (the example above is what they encode)"
+        )
     else:
         lines.append(f"input: {input_preview(data)}")
-    seen = seen_line(meta, occurrences=occurrences, signatures=signatures, last_seen=last_seen, dated=dated,
-                     scope=scope)
+    seen = seen_line(
+        meta, occurrences=occurrences, signatures=signatures, last_seen=last_seen, dated=dated, scope=scope
+    )
     if seen:
         lines.append(seen)
     if artifact:

@@ -25,8 +25,9 @@ from __future__ import annotations
 import hashlib
 import os
 import sysconfig
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Sequence
+from typing import Any
 
 from assay.core.recursion import cycle_key
 from assay.core.verdict import Frame, Verdict
@@ -113,13 +114,14 @@ def identify(verdict: Verdict, sources: Sequence[str] = (), harness: str | None 
         return BugIdentity(f"{verdict.oracle}:{verdict.key}", exc.type, frame, False)
     in_harness = bool(
         verdict.oracle == "panic"  # an assert or oracle in the harness is its check, not its mistake
-        and frame is not None and harness
+        and frame is not None
+        and harness
         and os.path.realpath(frame.file) == os.path.realpath(harness)
         and _harness_is_not_the_code_under_test(harness, sources)
     )
     where = cycle_key(exc.cycle) if exc.cycle else frame.identity if frame else "?"
     if verdict.oracle == "invariant" and "#" in verdict.key:
-        where += verdict.key[verdict.key.rindex("#"):]  # two bare asserts of one function are two bugs
+        where += verdict.key[verdict.key.rindex("#") :]  # two bare asserts of one function are two bugs
     return BugIdentity(f"{verdict.oracle}:{exc.type}@{where}", exc.type, frame, in_harness)
 
 

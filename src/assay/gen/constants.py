@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import ast
 import os
+from collections.abc import Iterable
 from functools import lru_cache
-from typing import Iterable
 
 #: Most harvested tokens per target.
 MAX_HARVESTED = 256
@@ -20,8 +20,25 @@ MAX_TOKEN_LEN = 64
 #: Most source files read per target (a whole package can be large).
 MAX_FILES = 400
 
-_MATCHERS = {"startswith", "endswith", "find", "rfind", "index", "rindex", "split", "rsplit",
-             "partition", "rpartition", "count", "replace", "strip", "lstrip", "rstrip", "get", "pop"}
+_MATCHERS = {
+    "startswith",
+    "endswith",
+    "find",
+    "rfind",
+    "index",
+    "rindex",
+    "split",
+    "rsplit",
+    "partition",
+    "rpartition",
+    "count",
+    "replace",
+    "strip",
+    "lstrip",
+    "rstrip",
+    "get",
+    "pop",
+}
 
 
 def _tokens_of(value: object) -> list[bytes]:
@@ -69,8 +86,10 @@ def _file_constants(path: str, mtime: float) -> tuple[tuple[int, bytes], ...]:  
                 add(arg, 0)
         elif isinstance(node, ast.Subscript):
             add(node.slice, 1)
-        elif isinstance(node, ast.Constant) and not isinstance(node.value, str) or (
-            isinstance(node, ast.Constant) and isinstance(node.value, str) and len(node.value) < 24
+        elif (
+            isinstance(node, ast.Constant)
+            and not isinstance(node.value, str)
+            or (isinstance(node, ast.Constant) and isinstance(node.value, str) and len(node.value) < 24)
         ):
             add(node, 2)
     return tuple(sorted((p, t) for t, p in found.items()))

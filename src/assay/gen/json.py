@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import random
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, replace
-from typing import Iterator
 
 from assay.gen.strategy import register_strategy
 
@@ -47,7 +47,7 @@ class JsonNode:
 
     kind: str
     text: str = ""
-    items: tuple["JsonNode", ...] = ()
+    items: tuple[JsonNode, ...] = ()
     keys: tuple[str, ...] = ()
 
 
@@ -172,24 +172,100 @@ def parse_node(data: bytes) -> JsonNode | None:
 _PLAIN = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 _-.:/"
 _SIMPLE_ESCAPES = ('\\"', "\\\\", "\\/", "\\b", "\\f", "\\n", "\\r", "\\t")
 _UNICODE = ("é", "ß", "中", "文", "😀", "\u2028", "\u00a0", "Ω", "\u200b", "ｱ")
-_KEY_WORDS = ("id", "name", "type", "value", "items", "data", "user", "count", "tags",
-              "enabled", "created_at", "__proto__", "constructor", "", "a b", "$ref")
+_KEY_WORDS = (
+    "id",
+    "name",
+    "type",
+    "value",
+    "items",
+    "data",
+    "user",
+    "count",
+    "tags",
+    "enabled",
+    "created_at",
+    "__proto__",
+    "constructor",
+    "",
+    "a b",
+    "$ref",
+)
 _INTERESTING_NUMBERS = (
-    "0", "-0", "1", "-1", "0.0", "-0.0", "1e0", "1E+2", "1e-7", "2.5E-3", "9007199254740993",
-    "-9223372036854775809", "18446744073709551616", "1.7976931348623157e308", "5e-324",
-    "1e400", "-1e400", "123456789012345678901234567890", "0.1", "3.141592653589793",
-    "1.0000000000000002", "4.9e-325",
+    "0",
+    "-0",
+    "1",
+    "-1",
+    "0.0",
+    "-0.0",
+    "1e0",
+    "1E+2",
+    "1e-7",
+    "2.5E-3",
+    "9007199254740993",
+    "-9223372036854775809",
+    "18446744073709551616",
+    "1.7976931348623157e308",
+    "5e-324",
+    "1e400",
+    "-1e400",
+    "123456789012345678901234567890",
+    "0.1",
+    "3.141592653589793",
+    "1.0000000000000002",
+    "4.9e-325",
 )
 _INTERESTING_STRINGS = (
-    "", " ", "\\u0000", "\\ud800", "\\udfff", "\\ud83d\\ude00", "\\ude00\\ud83d", "\\uFFFF",
-    "\\uFEFF", "%s%n", "../../etc/passwd", "<script>", "' OR 1=1 --", "null", "true", "0",
-    "é", "😀", "\\\\u0041", "a\\nb",
+    "",
+    " ",
+    "\\u0000",
+    "\\ud800",
+    "\\udfff",
+    "\\ud83d\\ude00",
+    "\\ude00\\ud83d",
+    "\\uFFFF",
+    "\\uFEFF",
+    "%s%n",
+    "../../etc/passwd",
+    "<script>",
+    "' OR 1=1 --",
+    "null",
+    "true",
+    "0",
+    "é",
+    "😀",
+    "\\\\u0041",
+    "a\\nb",
 )
 #: Tokens that make the document adjacent-invalid for a strict decoder.
 _INVALID_TOKENS = (
-    "01", "-", "1.", ".5", "+1", "1e", "1e+", "0x10", "NaN", "Infinity", "-Infinity", "tru",
-    "nul", "True", "'x'", '"\\x"', '"\\u12"', '"\t"', '"\x01"', '"', "[", "{", "]", "}",
-    "", "1 2", '"\\ud800', "undefined",
+    "01",
+    "-",
+    "1.",
+    ".5",
+    "+1",
+    "1e",
+    "1e+",
+    "0x10",
+    "NaN",
+    "Infinity",
+    "-Infinity",
+    "tru",
+    "nul",
+    "True",
+    "'x'",
+    '"\\x"',
+    '"\\u12"',
+    '"\t"',
+    '"\x01"',
+    '"',
+    "[",
+    "{",
+    "]",
+    "}",
+    "",
+    "1 2",
+    '"\\ud800',
+    "undefined",
 )
 
 
@@ -461,8 +537,11 @@ class JsonStrategy:
             if roll < 0.25:
                 new = _gen_node(rng, depth, _Budget(12))
             elif roll < 0.32 and depth < MAX_DEPTH:
-                new = JsonNode("array", items=(target,)) if rng.random() < 0.5 else JsonNode(
-                    "object", items=(target,), keys=(_gen_key(rng),))
+                new = (
+                    JsonNode("array", items=(target,))
+                    if rng.random() < 0.5
+                    else JsonNode("object", items=(target,), keys=(_gen_key(rng),))
+                )
             elif target.kind in ("array", "object"):
                 new = _mutate_container(target, rng, depth)
             else:
@@ -512,8 +591,8 @@ class JsonStrategy:
             if node.kind in ("array", "object"):
                 candidates.extend(node.items)
                 for i in range(len(node.items)):
-                    items = node.items[:i] + node.items[i + 1:]
-                    keys = node.keys[:i] + node.keys[i + 1:] if node.kind == "object" else ()
+                    items = node.items[:i] + node.items[i + 1 :]
+                    keys = node.keys[:i] + node.keys[i + 1 :] if node.kind == "object" else ()
                     candidates.append(JsonNode(node.kind, items=items, keys=keys))
             elif node.kind == "string" and node.text:
                 candidates.append(JsonNode("string", ""))

@@ -11,7 +11,7 @@ from __future__ import annotations
 import functools
 import random
 import re
-from typing import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 from assay.gen import accelerated
 from assay.gen.accelerated import cmutate
@@ -38,7 +38,7 @@ _INTERESTING = {1: _INTERESTING_8, 2: _INTERESTING_16, 4: _INTERESTING_32}
 Mutation = Callable[["ByteMutator", bytearray, random.Random, "bytes | list[bytes] | None"], bytearray | None]
 
 
-def _erase(m: "ByteMutator", b: bytearray, rng: random.Random, other: bytes | None) -> bytearray | None:
+def _erase(m: ByteMutator, b: bytearray, rng: random.Random, other: bytes | None) -> bytearray | None:
     if len(b) < 1:
         return None
     # One draw: 3 in 10 erasures may be long (up to MAX_CHUNK), the rest up to 8 bytes.
@@ -284,11 +284,37 @@ def _dict_overwrite(m, b, rng, other):
 #: ``str.splitlines()`` knows (U+2028, U+0085), spaces (U+00A0, U+3000), the zero-width
 #: space, a BOM, a combining mark and a character outside the BMP.  A byte mutation
 #: seldom writes a valid multi-byte sequence, let alone one of these.
-UNICODE_CHARS = tuple(ch.encode() for ch in (
-    "\u00a0", "\u2100", "\uff0f", "\uff03", "\uff1f", "\uff20", "\uff1a", "\u0130", "\u0131", "\u212a",
-    "\u017f", "\u00df", "\ufb01", "\u0663", "\uff11", "\u00b2", "\u2028", "\u0085", "\u200b", "\ufeff",
-    "\u0301", "\U0001f600", "\u3000", "\u3002", "\uff0e", "\u2024",
-))
+UNICODE_CHARS = tuple(
+    ch.encode()
+    for ch in (
+        "\u00a0",
+        "\u2100",
+        "\uff0f",
+        "\uff03",
+        "\uff1f",
+        "\uff20",
+        "\uff1a",
+        "\u0130",
+        "\u0131",
+        "\u212a",
+        "\u017f",
+        "\u00df",
+        "\ufb01",
+        "\u0663",
+        "\uff11",
+        "\u00b2",
+        "\u2028",
+        "\u0085",
+        "\u200b",
+        "\ufeff",
+        "\u0301",
+        "\U0001f600",
+        "\u3000",
+        "\u3002",
+        "\uff0e",
+        "\u2024",
+    )
+)
 
 
 def _unicode_char(m, b, rng, other):
@@ -348,13 +374,21 @@ class ByteMutator:
         # One draw picks a mutation: below win_cut (WIN_SHARE of the range) a recent win.
         self._picks = (len(self.funcs) * 10, int(len(self.funcs) * 10 * WIN_SHARE))
         #: The C twin of :meth:`mutate` (the same bytes), when it is built and agrees with this module.
-        self._c = cmutate if (accelerated.agrees(globals()) and tuple(self.names) == cmutate.NAMES
-                              and getattr(cmutate, "UNICODE_CHARS", None) == UNICODE_CHARS) else None
+        self._c = (
+            cmutate
+            if (
+                accelerated.agrees(globals())
+                and tuple(self.names) == cmutate.NAMES
+                and getattr(cmutate, "UNICODE_CHARS", None) == UNICODE_CHARS
+            )
+            else None
+        )
         #: ``mutate(rng, data, other, limit)`` in C, for a ``_cmutate.Random`` and bytes (None without the twin).
         self.mutate_c = None
         if self._c is not None:
-            self.mutate_c = functools.partial(self._c.mutate, self.max_len, self.dictionary, self.wins,
-                                              self.inserting, self._c.NAMES, *self._picks)
+            self.mutate_c = functools.partial(
+                self._c.mutate, self.max_len, self.dictionary, self.wins, self.inserting, self._c.NAMES, *self._picks
+            )
 
     def reward(self, ops: Iterable[str]) -> None:
         """Remember that ``ops`` produced new coverage (picked more often for a while)."""
@@ -365,8 +399,9 @@ class ByteMutator:
         if len(self.wins) > WIN_MEMORY:
             del self.wins[: len(self.wins) - WIN_MEMORY]
 
-    def mutate(self, data: bytes, rng: random.Random, other: bytes | None = None,
-               limit: int | None = None) -> tuple[bytes, list[str]]:
+    def mutate(
+        self, data: bytes, rng: random.Random, other: bytes | None = None, limit: int | None = None
+    ) -> tuple[bytes, list[str]]:
         """A mutated copy of ``data`` and the names of the mutations applied.
 
         ``limit`` is the campaign's current length limit: a child longer than both

@@ -9,7 +9,8 @@ draws means bumping the version.
 from __future__ import annotations
 
 import random
-from typing import Any, Iterator, Protocol, runtime_checkable
+from collections.abc import Iterator
+from typing import Any, Protocol, runtime_checkable
 
 from assay.core.errors import ConfigError
 

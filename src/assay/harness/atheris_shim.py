@@ -12,12 +12,24 @@ from __future__ import annotations
 
 import contextlib
 import sys
-from typing import Any, Callable, Iterator
+from collections.abc import Callable, Iterator
+from typing import Any
 
 from assay.harness.fdp import ALL_REMAINING, FuzzedDataProvider
 
-__all__ = ["ALL_REMAINING", "FuzzedDataProvider", "Fuzz", "Mutate", "Setup", "enabled_hooks", "gen_match",
-           "instrument_all", "instrument_func", "instrument_imports", "path"]
+__all__ = [
+    "ALL_REMAINING",
+    "FuzzedDataProvider",
+    "Fuzz",
+    "Mutate",
+    "Setup",
+    "enabled_hooks",
+    "gen_match",
+    "instrument_all",
+    "instrument_func",
+    "instrument_imports",
+    "path",
+]
 
 #: Callbacks passed to :func:`Setup` during the current import, in call order.
 callbacks: list[Callable[[bytes], Any]] = []

@@ -36,12 +36,17 @@ def load_targets(project: Project) -> Registry:
     # A project declaring only [tool.assay.http] targets does not need the default fuzz/ folder.
     only_http = bool(project.raw.get("http")) and "targets" not in project.raw
     if not only_http and "targets" not in project.raw and not (project.root / "fuzz").exists():
-        where = (f"no fuzz/ folder in {project.root}, where targets are looked for by default "
-                 "([tool.assay] targets = ['fuzz'])" if (project.root / "pyproject.toml").is_file() else
-                 f"no pyproject.toml in {project.root} or any folder above it, and no fuzz/ folder here "
-                 "(the default of [tool.assay] targets = ['fuzz'])")
-        raise TargetError(f"{where}: run `assay init` in your project to create fuzz/ with an example target "
-                          "(or pass --project DIR), or name a harness file: `assay fuzz path/to/harness.py`")
+        where = (
+            f"no fuzz/ folder in {project.root}, where targets are looked for by default "
+            "([tool.assay] targets = ['fuzz'])"
+            if (project.root / "pyproject.toml").is_file()
+            else f"no pyproject.toml in {project.root} or any folder above it, and no fuzz/ folder here "
+            "(the default of [tool.assay] targets = ['fuzz'])"
+        )
+        raise TargetError(
+            f"{where}: run `assay init` in your project to create fuzz/ with an example target "
+            "(or pass --project DIR), or name a harness file: `assay fuzz path/to/harness.py`"
+        )
     for entry in [] if only_http else project.targets:
         for module in _import_entry(project.root, entry):
             for tgt in targets_in(module):
@@ -123,12 +128,16 @@ def _import_entry(root: Path, entry: str) -> list[ModuleType]:
         try:
             module = importlib.import_module(entry)
         except FuzzCalled:  # importlib drops a module whose import raised: its file can be named instead
-            raise TargetError(f"module {entry!r} calls atheris.Fuzz() while it is imported; list its file "
-                              "in [tool.assay] targets instead of its module name") from None
+            raise TargetError(
+                f"module {entry!r} calls atheris.Fuzz() while it is imported; list its file "
+                "in [tool.assay] targets instead of its module name"
+            ) from None
         except ModuleNotFoundError as exc:
             if exc.name == entry.partition(".")[0]:
-                raise TargetError(f"target location {entry!r} is neither a file or folder under {root} nor an "
-                                  "importable module; fix [tool.assay] targets") from None
+                raise TargetError(
+                    f"target location {entry!r} is neither a file or folder under {root} nor an "
+                    "importable module; fix [tool.assay] targets"
+                ) from None
             raise TargetError(_import_failure(f"module {entry!r}", exc)) from None
         except Exception as exc:  # noqa: BLE001 - any import failure is a config error naming the module
             raise TargetError(_import_failure(f"module {entry!r}", exc)) from None
@@ -165,8 +174,10 @@ def import_file(path: Path, project_root: Path | None = None) -> ModuleType:
             pass  # a harness calling atheris.Fuzz() at module level: everything before it has run
         except SystemExit as exc:
             del sys.modules[name]
-            raise TargetError(f"target file {path} exited (sys.exit({exc.code!r})) while it was imported; put its "
-                              "start-up code under `if __name__ == \"__main__\":`") from None
+            raise TargetError(
+                f"target file {path} exited (sys.exit({exc.code!r})) while it was imported; put its "
+                'start-up code under `if __name__ == "__main__":`'
+            ) from None
         except Exception as exc:  # noqa: BLE001
             del sys.modules[name]
             raise TargetError(_import_failure(f"target file {path}", exc)) from None
@@ -206,8 +217,10 @@ def _import_failure(what: str, exc: BaseException) -> str:
         where = f" (at {frames[-1].filename}:{frames[-1].lineno})" if frames else ""
     hint = "fix the error and run again"
     if isinstance(exc, ModuleNotFoundError) and exc.name:
-        hint = (f"install {exc.name.partition('.')[0]!r} into the Python that runs assay ({sys.executable}), "
-                "or fix the import")
+        hint = (
+            f"install {exc.name.partition('.')[0]!r} into the Python that runs assay ({sys.executable}), "
+            "or fix the import"
+        )
     return f"{what} failed to import: {type(exc).__name__}: {exc}{where}; {hint}"
 
 

@@ -14,15 +14,27 @@ from __future__ import annotations
 
 import math
 import sys
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 #: ``atheris.ALL_REMAINING``: the largest ``size_t``, "everything that is left".
 ALL_REMAINING = 2**64 - 1
 _U64_MAX = 2**64 - 1
 _DOUBLE_MAX = sys.float_info.max
 #: Values of ``ConsumeFloat``'s first byte 0..10, as atheris orders them.
-_SPECIAL_FLOATS = (0.0, -0.0, math.inf, -math.inf, math.nan, 5e-324, -5e-324,
-                   sys.float_info.min, -sys.float_info.min, _DOUBLE_MAX, -_DOUBLE_MAX)
+_SPECIAL_FLOATS = (
+    0.0,
+    -0.0,
+    math.inf,
+    -math.inf,
+    math.nan,
+    5e-324,
+    -5e-324,
+    sys.float_info.min,
+    -sys.float_info.min,
+    _DOUBLE_MAX,
+    -_DOUBLE_MAX,
+)
 
 
 class FuzzedDataProvider:
@@ -40,14 +52,14 @@ class FuzzedDataProvider:
         return self._end - self._pos
 
     def buffer(self) -> bytes:
-        return self._data[self._pos:self._end]
+        return self._data[self._pos : self._end]
 
     def _advance(self, n: int) -> None:
         self._pos = self._end if n > self.remaining_bytes() else self._pos + n
 
     def _take(self, n: int) -> bytes:
         n = min(_size(n), self.remaining_bytes())
-        out = self._data[self._pos:self._pos + n]
+        out = self._data[self._pos : self._pos + n]
         self._pos += n
         return out
 
@@ -76,7 +88,7 @@ class FuzzedDataProvider:
             return "".join(chr(b & 0x7F) for b in self._take(count))
         width = 2 if spec & 2 else 4
         raw = self._take(min(count * width, self.remaining_bytes()))
-        units = [int.from_bytes(raw[i:i + width], "little") for i in range(0, len(raw) - width + 1, width)]
+        units = [int.from_bytes(raw[i : i + width], "little") for i in range(0, len(raw) - width + 1, width)]
         if width == 4:
             units = [(u & 0x1FFFFF) & ~0x0F0000 if u & 0x100000 else u & 0x1FFFFF for u in units]
         if filter_surrogates:

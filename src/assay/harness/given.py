@@ -17,7 +17,8 @@ promoter emits it as ``@example(...)``.
 from __future__ import annotations
 
 import functools
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from assay.core.errors import TargetError
 

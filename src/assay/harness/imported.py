@@ -19,8 +19,21 @@ from pathlib import Path
 from types import ModuleType
 
 #: Top-level packages that are tools around the code under test, never the code under test.
-NOT_UNDER_TEST = frozenset({"assay", "hypothesis", "pytest", "_pytest", "pluggy", "atheris", "typing_extensions",
-                            "_hypothesis_globals", "_hypothesis_pytestplugin", "__main__", "builtins"})
+NOT_UNDER_TEST = frozenset(
+    {
+        "assay",
+        "hypothesis",
+        "pytest",
+        "_pytest",
+        "pluggy",
+        "atheris",
+        "typing_extensions",
+        "_hypothesis_globals",
+        "_hypothesis_pytestplugin",
+        "__main__",
+        "builtins",
+    }
+)
 #: Folders under the project root whose modules are tests or their helpers.
 TEST_FOLDERS = ("tests", "test")
 #: A third-party package with more Python files than this is not watched by default.
@@ -52,9 +65,11 @@ def imported_packages(module: ModuleType, project_root: str | os.PathLike[str] |
         if location.is_dir() and _more_files_than(location, MAX_FILES):
             from assay.core import notices
 
-            notices.notify(f"{top} (over {MAX_FILES} Python files) is left out of the default coverage sources of "
-                           f"{module.__name__}'s targets, since watching all of it slows every run; name it with "
-                           f"--sources {top} or sources=[...] to watch it")
+            notices.notify(
+                f"{top} (over {MAX_FILES} Python files) is left out of the default coverage sources of "
+                f"{module.__name__}'s targets, since watching all of it slows every run; name it with "
+                f"--sources {top} or sources=[...] to watch it"
+            )
             continue
         chosen.append(top)
     return tuple(chosen)

@@ -11,7 +11,7 @@ internals assay does not have is accepted with a notice.
 from __future__ import annotations
 
 import re
-from typing import Callable
+from collections.abc import Callable
 
 from assay.core.errors import ConfigError
 
@@ -107,8 +107,9 @@ def _one(flag: str, value: str, notify: Callable[[str], None]) -> list[str]:
     if flag in EQUIVALENT:
         raise ConfigError(f"-{flag} has no libFuzzer-style form in assay; use {EQUIVALENT[flag]}")
     known = ", ".join(f"-{name}" for name in MAPPED)
-    raise ConfigError(f"unknown libFuzzer flag -{flag}; assay understands {known} (see `assay fuzz --help` "
-                      "for its own options)")
+    raise ConfigError(
+        f"unknown libFuzzer flag -{flag}; assay understands {known} (see `assay fuzz --help` for its own options)"
+    )
 
 
 def _integer(flag: str, value: str) -> int:
@@ -131,8 +132,8 @@ def read_dictionary(path: str) -> list[bytes]:
             continue
         first, last = line.find('"'), line.rfind('"')
         if first < 0 or last <= first:
-            raise ConfigError(f"{path}:{number}: a dictionary line must be name=\"value\" or \"value\", not {line!r}")
-        tokens.append(_unescape(line[first + 1:last], f"{path}:{number}"))
+            raise ConfigError(f'{path}:{number}: a dictionary line must be name="value" or "value", not {line!r}')
+        tokens.append(_unescape(line[first + 1 : last], f"{path}:{number}"))
     return tokens
 
 
@@ -144,12 +145,12 @@ def _unescape(body: str, where: str) -> bytes:
         if c != "\\":
             out.append(ord(c))
             i += 1
-        elif body[i + 1:i + 2] in ("\\", '"'):
+        elif body[i + 1 : i + 2] in ("\\", '"'):
             out.append(ord(body[i + 1]))
             i += 2
-        elif body[i + 1:i + 2] == "x" and re.fullmatch(r"[0-9a-fA-F]{2}", body[i + 2:i + 4]):
-            out.append(int(body[i + 2:i + 4], 16))
+        elif body[i + 1 : i + 2] == "x" and re.fullmatch(r"[0-9a-fA-F]{2}", body[i + 2 : i + 4]):
+            out.append(int(body[i + 2 : i + 4], 16))
             i += 4
         else:
-            raise ConfigError(f"{where}: bad escape in dictionary entry {body!r} (use \\\\, \\\" or \\xNN)")
+            raise ConfigError(f'{where}: bad escape in dictionary entry {body!r} (use \\\\, \\" or \\xNN)')
     return bytes(out)

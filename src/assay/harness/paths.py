@@ -18,9 +18,9 @@ import os
 from pathlib import Path
 
 from assay.core.config import Project
-from assay.harness.discovery import import_file, make_importable, targets_in
 from assay.core.errors import ConfigError, TargetError
 from assay.core.target import Registry, Target, make_target
+from assay.harness.discovery import import_file, make_importable, targets_in
 
 
 def split_positionals(words: list[str]) -> tuple[list[str], list[Path]]:
@@ -37,8 +37,10 @@ def split_positionals(words: list[str]) -> tuple[list[str], list[Path]]:
                 raise TargetError(f"harness file {path} does not exist")
             specs.append(word)
         else:
-            raise ConfigError(f"{word!r} is neither a harness file (file.py or file.py::function) nor a corpus "
-                              "folder; targets from [tool.assay] are selected with --fuzz-target NAME")
+            raise ConfigError(
+                f"{word!r} is neither a harness file (file.py or file.py::function) nor a corpus "
+                "folder; targets from [tool.assay] are selected with --fuzz-target NAME"
+            )
     return specs, folders
 
 
@@ -60,7 +62,9 @@ def load_path_targets(project: Project, specs: list[str]) -> Registry:
 def _all(module, path: Path) -> list[Target]:
     found = targets_in(module)
     if not found:
-        found = [_given_target(module, v) for k, v in sorted(vars(module).items()) if k.startswith("test") and _is_given(v)]
+        found = [
+            _given_target(module, v) for k, v in sorted(vars(module).items()) if k.startswith("test") and _is_given(v)
+        ]
     if not found:
         raise TargetError(
             f"{path} defines no fuzz target: no @assay.target function, no TestOneInput(data) or atheris.Setup() "
@@ -74,7 +78,9 @@ def _pick(module, name: str, path: Path) -> list[Target]:
         raise TargetError(f"{path}::{name}: only module-level functions can be fuzzed, not methods of a test class")
     obj = getattr(module, name, None)
     if obj is None:
-        defined = ", ".join(sorted(k for k, v in vars(module).items() if callable(v) and not k.startswith("_"))) or "none"
+        defined = (
+            ", ".join(sorted(k for k, v in vars(module).items() if callable(v) and not k.startswith("_"))) or "none"
+        )
         raise TargetError(f"{path} has no function {name!r} (its functions: {defined})")
     tgt = getattr(obj, "assay_target", None)
     if isinstance(tgt, Target):
@@ -112,12 +118,21 @@ def _stem(module) -> str:
     return module.__name__.rpartition(".")[2]
 
 
-def with_overrides(targets: list[Target], *, max_len: int | None, timeout: float | None,
-                   rss_limit_mb: int | None, folders: list[Path], sources: list[str] = ()) -> list[Target]:
+def with_overrides(
+    targets: list[Target],
+    *,
+    max_len: int | None,
+    timeout: float | None,
+    rss_limit_mb: int | None,
+    folders: list[Path],
+    sources: list[str] = (),
+) -> list[Target]:
     """``targets`` with command-line settings applied and corpus folders' files added to their seeds."""
     if folders and len(targets) != 1:
-        raise ConfigError(f"corpus folders belong to one target, and {len(targets)} are selected; "
-                          "pick one with --fuzz-target NAME or file.py::function")
+        raise ConfigError(
+            f"corpus folders belong to one target, and {len(targets)} are selected; "
+            "pick one with --fuzz-target NAME or file.py::function"
+        )
     out = []
     for tgt in targets:
         changes: dict = {}

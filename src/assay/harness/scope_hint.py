@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from typing import Iterable, Iterator
+from collections.abc import Iterable, Iterator
 
 from assay.core.target import Target
 
@@ -22,15 +22,21 @@ def low_coverage_hints(outcomes: Iterable[object], targets: Iterable[Target]) ->
             continue
         scope = ", ".join(_short(p) for p in getattr(outcome, "sources", ())) or "nothing"
         if target.sources:
-            fix = (f"check that its sources ({', '.join(target.sources)}) name the Python code the target runs "
-                   "(a C extension or the standard library doing the work has no edges there)")
+            fix = (
+                f"check that its sources ({', '.join(target.sources)}) name the Python code the target runs "
+                "(a C extension or the standard library doing the work has no edges there)"
+            )
         elif target.implied_sources:
-            fix = (f"the packages it imports ({', '.join(target.implied_sources)}) ran almost no Python code (a C "
-                   "extension or the standard library may do the work): name the code to watch with --sources PKG "
-                   "or @assay.target(sources=[...])")
+            fix = (
+                f"the packages it imports ({', '.join(target.implied_sources)}) ran almost no Python code (a C "
+                "extension or the standard library may do the work): name the code to watch with --sources PKG "
+                "or @assay.target(sources=[...])"
+            )
         else:
-            fix = ("it imports no package outside the standard library and test tools, so only its own file is "
-                   "watched: name the code under test with --sources PKG or @assay.target(sources=[\"yourpackage\"])")
+            fix = (
+                "it imports no package outside the standard library and test tools, so only its own file is "
+                'watched: name the code under test with --sources PKG or @assay.target(sources=["yourpackage"])'
+            )
         yield f"{target.name}: only {edges} edge(s) seen in its coverage scope ({scope}): feedback is nearly off; {fix}"
 
 

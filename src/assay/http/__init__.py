@@ -4,7 +4,7 @@ Frameworks are never imported here: an app is driven through its own calling
 convention, and ``jsonschema`` is imported only when a response is checked.
 """
 
-from assay.http.callers import asgi_call, app_kind, call
+from assay.http.callers import app_kind, asgi_call, call
 from assay.http.conformance import CHECKS, Conformance
 from assay.http.openapi import Document, OpenAPIError, Operation, parse
 from assay.http.request import Request

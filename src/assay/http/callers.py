@@ -14,7 +14,8 @@ import atexit
 import inspect
 import os
 import weakref
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 from urllib.parse import unquote_to_bytes
 
 from assay.core.errors import ConfigError
@@ -117,8 +118,9 @@ async def _asgi(app: Any, scope: dict[str, Any], body: bytes) -> Response:
             if status is not None:
                 raise InvariantViolation("asgi", "http.response.start sent twice", kind="restarted")
             status = int(message["status"])
-            response_headers.extend((bytes(k).decode("latin-1"), bytes(v).decode("latin-1"))
-                                    for k, v in message.get("headers", []))
+            response_headers.extend(
+                (bytes(k).decode("latin-1"), bytes(v).decode("latin-1")) for k, v in message.get("headers", [])
+            )
         elif message["type"] == "http.response.body":
             if status is None:
                 raise InvariantViolation("asgi", "body sent before http.response.start", kind="body-first")
@@ -130,8 +132,15 @@ async def _asgi(app: Any, scope: dict[str, Any], body: bytes) -> Response:
     return Response(status, str(status), response_headers, b"".join(chunks))
 
 
-def asgi_call(app: Any, method: str = "GET", target: str = "/", headers: Iterable[tuple[str, str]] = (),
-              body: bytes = b"", *, timeout: float | None = None) -> Response:
+def asgi_call(
+    app: Any,
+    method: str = "GET",
+    target: str = "/",
+    headers: Iterable[tuple[str, str]] = (),
+    body: bytes = b"",
+    *,
+    timeout: float | None = None,
+) -> Response:
     """Run one request through ASGI ``app`` in-process; reports the feature ``http.status``."""
     headers = list(headers)
     if body and not any(k.lower() == "content-length" for k, _ in headers):
@@ -141,7 +150,7 @@ def asgi_call(app: Any, method: str = "GET", target: str = "/", headers: Iterabl
     return response
 
 
-_started: "weakref.WeakKeyDictionary[Any, tuple[int, Any]]" = weakref.WeakKeyDictionary()
+_started: weakref.WeakKeyDictionary[Any, tuple[int, Any]] = weakref.WeakKeyDictionary()
 
 
 def asgi_startup(app: Any, timeout: float = 10.0) -> bool:
@@ -182,8 +191,16 @@ def asgi_startup(app: Any, timeout: float = 10.0) -> bool:
     return task is not None
 
 
-def call(app: Any, kind: str, method: str, target: str, headers: Iterable[tuple[str, str]] = (),
-         body: bytes = b"", *, timeout: float | None = None) -> Response:
+def call(
+    app: Any,
+    kind: str,
+    method: str,
+    target: str,
+    headers: Iterable[tuple[str, str]] = (),
+    body: bytes = b"",
+    *,
+    timeout: float | None = None,
+) -> Response:
     """One request through ``app`` of ``kind`` (``asgi`` or ``wsgi``)."""
     if kind == "asgi":
         return asgi_call(app, method, target, headers, body, timeout=timeout)

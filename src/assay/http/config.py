@@ -29,8 +29,23 @@ from assay.core.errors import ConfigError
 from assay.core.target import Target
 
 #: Keys a ``[tool.assay.http.<name>]`` table accepts.
-KEYS = frozenset({"app", "openapi", "routes", "allow", "exclude", "served_root", "allow_5xx", "checks", "sources",
-                  "max_len", "timeout", "replays", "seeds"})
+KEYS = frozenset(
+    {
+        "app",
+        "openapi",
+        "routes",
+        "allow",
+        "exclude",
+        "served_root",
+        "allow_5xx",
+        "checks",
+        "sources",
+        "max_len",
+        "timeout",
+        "replays",
+        "seeds",
+    }
+)
 
 
 def _object(spec: str, root: Path, where: str) -> Any:
@@ -80,14 +95,22 @@ def targets_from_config(root: Path, section: Any) -> list[Target]:
         app = _object(table["app"], root, f"{where} app")
         openapi = _path_or_object(table["openapi"], root, f"{where} openapi") if "openapi" in table else None
         served = table.get("served_root")
-        options = {k: table[k] for k in ("routes", "allow", "exclude", "allow_5xx", "checks", "max_len", "timeout",
-                                        "replays", "seeds") if k in table}
+        options = {
+            k: table[k]
+            for k in ("routes", "allow", "exclude", "allow_5xx", "checks", "max_len", "timeout", "replays", "seeds")
+            if k in table
+        }
         module_file = getattr(sys.modules.get(table["app"].partition(":")[0]), "__file__", None) or ""
         sources = [str(root / s) for s in table.get("sources", [])] or ([module_file] if module_file else [])
         surface = http_target(
-            app, openapi, name=name, register=False,
+            app,
+            openapi,
+            name=name,
+            register=False,
             served_root=_path_or_object(served, root, f"{where} served_root") if served is not None else None,
-            sources=sources, **options)
+            sources=sources,
+            **options,
+        )
         assert surface.assay_target is not None
         out.append(dataclasses.replace(surface.assay_target, defined_in=module_file))
     return out

@@ -22,8 +22,8 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from assay.http.openapi import Document, Operation, escape
 from assay.core.observe import OracleFailure, feature
+from assay.http.openapi import Document, Operation, escape
 from assay.oracles._common import short_repr
 from assay.oracles.http import MAX_BODY_KEPT, WsgiResponse
 
@@ -48,8 +48,9 @@ class Conformance:
             return True
         for rule in self.allow_5xx:
             pattern, _, code = rule.rpartition(":") if ":" in rule else ("*", "", rule)
-            if code in (str(status), "*", "5XX") and (fnmatch.fnmatchcase(op.label, pattern)
-                                                      or fnmatch.fnmatchcase(op.path, pattern)):
+            if code in (str(status), "*", "5XX") and (
+                fnmatch.fnmatchcase(op.label, pattern) or fnmatch.fnmatchcase(op.path, pattern)
+            ):
                 return True
         return False
 
@@ -62,24 +63,39 @@ class Conformance:
         feature(f"http.{op.label}.status", response.status)
         if 500 <= response.status <= 599:
             if not self.excluded_5xx(op, response.status):
-                raise OracleFailure(op.label, f"server error {response.status}", kind=str(response.status),
-                                    oracle="http-5xx", data=_data(response))
+                raise OracleFailure(
+                    op.label,
+                    f"server error {response.status}",
+                    kind=str(response.status),
+                    oracle="http-5xx",
+                    data=_data(response),
+                )
             return
         if self.doc is None or not op.responses or rerouted:
             return
         key = self._documented(op, response.status)
         if key is None:
             if "status" in self.checks:
-                raise OracleFailure(op.label, f"status {response.status} is not documented for the operation",
-                                    kind=f"status:{response.status}", oracle="error-shape", data=_data(response))
+                raise OracleFailure(
+                    op.label,
+                    f"status {response.status} is not documented for the operation",
+                    kind=f"status:{response.status}",
+                    oracle="error-shape",
+                    data=_data(response),
+                )
             return
         content = (op.responses.get(key) or {}).get("content")
         if not isinstance(content, dict) or not content or method == "HEAD" or response.status in (204, 304):
             return
         media = (response.header("content-type") or "").split(";")[0].strip().lower()
         if "content-type" in self.checks and not any(_media_match(m, media) for m in content):
-            raise OracleFailure(op.label, f"content type {media or '(none)'!r} is not documented for {key}",
-                                kind=f"content-type:{key}", oracle="error-shape", data=_data(response))
+            raise OracleFailure(
+                op.label,
+                f"content type {media or '(none)'!r} is not documented for {key}",
+                kind=f"content-type:{key}",
+                oracle="error-shape",
+                data=_data(response),
+            )
         if "body" not in self.checks:
             return
         documented = next((m for m in content if _media_match(m, media)), None)
@@ -90,15 +106,24 @@ class Conformance:
         try:
             body = json.loads(response.body)
         except (ValueError, UnicodeDecodeError):
-            raise OracleFailure(op.label, "the body is not JSON though the content type says so",
-                                kind=f"body:not-json:{key}", oracle="error-shape", data=_data(response)) from None
+            raise OracleFailure(
+                op.label,
+                "the body is not JSON though the content type says so",
+                kind=f"body:not-json:{key}",
+                oracle="error-shape",
+                data=_data(response),
+            ) from None
         pointer = f"{op.pointer}/responses/{escape(key)}/content/{escape(documented)}/schema"
         error = next(iter(self._validator(pointer).iter_errors(body)), None)
         if error is not None:
             where = "".join("/" + ("*" if isinstance(p, int) else escape(str(p))) for p in error.absolute_path)
-            raise OracleFailure(op.label, f"body violates the documented schema at {where or '/'}: {error.message}",
-                                kind=f"body:{where or '/'}:{error.validator}", oracle="error-shape",
-                                data={**_data(response), "pointer": "".join("/" + escape(str(p)) for p in error.absolute_path)})
+            raise OracleFailure(
+                op.label,
+                f"body violates the documented schema at {where or '/'}: {error.message}",
+                kind=f"body:{where or '/'}:{error.validator}",
+                oracle="error-shape",
+                data={**_data(response), "pointer": "".join("/" + escape(str(p)) for p in error.absolute_path)},
+            )
 
     def _documented(self, op: Operation, status: int) -> str | None:
         code = str(status)
@@ -135,4 +160,3 @@ def _media_match(documented: str, actual: str) -> bool:
 
 def _data(response: WsgiResponse) -> dict[str, Any]:
     return {"status": response.status, "body": short_repr(response.body[:MAX_BODY_KEPT])}
-

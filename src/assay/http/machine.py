@@ -15,13 +15,13 @@ from pathlib import Path
 from typing import Any
 
 from assay.core.config import Project
+from assay.core.target import Target
+from assay.core.verdict import Verdict
 from assay.engine.execute import run_input
+from assay.http.stateful import MAX_STEP_DATA, SequenceRun, StateSpec, Step, encode
 from assay.promote.emit import identifier, relative_posix, render_artifact_test
 from assay.promote.rubric import Candidate, Promoter
 from assay.promote.summary import Outcome
-from assay.http.stateful import MAX_STEP_DATA, SequenceRun, StateSpec, Step, encode
-from assay.core.target import Target
-from assay.core.verdict import Verdict
 
 #: Steps per Hypothesis program.
 DEFAULT_STEPS = 12
@@ -65,8 +65,15 @@ def find_sequence(spec: StateSpec, *, max_examples: int = 200, steps: int = DEFA
     from hypothesis.stateful import run_state_machine_as_test
 
     machine = state_machine(spec)
-    config = settings(max_examples=max_examples, stateful_step_count=steps, derandomize=True, database=None,
-                      deadline=None, suppress_health_check=list(HealthCheck), print_blob=False)
+    config = settings(
+        max_examples=max_examples,
+        stateful_step_count=steps,
+        derandomize=True,
+        database=None,
+        deadline=None,
+        suppress_health_check=list(HealthCheck),
+        print_blob=False,
+    )
     try:
         run_state_machine_as_test(machine, settings=config)
     except BaseException as exc:  # noqa: BLE001 - every failure of the machine is a candidate
@@ -89,7 +96,9 @@ class SequenceCandidate(Candidate):
 
     source = "stateful"
 
-    def __init__(self, target: Target, data: bytes, project_root: Path, origin: str = "hypothesis state machine") -> None:
+    def __init__(
+        self, target: Target, data: bytes, project_root: Path, origin: str = "hypothesis state machine"
+    ) -> None:
         self.target_obj = target
         self.data = data
         self.target = target.name
@@ -106,15 +115,23 @@ class SequenceCandidate(Candidate):
 
     def render(self, test_path: Path, project_root: Path) -> dict[Path, bytes]:
         assert self.signature is not None
-        return render_artifact_test(test_path, project_root, origin=self.origin, target=self.target,
-                                    oracle=self.oracle, signature=self.signature, seed="none (Hypothesis, derandomized)",
-                                    data=self.data)
+        return render_artifact_test(
+            test_path,
+            project_root,
+            origin=self.origin,
+            target=self.target,
+            oracle=self.oracle,
+            signature=self.signature,
+            seed="none (Hypothesis, derandomized)",
+            data=self.data,
+        )
 
     def log_fields(self) -> dict[str, Any]:
         return {"sequence": self.data.hex(), "file": relative_posix(Path(self.target_obj.defined_in), self.root)}
 
 
-def promote_sequence(project: Project, target: Target, data: bytes, *, write: bool = False,
-                     replays: int | None = None) -> Outcome:
+def promote_sequence(
+    project: Project, target: Target, data: bytes, *, write: bool = False, replays: int | None = None
+) -> Outcome:
     """Offer one failing sequence to the promoter (flake guard, dedup, emit)."""
     return Promoter(project, write=write, replays=replays).promote(SequenceCandidate(target, data, project.root))

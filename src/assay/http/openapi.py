@@ -15,9 +15,10 @@ import copy
 import json
 import os
 import re
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Any
 
 from assay.core.errors import ConfigError
 
@@ -108,8 +109,10 @@ def load_document(source: str | os.PathLike[str] | Mapping[str, Any] | Any) -> d
     openapi = getattr(source, "openapi", None)
     if callable(openapi):
         return dict(openapi())
-    raise OpenAPIError(f"cannot read an OpenAPI document from {type(source).__name__}; pass a path, a dict or an app "
-                       "with an openapi() method")
+    raise OpenAPIError(
+        f"cannot read an OpenAPI document from {type(source).__name__}; pass a path, a dict or an app "
+        "with an openapi() method"
+    )
 
 
 def _nullable(node: Any) -> Any:
@@ -190,16 +193,23 @@ def _operation(raw: dict, path: str, method: str, op: dict, shared: list[dict]) 
         if schema is None and isinstance(p.get("content"), dict) and p["content"]:
             schema = next(iter(p["content"].values())).get("schema")
         params[(p["in"], p["name"])] = Parameter(
-            p["name"], p["in"], bool(p.get("required")) or p["in"] == "path",
-            schema if schema is not None else {}, p.get("style"), p.get("explode"))
+            p["name"],
+            p["in"],
+            bool(p.get("required")) or p["in"] == "path",
+            schema if schema is not None else {},
+            p.get("style"),
+            p.get("explode"),
+        )
     body_schema = None
     body_required = False
     media = None
     body = resolve(raw, op.get("requestBody")) if op.get("requestBody") else None
     if isinstance(body, dict) and isinstance(body.get("content"), dict):
         content = body["content"]
-        media = next((m for m in content if m.split(";")[0].strip() == "application/json"),
-                     next((m for m in content if m.endswith("+json")), next(iter(content), None)))
+        media = next(
+            (m for m in content if m.split(";")[0].strip() == "application/json"),
+            next((m for m in content if m.endswith("+json")), next(iter(content), None)),
+        )
         if media is not None:
             body_schema = (content[media] or {}).get("schema", {})
             body_required = bool(body.get("required"))
@@ -209,10 +219,17 @@ def _operation(raw: dict, path: str, method: str, op: dict, shared: list[dict]) 
         if isinstance(response, dict) and isinstance(response.get("links"), dict):
             links[status] = {name: resolve(raw, link) for name, link in response["links"].items()}
     return Operation(
-        method=method, path=path, operation_id=str(op.get("operationId") or _operation_id(method, path)),
-        tags=tuple(str(t) for t in op.get("tags") or ()), parameters=tuple(params.values()),
-        body_schema=body_schema, body_required=body_required, body_media=media, responses=responses,
-        pointer=f"#/paths/{escape(path)}/{method}", links=links,
+        method=method,
+        path=path,
+        operation_id=str(op.get("operationId") or _operation_id(method, path)),
+        tags=tuple(str(t) for t in op.get("tags") or ()),
+        parameters=tuple(params.values()),
+        body_schema=body_schema,
+        body_required=body_required,
+        body_media=media,
+        responses=responses,
+        pointer=f"#/paths/{escape(path)}/{method}",
+        links=links,
     )
 
 

@@ -58,8 +58,28 @@ HOSTILE: tuple[str, ...] = (
 #: Values an unbounded integer parameter takes in an ``edge`` request (ids of seeded data, zero, -1).
 SMALL_INTEGERS: tuple[int, ...] = (0, 1, 2, -1)
 #: Tokens a ``raw`` edit may insert.
-RAW_TOKENS: tuple[bytes, ...] = (b"%", b"%2f", b"%2F", b"%00", b"..", b"/", b"\r\n", b'"', b"{", b"}", b"[",
-                                 b"\\u0000", b"\xff", b"-1", b"1e999", b"NaN", b";", b"=", b"&", b",")
+RAW_TOKENS: tuple[bytes, ...] = (
+    b"%",
+    b"%2f",
+    b"%2F",
+    b"%00",
+    b"..",
+    b"/",
+    b"\r\n",
+    b'"',
+    b"{",
+    b"}",
+    b"[",
+    b"\\u0000",
+    b"\xff",
+    b"-1",
+    b"1e999",
+    b"NaN",
+    b";",
+    b"=",
+    b"&",
+    b",",
+)
 
 
 @dataclass
@@ -80,9 +100,15 @@ class Request:
 
     def describe(self) -> dict[str, Any]:
         """Plain data for an artifact or a report."""
-        return {"operation": self.operation, "mode": self.mode, "violation": self.violation,
-                "method": self.method, "target": self.target, "headers": self.headers,
-                "body": self.body.decode("utf-8", "backslashreplace")[:512]}
+        return {
+            "operation": self.operation,
+            "mode": self.mode,
+            "violation": self.violation,
+            "method": self.method,
+            "target": self.target,
+            "headers": self.headers,
+            "body": self.body.decode("utf-8", "backslashreplace")[:512],
+        }
 
 
 def text(value: Any) -> str:
@@ -135,11 +161,11 @@ def serialize(op: Operation, values: Any, *, media: str | None = None) -> Reques
         if kind.startswith("multipart/form-data") and isinstance(values["body"], dict):
             body, kind = _multipart(values["body"])
         elif kind.startswith("application/x-www-form-urlencoded") and isinstance(values["body"], dict):
-            body = "&".join(f"{pct(k)}={pct(text(v))}"
-                            for k, v in values["body"].items()).encode()
+            body = "&".join(f"{pct(k)}={pct(text(v))}" for k, v in values["body"].items()).encode()
         else:
-            body = json.dumps(values["body"], separators=(",", ":"), ensure_ascii=False,
-                              allow_nan=True).encode("utf-8", "surrogatepass")
+            body = json.dumps(values["body"], separators=(",", ":"), ensure_ascii=False, allow_nan=True).encode(
+                "utf-8", "surrogatepass"
+            )
         headers.append(("Content-Type", kind))
     return Request(op.method.upper(), target, headers, body, op.label, values=values)
 
@@ -154,8 +180,11 @@ def _multipart(fields: dict[str, Any]) -> tuple[bytes, str]:
         disposition = f'form-data; name="{name}"'
         if name in ("file", "image", "audio"):
             disposition += f'; filename="{name}.bin"'
-        parts.append(f"--{BOUNDARY}\r\nContent-Disposition: {disposition}\r\n\r\n".encode()
-                     + text(value).encode("utf-8", "surrogatepass") + b"\r\n")
+        parts.append(
+            f"--{BOUNDARY}\r\nContent-Disposition: {disposition}\r\n\r\n".encode()
+            + text(value).encode("utf-8", "surrogatepass")
+            + b"\r\n"
+        )
     return b"".join(parts) + f"--{BOUNDARY}--\r\n".encode(), f"multipart/form-data; boundary={BOUNDARY}"
 
 
@@ -185,7 +214,7 @@ def generate(doc: Document, op: Operation, data: bytes, *, mode: str | None = No
     hostile_index = source.draw_int(0, 255)
     hostile = HOSTILE[hostile_index % len(HOSTILE)]
     edits = source.draw_raw(3 * source.draw_int(0, MAX_RAW_EDITS)) if mode == "raw" else b""
-    rest = data[source.pos:]
+    rest = data[source.pos :]
     schema, root = _schema_of(doc, op)
     gen_mode = "adjacent" if mode == "adjacent" else "valid"
     violation = None
@@ -208,9 +237,9 @@ def generate(doc: Document, op: Operation, data: bytes, *, mode: str | None = No
     request = serialize(op, values)
     request.mode, request.violation = mode, violation
     path_values = values.get("path") if isinstance(values, dict) and isinstance(values.get("path"), dict) else {}
-    request.rerouted = bool(violation and (violation.startswith("path:") or "@/path" in violation
-                                           or violation.endswith("@"))) or any(
-        text(path_values.get(p.name)) == "" for p in op.params("path"))
+    request.rerouted = bool(
+        violation and (violation.startswith("path:") or "@/path" in violation or violation.endswith("@"))
+    ) or any(text(path_values.get(p.name)) == "" for p in op.params("path"))
     if mode == "raw":
         request.rerouted = mutate(request, ByteSource(edits), pick) == "target" or request.rerouted
     return request

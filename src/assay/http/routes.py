@@ -28,8 +28,10 @@ def discover(app: Any) -> list[Operation]:
     elif hasattr(app, "routes"):
         ops = _starlette(app.routes, "")
     else:
-        raise ConfigError(f"cannot discover the routes of {type(app).__name__}: pass openapi=... (a document) "
-                          "or routes=[('GET', '/path/{param}'), ...]")
+        raise ConfigError(
+            f"cannot discover the routes of {type(app).__name__}: pass openapi=... (a document) "
+            "or routes=[('GET', '/path/{param}'), ...]"
+        )
     return sorted(ops, key=lambda o: (o.path, o.method))
 
 
@@ -45,8 +47,13 @@ def from_list(routes: list[tuple[str, str]] | list[str]) -> list[Operation]:
 def _operation(method: str, path: str, names: list[str]) -> Operation:
     method = method.lower()
     params = tuple(Parameter(n, "path", True, {"type": "string"}) for n in names)
-    return Operation(method=method, path=path, operation_id=f"{method.upper()} {path}", parameters=params,
-                     body_schema={} if method in _BODY_METHODS else None)
+    return Operation(
+        method=method,
+        path=path,
+        operation_id=f"{method.upper()} {path}",
+        parameters=params,
+        body_schema={} if method in _BODY_METHODS else None,
+    )
 
 
 def _flask(url_map: Any) -> list[Operation]:

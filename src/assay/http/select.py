@@ -10,7 +10,7 @@ matches; a rule in ``exclude`` removes an operation whatever its method.
 from __future__ import annotations
 
 import fnmatch
-from typing import Iterable
+from collections.abc import Iterable
 
 from assay.core.errors import ConfigError
 from assay.http.openapi import Operation
@@ -35,11 +35,16 @@ def select(ops: Iterable[Operation], allow: Iterable[str] = (), exclude: Iterabl
     """The operations that may run; a :class:`ConfigError` naming what was left out if none may."""
     allow, exclude = list(allow), list(exclude)
     ops = list(ops)
-    chosen = [op for op in ops
-              if (op.method in SAFE_METHODS or any(matches(op, r) for r in allow))
-              and not any(matches(op, r) for r in exclude)]
+    chosen = [
+        op
+        for op in ops
+        if (op.method in SAFE_METHODS or any(matches(op, r) for r in allow))
+        and not any(matches(op, r) for r in exclude)
+    ]
     if not chosen:
         skipped = ", ".join(op.label for op in ops[:12]) or "none declared"
-        raise ConfigError(f"no operation of the app may run (only GET/HEAD/OPTIONS run unless allow-listed; "
-                          f"operations: {skipped}); allow some with allow=['operationId', 'POST /path*', 'tag:NAME']")
+        raise ConfigError(
+            f"no operation of the app may run (only GET/HEAD/OPTIONS run unless allow-listed; "
+            f"operations: {skipped}); allow some with allow=['operationId', 'POST /path*', 'tag:NAME']"
+        )
     return chosen

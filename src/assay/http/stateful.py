@@ -28,22 +28,22 @@ through the promoter like any other artifact.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
 import time
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Mapping
+from typing import Any
 
 from assay.core.errors import ConfigError
+from assay.core.observe import InvariantViolation, OracleFailure, feature
+from assay.core.target import make_target
 from assay.gen.bytesource import ByteSource
 from assay.http.callers import app_kind, asgi_startup, call
 from assay.http.conformance import CHECKS, Conformance
 from assay.http.openapi import Document, Operation, parse
 from assay.http.request import Request, generate, serialize
 from assay.http.select import select
-from assay.core.observe import InvariantViolation, OracleFailure, feature
-from assay.core.target import make_target
 
 #: Most steps in one sequence.
 MAX_STEPS = 24
@@ -70,7 +70,7 @@ def pointer_value(expression: str, response_body: Any) -> Any:
     if not expression.startswith(prefix):
         raise ConfigError(f"link expression {expression!r} is not supported; use '$response.body#/pointer'")
     node = response_body
-    fragment = expression[len(prefix):].lstrip("#")
+    fragment = expression[len(prefix) :].lstrip("#")
     for raw in [t for t in fragment.split("/")[1:]]:
         token = raw.replace("~1", "/").replace("~0", "~")
         node = node[int(token)] if isinstance(node, list) else node[token]
@@ -115,13 +115,17 @@ class StateSpec:
         named = set(self.links) | set(self.uses) | {o for pair in (self.readable, self.gone) if pair for o in pair}
         missing = sorted(named - labels)
         if missing:
-            raise ConfigError(f"state spec {self.name!r}: operations {', '.join(missing)} are not selected "
-                              f"(selected: {', '.join(sorted(labels))}); allow them or fix the table")
+            raise ConfigError(
+                f"state spec {self.name!r}: operations {', '.join(missing)} are not selected "
+                f"(selected: {', '.join(sorted(labels))}); allow them or fix the table"
+            )
         if len(self.operations) > 256:
             raise ConfigError(f"state spec {self.name!r}: at most 256 operations per sequence table")
 
     @classmethod
-    def from_openapi_links(cls, name: str, factory: Callable[[], Any], openapi: Any = None, **options: Any) -> "StateSpec":
+    def from_openapi_links(
+        cls, name: str, factory: Callable[[], Any], openapi: Any = None, **options: Any
+    ) -> StateSpec:
         """A spec whose ``links``/``uses`` come from the document's OpenAPI ``links``."""
         doc = parse(openapi if openapi is not None else factory())
         links: dict[str, dict[str, str]] = {}
@@ -134,8 +138,14 @@ class StateSpec:
                         bundle = f"{target}.{param.split('.')[-1]}"
                         links.setdefault(op.label, {})[bundle] = str(expression)
                         uses.setdefault(str(target), {})[param.split(".")[-1]] = bundle
-        return cls(name, factory, openapi, links={**links, **options.pop("links", {})},
-                   uses={**uses, **options.pop("uses", {})}, **options)
+        return cls(
+            name,
+            factory,
+            openapi,
+            links={**links, **options.pop("links", {})},
+            uses={**uses, **options.pop("uses", {})},
+            **options,
+        )
 
     # ------------------------------------------------------------------ running
 
@@ -163,12 +173,18 @@ class StateSpec:
         Returns the target function with the :class:`~assay.core.target.Target` on its
         ``assay_target`` attribute, so a module global holding it is discovered.
         """
+
         def sequence(data: bytes) -> int:
             return self.run(data)
 
         seeds = [encode([(i, 0, b"")]) for i in range(len(self.operations))]
-        tgt = make_target(sequence, name=settings.pop("name", self.name), seeds=seeds,
-                          timeout=settings.pop("timeout", max(2.0, self.step_timeout * MAX_STEPS)), **settings)
+        tgt = make_target(
+            sequence,
+            name=settings.pop("name", self.name),
+            seeds=seeds,
+            timeout=settings.pop("timeout", max(2.0, self.step_timeout * MAX_STEPS)),
+            **settings,
+        )
         sequence.assay_target = tgt  # type: ignore[attr-defined]
         return sequence
 
@@ -239,8 +255,10 @@ class SequenceRun:
         feature("http.step", f"{op.label}:{response.status}")
         self.conformance.judge(op, response, request.method)
         ok = 200 <= response.status < 300
-        used = [(bundle, _key(self._value(request, op, param)))
-                for param, bundle in self.spec.uses.get(op.label, {}).items()]
+        used = [
+            (bundle, _key(self._value(request, op, param)))
+            for param, bundle in self.spec.uses.get(op.label, {}).items()
+        ]
         self._check(op, response.status, used)
         if ok and op.label in self.spec.links:
             try:
@@ -251,8 +269,11 @@ class SequenceRun:
                 try:
                     value = pointer_value(expression, body)
                 except (KeyError, IndexError, TypeError, ValueError):
-                    raise InvariantViolation(f"{self.spec.name}:link", f"{op.label} answered {response.status} "
-                                             f"without {expression}", kind=op.label) from None
+                    raise InvariantViolation(
+                        f"{self.spec.name}:link",
+                        f"{op.label} answered {response.status} without {expression}",
+                        kind=op.label,
+                    ) from None
                 self.bundles.setdefault(bundle, []).append(value)
                 self.deleted.discard((bundle, _key(value)))
                 if self.spec.readable and self.spec.readable[0] == op.label:
@@ -272,9 +293,12 @@ class SequenceRun:
         if gone and op.label == gone[1] and 200 <= status < 300:
             back = [u for u in used if u in self.deleted]
             if back:
-                raise InvariantViolation(f"{self.spec.name}:deleted-comes-back",
-                                         f"{op.label} answered {status} for deleted {back[0][0]} {back[0][1]}; "
-                                         f"sequence: {' -> '.join(self.trace)}", kind=op.label)
+                raise InvariantViolation(
+                    f"{self.spec.name}:deleted-comes-back",
+                    f"{op.label} answered {status} for deleted {back[0][0]} {back[0][1]}; "
+                    f"sequence: {' -> '.join(self.trace)}",
+                    kind=op.label,
+                )
 
     def _read_back(self, bundle: str, value: Any) -> None:
         read = self.spec.readable[1] if self.spec.readable else None
@@ -288,19 +312,30 @@ class SequenceRun:
         op = self.spec.operations[index]
         response = self._send(op, request)
         if not 200 <= response.status < 300:
-            raise InvariantViolation(f"{self.spec.name}:created-unreadable",
-                                     f"{op.label} answered {response.status} for the {bundle} just created "
-                                     f"({value!r}); sequence: {' -> '.join(self.trace)}", kind=op.label)
+            raise InvariantViolation(
+                f"{self.spec.name}:created-unreadable",
+                f"{op.label} answered {response.status} for the {bundle} just created "
+                f"({value!r}); sequence: {' -> '.join(self.trace)}",
+                kind=op.label,
+            )
 
     def _send(self, op: Operation, request: Request) -> Any:
         limit = self.spec.step_timeout
         start = time.perf_counter()
         try:
-            response = call(self.app, self.kind, request.method, request.target, request.headers, request.body,
-                            timeout=limit if self.kind == "asgi" else None)
-        except (asyncio.TimeoutError, TimeoutError):
-            raise OracleFailure(op.label, f"step ran longer than {limit}s", kind="step-timeout",
-                                oracle="wedge") from None
+            response = call(
+                self.app,
+                self.kind,
+                request.method,
+                request.target,
+                request.headers,
+                request.body,
+                timeout=limit if self.kind == "asgi" else None,
+            )
+        except TimeoutError:
+            raise OracleFailure(
+                op.label, f"step ran longer than {limit}s", kind="step-timeout", oracle="wedge"
+            ) from None
         if time.perf_counter() - start > limit:  # WSGI calls cannot be interrupted: judged afterwards
             raise OracleFailure(op.label, f"step ran longer than {limit}s", kind="step-timeout", oracle="wedge")
         return response
@@ -308,4 +343,3 @@ class SequenceRun:
 
 def _key(value: Any) -> str:
     return json.dumps(value, sort_keys=True, default=str)
-

@@ -12,9 +12,12 @@ from __future__ import annotations
 import dataclasses
 import os
 import sys
-from typing import Any, Iterable, Sequence
+from collections.abc import Iterable, Sequence
+from typing import Any
 
 from assay.core.errors import ConfigError
+from assay.core.observe import feature
+from assay.core.target import REGISTRY, Registry, Target, make_target
 from assay.gen.bytesource import ByteSource
 from assay.http import routes as route_table
 from assay.http.callers import Response, app_kind, asgi_startup, call
@@ -22,9 +25,7 @@ from assay.http.conformance import CHECKS, Conformance
 from assay.http.openapi import Document, Operation, parse
 from assay.http.request import Request, generate
 from assay.http.select import select
-from assay.core.observe import feature
 from assay.oracles.http import PlantedSecret, no_secret, plant_secret
-from assay.core.target import REGISTRY, Registry, Target, make_target
 
 #: Default cap on an HTTP target's input size.
 DEFAULT_HTTP_MAX_LEN = 2048
@@ -33,8 +34,16 @@ DEFAULT_HTTP_MAX_LEN = 2048
 class HttpSurface:
     """The bytes target of one app: callable on fuzz input, with its operations and oracles."""
 
-    def __init__(self, app: Any, operations: list[Operation], doc: Document | None, *,
-                 secret: PlantedSecret | None, conformance: Conformance, kind: str | None = None) -> None:
+    def __init__(
+        self,
+        app: Any,
+        operations: list[Operation],
+        doc: Document | None,
+        *,
+        secret: PlantedSecret | None,
+        conformance: Conformance,
+        kind: str | None = None,
+    ) -> None:
         self.app = app
         self.kind = kind or app_kind(app)
         self.operations = operations
@@ -47,14 +56,15 @@ class HttpSurface:
         """The operation and request ``data`` decodes to (nothing is sent)."""
         source = ByteSource(data)
         op = self.operations[source.draw_int(0, len(self.operations) - 1)]
-        return op, generate(self.doc, op, data[source.pos:])
+        return op, generate(self.doc, op, data[source.pos :])
 
     def send(self, op: Operation, request: Request, *, timeout: float | None = None) -> Response:
         """Send ``request`` to the app and judge the response; returns it when every oracle passes."""
         if self.kind == "asgi":
             asgi_startup(self.app)
-        response = call(self.app, self.kind, request.method, request.target, request.headers, request.body,
-                        timeout=timeout)
+        response = call(
+            self.app, self.kind, request.method, request.target, request.headers, request.body, timeout=timeout
+        )
         if self.secret is not None:
             no_secret(response, self.secret, name=op.label)
         self.conformance.judge(op, response, request.method, rerouted=request.rerouted)
@@ -80,7 +90,11 @@ def _caller_file(depth: int = 2) -> str:
     frame = sys._getframe(depth)
     while frame is not None and frame.f_globals.get("__name__", "").startswith("assay.http"):
         frame = frame.f_back  # type: ignore[assignment]
-    return os.path.abspath(frame.f_globals.get("__file__", "")) if frame is not None and frame.f_globals.get("__file__") else ""
+    return (
+        os.path.abspath(frame.f_globals.get("__file__", ""))
+        if frame is not None and frame.f_globals.get("__file__")
+        else ""
+    )
 
 
 def http_target(
@@ -129,13 +143,21 @@ def http_target(
         except ConfigError as exc:
             raise ConfigError(f"operation {op.label}: cannot generate requests: {exc}") from None
     secret = plant_secret(served_root) if served_root is not None else None
-    surface = HttpSurface(app, chosen, doc, secret=secret,
-                          conformance=Conformance(doc, tuple(checks), tuple(allow_5xx)))
+    surface = HttpSurface(
+        app, chosen, doc, secret=secret, conformance=Conformance(doc, tuple(checks), tuple(allow_5xx))
+    )
     caller = _caller_file()
     tname = name or "http_" + os.path.splitext(os.path.basename(caller or "app"))[0]
     seeds = list(settings.pop("seeds", ())) + surface.seeds()
-    target = make_target(surface, name=tname, sources=tuple(sources) or ((caller,) if caller else ()),
-                         max_len=max_len, seeds=seeds, extra={"http": True}, **settings)
+    target = make_target(
+        surface,
+        name=tname,
+        sources=tuple(sources) or ((caller,) if caller else ()),
+        max_len=max_len,
+        seeds=seeds,
+        extra={"http": True},
+        **settings,
+    )
     target = dataclasses.replace(target, defined_in=caller)
     surface.assay_target = target
     if register:

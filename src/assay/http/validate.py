@@ -95,8 +95,10 @@ class _Inline:
 def _rebase(node: Any, uri: str) -> Any:
     """``node`` with document-local ``$ref``\\ s made absolute (the schema is registered apart)."""
     if isinstance(node, dict):
-        return {k: (uri + v if k == "$ref" and isinstance(v, str) and v.startswith("#") else _rebase(v, uri))
-                for k, v in node.items()}
+        return {
+            k: (uri + v if k == "$ref" and isinstance(v, str) and v.startswith("#") else _rebase(v, uri))
+            for k, v in node.items()
+        }
     if isinstance(node, list):
         return [_rebase(v, uri) for v in node]
     return node

@@ -20,8 +20,8 @@ documented limit of this mode.
 """
 
 from __future__ import annotations
-
 import __future__
+
 import ast
 import functools
 import gc
@@ -29,7 +29,8 @@ import os
 import sys
 import textwrap
 import types
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from assay.core.errors import AssayError
 from assay.mutant.model import Mutant, apply_edit, edited_span
@@ -71,7 +72,8 @@ class FunctionIndex:
         """Loaded modules whose file is ``path``."""
         real = _realpath(path)
         return [
-            m for m in list(sys.modules.values())
+            m
+            for m in list(sys.modules.values())
             if isinstance(getattr(m, "__file__", None), str) and _realpath(m.__file__) == real
         ]
 
@@ -88,8 +90,12 @@ class Patch:
     Applying twice, or reverting without applying, does nothing.
     """
 
-    def __init__(self, mutant: Mutant, swaps: list[tuple[types.FunctionType, types.CodeType]],
-                 rebind: tuple[types.CodeType, list[tuple[dict[str, Any], dict[str, Any] | type]], list[str]] | None) -> None:
+    def __init__(
+        self,
+        mutant: Mutant,
+        swaps: list[tuple[types.FunctionType, types.CodeType]],
+        rebind: tuple[types.CodeType, list[tuple[dict[str, Any], dict[str, Any] | type]], list[str]] | None,
+    ) -> None:
         self.mutant = mutant
         self._swaps = swaps  # (function, mutated code)
         self._originals = [fn.__code__ for fn, _ in swaps]
@@ -103,7 +109,7 @@ class Patch:
         return bool(self._swaps) or bool(self._rebind and self._rebind[1])
 
     @classmethod
-    def build(cls, mutant: Mutant, text: str, index: FunctionIndex | None = None) -> "Patch":
+    def build(cls, mutant: Mutant, text: str, index: FunctionIndex | None = None) -> Patch:
         """Compile ``mutant`` against its file's ``text``; raise :class:`MutantError` if it cannot apply."""
         index = index or FunctionIndex([mutant.path])
         if mutant.unit:
@@ -158,7 +164,7 @@ class Patch:
                         setattr(space, n, value)
         self.applied = False
 
-    def __enter__(self) -> "Patch":
+    def __enter__(self) -> Patch:
         self.apply()
         return self
 
@@ -206,7 +212,9 @@ def _compile_unit(mutant: Mutant, source: str, flags: int) -> types.CodeType:
     try:
         module_code = compile(source, mutant.path, "exec", flags=flags, dont_inherit=True)
     except SyntaxError as exc:
-        raise MutantError(f"{mutant.id}: the mutated function does not compile ({exc.msg}, line {exc.lineno})") from None
+        raise MutantError(
+            f"{mutant.id}: the mutated function does not compile ({exc.msg}, line {exc.lineno})"
+        ) from None
     found = _find_code(module_code, mutant.unit)
     if found is None:
         raise MutantError(f"{mutant.id}: no code object named {mutant.unit!r} in the compiled unit")
@@ -223,10 +231,16 @@ def _keep_class_cell(mutant: Mutant, source: str) -> str:
     tree = ast.parse(source)
     name = mutant.unit.rsplit(".", 1)[-1]
     for node in ast.walk(tree):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == name and node.lineno >= mutant.unit_line:
+        if (
+            isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+            and node.name == name
+            and node.lineno >= mutant.unit_line
+        ):
             lines = source.splitlines(keepends=True)
             raw = lines[node.end_lineno - 1].encode("utf-8")
-            lines[node.end_lineno - 1] = (raw[: node.end_col_offset] + b"; __class__" + raw[node.end_col_offset :]).decode("utf-8")
+            lines[node.end_lineno - 1] = (
+                raw[: node.end_col_offset] + b"; __class__" + raw[node.end_col_offset :]
+            ).decode("utf-8")
             return "".join(lines)
     return source
 

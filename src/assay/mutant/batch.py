@@ -57,24 +57,37 @@ class MutantBatch:
         return f"assay-mutants-{len(self.plans)}-{hashlib.sha256(ids.encode()).hexdigest()[:16]}"
 
 
-def make_batches(plans: list[Plan], texts: dict[str, str], root: Path, pytest_args: list[str],
-                 size: int) -> list[MutantBatch]:
+def make_batches(
+    plans: list[Plan], texts: dict[str, str], root: Path, pytest_args: list[str], size: int
+) -> list[MutantBatch]:
     """Consecutive plans (in discovery order, so a function's mutants stay together), ``size`` per batch."""
     files = tuple(sorted((path, _sha(text)) for path, text in texts.items()))
     out = []
     for start in range(0, len(plans), size):
-        chunk = plans[start:start + size]
-        out.append(MutantBatch(str(root), tuple(pytest_args), files, tuple(
-            (p.mutant.to_json(), tuple(p.tests), p.baseline, tuple(p.gold)) for p in chunk)))
+        chunk = plans[start : start + size]
+        out.append(
+            MutantBatch(
+                str(root),
+                tuple(pytest_args),
+                files,
+                tuple((p.mutant.to_json(), tuple(p.tests), p.baseline, tuple(p.gold)) for p in chunk),
+            )
+        )
     return out
 
 
 def result_from_json(mutant: Mutant, data: dict[str, Any]) -> MutantResult:
     """A worker's :meth:`MutantResult.to_json` back into a result for ``mutant``."""
     return MutantResult(
-        mutant, data["verdict"], killed_by=data.get("killed_by"), failure=data.get("failure", ""),
-        tests_selected=data.get("tests_selected", 0), tests_run=data.get("tests_run", 0),
-        elapsed=data.get("elapsed", 0.0), gold=bool(data.get("gold")), detail=data.get("detail", ""),
+        mutant,
+        data["verdict"],
+        killed_by=data.get("killed_by"),
+        failure=data.get("failure", ""),
+        tests_selected=data.get("tests_selected", 0),
+        tests_run=data.get("tests_run", 0),
+        elapsed=data.get("elapsed", 0.0),
+        gold=bool(data.get("gold")),
+        detail=data.get("detail", ""),
     )
 
 
@@ -87,9 +100,20 @@ def run_batch(batch: MutantBatch) -> list[dict[str, Any]]:
         os.chdir(batch.root)
         try:
             _forget_changed_modules(batch.root)
-            code = pytest.main([*batch.pytest_args, "-p", "no:terminal", "-p", "no:cacheprovider",
-                                "--rootdir", batch.root, "-W", "ignore::pytest.PytestAssertRewriteWarning"],
-                               plugins=[plugin])
+            code = pytest.main(
+                [
+                    *batch.pytest_args,
+                    "-p",
+                    "no:terminal",
+                    "-p",
+                    "no:cacheprovider",
+                    "--rootdir",
+                    batch.root,
+                    "-W",
+                    "ignore::pytest.PytestAssertRewriteWarning",
+                ],
+                plugins=[plugin],
+            )
             _IMPORTED.update((f, _stamp(f)) for f in _project_modules(batch.root).values())
         finally:
             os.chdir(old_cwd)
@@ -97,8 +121,10 @@ def run_batch(batch: MutantBatch) -> list[dict[str, Any]]:
     if plugin.problem:
         raise BatchError(plugin.problem)
     if len(plugin.results) != len(batch.plans):
-        raise BatchError(f"pytest stopped with exit code {int(code)} before the batch ran "
-                         f"({len(plugin.results)} of {len(batch.plans)} mutants judged)")
+        raise BatchError(
+            f"pytest stopped with exit code {int(code)} before the batch ran "
+            f"({len(plugin.results)} of {len(batch.plans)} mutants judged)"
+        )
     return [r.to_json() for r in plugin.results]
 
 
@@ -120,12 +146,16 @@ class BatchPlugin(MutationPlugin):
             try:
                 self.texts[path] = Path(path).read_text("utf-8")
             except OSError as exc:
-                self.problem = f"this worker cannot read {path} ({exc.strerror or exc}); workers need the project at the same path"
+                self.problem = (
+                    f"this worker cannot read {path} ({exc.strerror or exc}); workers need the project at the same path"
+                )
                 return True
             if _sha(self.texts[path]) != sha:
                 self.problem = f"this worker's copy of {path} differs from the one the mutants were made from"
                 return True
-        plans = [Plan(Mutant.from_json(m), list(tests), seconds, list(gold)) for m, tests, seconds, gold in self.batch.plans]
+        plans = [
+            Plan(Mutant.from_json(m), list(tests), seconds, list(gold)) for m, tests, seconds, gold in self.batch.plans
+        ]
         wanted = {t for p in plans for t in p.tests}
         missing = sorted(wanted - set(self.items))
         if missing:
@@ -140,8 +170,10 @@ class BatchPlugin(MutationPlugin):
             item.config.hook.pytest_runtest_protocol(item=item, nextitem=chosen[i + 1] if i + 1 < len(chosen) else None)
         self._phase = "mutants"
         if self.baseline.failed:
-            self.problem = (f"{len(self.baseline.failed)} selected test(s) fail on this worker without any mutant, "
-                            f"e.g. {self.baseline.failed[0]}")
+            self.problem = (
+                f"{len(self.baseline.failed)} selected test(s) fail on this worker without any mutant, "
+                f"e.g. {self.baseline.failed[0]}"
+            )
             return True
         caches = _lru_caches(self.texts)
 
@@ -150,8 +182,9 @@ class BatchPlugin(MutationPlugin):
                 cache.cache_clear()
 
         killers = _RecentKillers()
-        for result in run_mutants(plans, self.texts, FunctionIndex(self.texts), self._run_test, 1,
-                                  before_apply=in_child, order=killers.order):
+        for result in run_mutants(
+            plans, self.texts, FunctionIndex(self.texts), self._run_test, 1, before_apply=in_child, order=killers.order
+        ):
             killers.learn(result)
             self.results.append(result)
         return True
@@ -167,7 +200,11 @@ def _project_modules(root: str) -> dict[str, str]:
         if not isinstance(f, str) or name == "assay" or name.startswith("assay."):
             continue
         path = Path(f).resolve()
-        if path.is_relative_to(base) and "site-packages" not in path.parts and not any(path.is_relative_to(e) for e in envs):
+        if (
+            path.is_relative_to(base)
+            and "site-packages" not in path.parts
+            and not any(path.is_relative_to(e) for e in envs)
+        ):
             out[name] = str(path)
     return out
 

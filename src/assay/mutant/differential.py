@@ -84,21 +84,20 @@ from multiprocessing.connection import Pipe
 from typing import Any
 
 from assay.core import interrupts
+from assay.core.errors import AssayError
+from assay.core.target import Target
+from assay.core.verdict import Verdict
 from assay.engine import isolate, journal as jr
 from assay.engine.generate import InputSource
-from assay.core.errors import AssayError
 from assay.feedback.sysmon import monitoring
 from assay.gen.constants import harvest
 from assay.gen.mutators import MAX_DICTIONARY, tokens_from
 from assay.gen.strategy import get_strategy
-from assay.mutant import diffrun
-from assay.mutant import outcome as oc
+from assay.mutant import diffrun, outcome as oc
 from assay.mutant.apply import Patch
 from assay.mutant.model import Mutant, id_digest
 from assay.store.artifacts import Finding, build_metadata, write_artifact
 from assay.store.corpus import Corpus, check_all
-from assay.core.target import Target
-from assay.core.verdict import Verdict
 
 #: Outcomes of a survivor's differential fuzzing.
 KILLED, SURVIVED, INFRASTRUCTURE = "killed-by-fuzz", "survived", "infrastructure"
@@ -180,7 +179,9 @@ def targets_for(path: str, targets: list[Target], project_root: str | None) -> l
     return covering or list(targets)
 
 
-def fuzz_survivor(mutant: Mutant, patch: Patch, targets: list[Target], options: FuzzOptions, diff: str = "") -> SurvivorEvidence:
+def fuzz_survivor(
+    mutant: Mutant, patch: Patch, targets: list[Target], options: FuzzOptions, diff: str = ""
+) -> SurvivorEvidence:
     """Seeded, case-capped differential campaign(s) for one survivor; forks a pair of children per target.
 
     Targets are tried in order (:func:`targets_for`) until one tells the mutant
@@ -230,8 +231,11 @@ def compare_in_children(target: Target, patch: Patch, data: bytes) -> tuple[oc.I
 
 
 def _replay(target: Target, patch: Patch | None, data: bytes) -> oc.Identity:
-    shot = diffrun.one_shot(lambda send: diffrun.replay_child(target, patch, data, send),
-                            target.rss_limit_mb, target.timeout + isolate.KILL_GRACE + 1.0)
+    shot = diffrun.one_shot(
+        lambda send: diffrun.replay_child(target, patch, data, send),
+        target.rss_limit_mb,
+        target.timeout + isolate.KILL_GRACE + 1.0,
+    )
     if shot.message is not None:
         return shot.message[0]
     if shot.killed:
@@ -291,9 +295,18 @@ class _Campaign:
             pids.append(twin_pid)
             control_reader, control_writer = Pipe(duplex=False)
             plan = diffrun.Plan(
-                target=target, sources=self.sources, strategy=self.strategy,
-                dictionary=self.dictionary, initial=self.initial, cseed=self.cseed, cases=self.options.cases,
-                deadline=deadline, journal=journal, capture=capture, twin=twin_conn, control=control_reader,
+                target=target,
+                sources=self.sources,
+                strategy=self.strategy,
+                dictionary=self.dictionary,
+                initial=self.initial,
+                cseed=self.cseed,
+                cases=self.options.cases,
+                deadline=deadline,
+                journal=journal,
+                capture=capture,
+                twin=twin_conn,
+                control=control_reader,
             )
 
             def child(writer) -> None:
@@ -305,13 +318,17 @@ class _Campaign:
             control_reader.close()
             twin_conn.close()  # only the original's process talks to the twin now
             try:
-                done, status, killed = self._watch(pid, reader, journal, control_writer, deadline, twin_pid, twin_journal)
+                done, status, killed = self._watch(
+                    pid, reader, journal, control_writer, deadline, twin_pid, twin_journal
+                )
             finally:
                 reader.close()
                 control_writer.close()
             twin_status, twin_killed = self._end_twin(twin_pid, twin_journal)
             pids.clear()
-            self._after(done, (journal, status, killed, capture), (twin_journal, twin_status, twin_killed, twin_capture))
+            self._after(
+                done, (journal, status, killed, capture), (twin_journal, twin_status, twin_killed, twin_capture)
+            )
         except BaseException:
             for p in pids:
                 diffrun.kill_and_reap(p)
@@ -331,8 +348,16 @@ class _Campaign:
             self.result.detail = "; ".join(self.result.notes)
         return self.result
 
-    def _watch(self, pid: int, reader, journal: jr.Journal, control, deadline: float | None,
-               twin_pid: int, twin_journal: jr.Journal) -> tuple[bool, int, bool]:
+    def _watch(
+        self,
+        pid: int,
+        reader,
+        journal: jr.Journal,
+        control,
+        deadline: float | None,
+        twin_pid: int,
+        twin_journal: jr.Journal,
+    ) -> tuple[bool, int, bool]:
         """Serve the original's messages; enforce the hard timeout on both sides.
 
         Returns (the original's process finished its schedule, its exit status,
@@ -369,7 +394,11 @@ class _Campaign:
                 state, position, started, limit = j.state()
                 current = (position, started)
                 # Act only on a case seen running on two polls in a row (one read may race a write).
-                if state == jr.RUNNING and current == last_seen and now - started - (limit or timeout) > isolate.KILL_GRACE:
+                if (
+                    state == jr.RUNNING
+                    and current == last_seen
+                    and now - started - (limit or timeout) > isolate.KILL_GRACE
+                ):
                     isolate.kill_with_stack(p)
                     del watched[p]
                     if p == pid:
@@ -432,13 +461,23 @@ class _Campaign:
         kept, (original, mutated), shrink_cases = self._shrink(data, stable)
         what = oc.difference(original, mutated)
         detail = oc.describe(original, mutated)
-        verdict = Verdict(ORACLE, f"{id_digest(self.mutant.id)[:KEY_DIGEST_CHARS]}/{what}", detail, None, {"difference": what})
+        verdict = Verdict(
+            ORACLE, f"{id_digest(self.mutant.id)[:KEY_DIGEST_CHARS]}/{what}", detail, None, {"difference": what}
+        )
         k = self.options.replays
         finding = Finding(
-            target=self.target.name, verdict=verdict, input=kept, original=data,
+            target=self.target.name,
+            verdict=verdict,
+            input=kept,
+            original=data,
             determinism={"replays": k, "reproduced": k, "same_signature": True},
-            mutation_operators=list(ops), case_index=pos,
-            extra={**self._extra(KILLED, original, mutated, phase), "shrink_cases": shrink_cases, "cases_before_kill": cases},
+            mutation_operators=list(ops),
+            case_index=pos,
+            extra={
+                **self._extra(KILLED, original, mutated, phase),
+                "shrink_cases": shrink_cases,
+                "cases_before_kill": cases,
+            },
         )
         self._publish(KILLED, finding, original, mutated, f"{self.target.name}: {detail}")
         return "stop"
@@ -456,12 +495,16 @@ class _Campaign:
                 return None
         return first
 
-    def _shrink(self, data: bytes, stable: tuple[oc.Identity, oc.Identity]) -> tuple[bytes, tuple[oc.Identity, oc.Identity], int]:
+    def _shrink(
+        self, data: bytes, stable: tuple[oc.Identity, oc.Identity]
+    ) -> tuple[bytes, tuple[oc.Identity, oc.Identity], int]:
         """A smaller input with the same difference class that passes the guard, else ``data``."""
         if SHRINK_CASES <= 0 or not data:
             return data, stable, 0
         want = oc.difference_class(*stable)
-        structural = InputSource(self.target.max_len, [], self.strategy).structural_candidates if self.strategy else None
+        structural = (
+            InputSource(self.target.max_len, [], self.strategy).structural_candidates if self.strategy else None
+        )
         target = self.target
         limit = SHRINK_SECONDS + 2 * target.timeout + isolate.KILL_GRACE + 1.0
         journal, capture = jr.Journal(target.max_len), isolate.new_capture()
@@ -469,8 +512,11 @@ class _Campaign:
         try:
             twin = diffrun.Twin(conn, wait=target.timeout + isolate.KILL_GRACE)
             shot = diffrun.one_shot(
-                lambda send: diffrun.shrink_child(target, twin, data, want, SHRINK_CASES, SHRINK_SECONDS, structural, send),
-                target.rss_limit_mb, limit,
+                lambda send: diffrun.shrink_child(
+                    target, twin, data, want, SHRINK_CASES, SHRINK_SECONDS, structural, send
+                ),
+                target.rss_limit_mb,
+                limit,
             )
         finally:
             conn.close()
@@ -504,27 +550,49 @@ class _Campaign:
         verdict = isolate.death_verdict(status, output, killed_for_timeout=killed, timeout=self.target.timeout)
         if not mutant:
             self.result.cases = position + (len(self.initial) if phase == jr.GENERATED else 0)
-            self.result.notes.append(f"the campaign ended early: the original itself ({verdict.signature}) at case {self.result.cases}")
+            self.result.notes.append(
+                f"the campaign ended early: the original itself ({verdict.signature}) at case {self.result.cases}"
+            )
             return
         mutated = oc.wedged(self.target.timeout) if killed else oc.died(verdict.detail)
         self._infrastructure(phase, position, data, [], None, mutated, verdict, output)
 
-    def _infrastructure(self, phase: int, pos: int, data: bytes, ops: list[str], original: oc.Identity | None,
-                        mutated: oc.Identity, verdict: Verdict, output: str | None) -> None:
+    def _infrastructure(
+        self,
+        phase: int,
+        pos: int,
+        data: bytes,
+        ops: list[str],
+        original: oc.Identity | None,
+        mutated: oc.Identity,
+        verdict: Verdict,
+        output: str | None,
+    ) -> None:
         reproduced = sum(not oc.comparable(_replay(self.target, self.patch, data)) for _ in range(INFRA_REPLAYS))
         if original is None:  # the twin died: what the original does there, for the record
             original = _replay(self.target, None, data)
         detail = f"{self.target.name}: the mutant {verdict.detail or verdict.oracle} ({verdict.signature}); an infrastructure finding, not a kill"
         finding = Finding(
-            target=self.target.name, verdict=verdict, input=data, original=data,
-            determinism={"replays": INFRA_REPLAYS, "reproduced": reproduced, "same_signature": reproduced == INFRA_REPLAYS},
-            mutation_operators=ops, case_index=pos, diagnostic=output,
+            target=self.target.name,
+            verdict=verdict,
+            input=data,
+            original=data,
+            determinism={
+                "replays": INFRA_REPLAYS,
+                "reproduced": reproduced,
+                "same_signature": reproduced == INFRA_REPLAYS,
+            },
+            mutation_operators=ops,
+            case_index=pos,
+            diagnostic=output,
             extra={**self._extra(INFRASTRUCTURE, original, mutated, phase), "infrastructure": True, "side": "mutant"},
         )
         self._publish(INFRASTRUCTURE, finding, original, mutated, detail)
 
     # -- artifacts -------------------------------------------------------------------------------------
-    def _extra(self, status: str, original: oc.Identity | None, mutated: oc.Identity | None, phase: int) -> dict[str, Any]:
+    def _extra(
+        self, status: str, original: oc.Identity | None, mutated: oc.Identity | None, phase: int
+    ) -> dict[str, Any]:
         m = self.mutant
         return {
             "mutant_id": m.id,
@@ -541,10 +609,19 @@ class _Campaign:
             "phase": "initial" if phase == jr.INITIAL else "generated",
         }
 
-    def _publish(self, status: str, finding: Finding, original: oc.Identity | None, mutated: oc.Identity | None, detail: str) -> None:
+    def _publish(
+        self, status: str, finding: Finding, original: oc.Identity | None, mutated: oc.Identity | None, detail: str
+    ) -> None:
         meta = build_metadata(finding, campaign_seed=self.options.seed, target_seed=self.cseed, sources=self.sources)
         if self.strategy is not None:
             meta["strategy"] = f"{self.strategy.name}@{self.strategy.version}"
         path, _new = write_artifact(self.options.artifact_root, finding, meta)
         r = self.result
-        r.status, r.artifact, r.input, r.original, r.mutated, r.detail = status, str(path), finding.input, original, mutated, detail
+        r.status, r.artifact, r.input, r.original, r.mutated, r.detail = (
+            status,
+            str(path),
+            finding.input,
+            original,
+            mutated,
+            detail,
+        )

@@ -28,11 +28,14 @@ import hashlib
 import os
 import signal
 import time
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection, Pipe
-from typing import Any, Callable, Hashable
+from typing import Any
 
 from assay.core import observe
+from assay.core.target import Target
+from assay.core.verdict import Verdict, classify
 from assay.engine import execute, isolate, journal as jr, procs
 from assay.engine.generate import InputSource
 from assay.engine.seeds import case_rng
@@ -41,8 +44,6 @@ from assay.feedback.scope import Scope
 from assay.feedback.sysmon import SysmonFeedback
 from assay.mutant import outcome as oc
 from assay.mutant.apply import Patch
-from assay.core.target import Target
-from assay.core.verdict import Verdict, classify
 
 #: Journal ``sub`` values: which side of a case is running.
 ORIGINAL_SIDE, MUTANT_SIDE = 0, 1
@@ -260,8 +261,16 @@ class _Loop:
         return False
 
 
-def shrink_child(target: Target, twin: Twin, data: bytes, want: tuple, max_cases: int,
-                 seconds: float, structural: Callable[[bytes], Any] | None, send: Callable[[tuple], None]) -> None:
+def shrink_child(
+    target: Target,
+    twin: Twin,
+    data: bytes,
+    want: tuple,
+    max_cases: int,
+    seconds: float,
+    structural: Callable[[bytes], Any] | None,
+    send: Callable[[tuple], None],
+) -> None:
     """Shrink ``data`` keeping its :func:`~assay.mutant.outcome.difference_class`; send the result.
 
     The original runs here, the mutant in its own process behind ``twin``.

@@ -12,9 +12,10 @@ from __future__ import annotations
 import ast
 import builtins
 import os
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator
+from typing import Any
 
 from assay.core.errors import ConfigError
 from assay.mutant.model import MODULE_SCOPE, Edit, Mutant, function_digest
@@ -22,8 +23,25 @@ from assay.mutant.model import MODULE_SCOPE, Edit, Mutant, function_digest
 #: Comments that exclude a line (or, on a ``def``, a whole function) from mutation.
 PRAGMAS = ("# assay: no mutate", "# pragma: no mutate")
 #: Folders never searched for code to mutate.
-SKIP_DIRS = {".git", ".venv", "venv", "env", ".tox", ".nox", "node_modules", "__pycache__", "build", "dist",
-             ".assay", ".mypy_cache", ".pytest_cache", "site-packages", "tests", "test", "mutants"}
+SKIP_DIRS = {
+    ".git",
+    ".venv",
+    "venv",
+    "env",
+    ".tox",
+    ".nox",
+    "node_modules",
+    "__pycache__",
+    "build",
+    "dist",
+    ".assay",
+    ".mypy_cache",
+    ".pytest_cache",
+    "site-packages",
+    "tests",
+    "test",
+    "mutants",
+}
 
 _FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
@@ -46,7 +64,9 @@ def files_to_mutate(root: Path, entries: Iterable[str]) -> list[Path]:
     for entry in entries:
         path = Path(entry) if os.path.isabs(entry) else root / entry
         if not path.exists():
-            raise ConfigError(f"path to mutate {entry!r} does not exist (looked at {path}); fix --paths or [tool.assay] mutate")
+            raise ConfigError(
+                f"path to mutate {entry!r} does not exist (looked at {path}); fix --paths or [tool.assay] mutate"
+            )
         if path.is_file():
             if path.suffix != ".py":
                 raise ConfigError(f"path to mutate {entry!r} is not a Python file")
@@ -60,7 +80,9 @@ def files_to_mutate(root: Path, entries: Iterable[str]) -> list[Path]:
                     files.append(p.resolve())
     unique = sorted(set(files))
     if not unique:
-        raise ConfigError(f"no Python file to mutate under {', '.join(entries)}; pass --paths or set [tool.assay] mutate")
+        raise ConfigError(
+            f"no Python file to mutate under {', '.join(entries)}; pass --paths or set [tool.assay] mutate"
+        )
     return unique
 
 
@@ -100,8 +122,9 @@ def make_resolver(namespace: dict[str, Any] | None) -> Callable[[ast.expr], obje
     return resolve
 
 
-def mutants_in_file(path: Path, root: Path, namespace: dict[str, Any] | None = None,
-                    text: str | None = None) -> list[Mutant]:
+def mutants_in_file(
+    path: Path, root: Path, namespace: dict[str, Any] | None = None, text: str | None = None
+) -> list[Mutant]:
     """Every mutant of one file, in source order, with stable ids."""
     from assay.mutant.operators import OperatorContext, edits_in
 
@@ -109,7 +132,9 @@ def mutants_in_file(path: Path, root: Path, namespace: dict[str, Any] | None = N
     try:
         tree = ast.parse(text, filename=str(path))
     except SyntaxError as exc:
-        raise ConfigError(f"{path} does not parse ({exc.msg}, line {exc.lineno}); fix it or leave it out of --paths") from None
+        raise ConfigError(
+            f"{path} does not parse ({exc.msg}, line {exc.lineno}); fix it or leave it out of --paths"
+        ) from None
     lines = text.splitlines()
     excluded = {i + 1 for i, line in enumerate(lines) if any(p in line for p in PRAGMAS)}
     try:
@@ -126,11 +151,21 @@ def mutants_in_file(path: Path, root: Path, namespace: dict[str, Any] | None = N
                 continue
             k = counters.get(edit.operator, 0)
             counters[edit.operator] = k + 1
-            out.append(Mutant(
-                path=str(path.resolve()), relpath=relpath, qualname=qualname, operator=edit.operator, index=k,
-                digest=digest, edit=edit, unit=unit.qualname, unit_line=unit.line, unit_end_line=unit.end_line,
-                wrappers=unit.wrappers,
-            ))
+            out.append(
+                Mutant(
+                    path=str(path.resolve()),
+                    relpath=relpath,
+                    qualname=qualname,
+                    operator=edit.operator,
+                    index=k,
+                    digest=digest,
+                    edit=edit,
+                    unit=unit.qualname,
+                    unit_line=unit.line,
+                    unit_end_line=unit.end_line,
+                    wrappers=unit.wrappers,
+                )
+            )
 
     def span_text(node: ast.AST) -> str:
         return "\n".join(lines[_first_line(node) - 1 : node.end_lineno])  # type: ignore[attr-defined]
@@ -139,7 +174,12 @@ def mutants_in_file(path: Path, root: Path, namespace: dict[str, Any] | None = N
         if any(line in excluded for line in range(_first_line(node), node.body[0].lineno)):
             return
         body = node.body
-        emit(edits_in(body, OperatorContext(resolve=resolve, in_function=True)), qualname, function_digest(span_text(node)), unit)
+        emit(
+            edits_in(body, OperatorContext(resolve=resolve, in_function=True)),
+            qualname,
+            function_digest(span_text(node)),
+            unit,
+        )
         for child in _nested_defs(body):
             visit_nested(child, f"{qualname}.<locals>", unit)
 
@@ -196,7 +236,9 @@ def _nested_defs(body: list[ast.stmt]) -> Iterator[ast.AST]:
         if isinstance(node, (*_FUNCS, ast.ClassDef)):
             yield node
             continue
-        children = [c for c in ast.iter_child_nodes(node) if isinstance(c, (ast.stmt, ast.excepthandler, ast.match_case))]
+        children = [
+            c for c in ast.iter_child_nodes(node) if isinstance(c, (ast.stmt, ast.excepthandler, ast.match_case))
+        ]
         stack.extend(reversed(children))
 
 

@@ -27,9 +27,10 @@ import os
 import signal
 import struct
 import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from multiprocessing.connection import wait
-from typing import Any, Callable, Iterator
+from typing import Any
 
 from assay.engine.isolate import child_setup, fork_with_pipe, new_capture, read_tail
 from assay.engine.procs import die_with_parent as _die_with_parent, kill_group as _kill_group, libc as _libc
@@ -162,7 +163,8 @@ def run_mutants(
                 capture = new_capture()
                 slot = mmap.mmap(-1, _SLOT.size)  # shared with the child: the test it is on
                 pid, reader = fork_with_pipe(
-                    lambda w, p=plan, c=capture, s=slot: _child(w, p, texts, index, run_test, c, before_apply, s))
+                    lambda w, p=plan, c=capture, s=slot: _child(w, p, texts, index, run_test, c, before_apply, s)
+                )
                 try:
                     os.setpgid(pid, pid)
                 except OSError:
@@ -184,8 +186,18 @@ def run_mutants(
                 if over:
                     del running[reader]
                     job.end(reader)
-                    ended.append((job, MutantResult(job.plan.mutant, TIMEOUT, tests_selected=len(job.plan.tests),
-                                                    elapsed=now - job.start, detail=over)))
+                    ended.append(
+                        (
+                            job,
+                            MutantResult(
+                                job.plan.mutant,
+                                TIMEOUT,
+                                tests_selected=len(job.plan.tests),
+                                elapsed=now - job.start,
+                                detail=over,
+                            ),
+                        )
+                    )
             for job, result in ended:
                 rest: list[str] = []
                 if result.verdict in (TIMEOUT, ERROR):
@@ -193,11 +205,17 @@ def run_mutants(
                     if on >= 0:
                         result.tests_run = on + 1
                         result.detail = f"in {job.plan.tests[on]}: {result.detail}"
-                        rest = job.plan.tests[on + 1:]
+                        rest = job.plan.tests[on + 1 :]
                 job.slot.close()
                 if rest and len(job.plan.ended) < MAX_RESUMES:
-                    queue.append(replace(job.plan, tests=rest, gold=[t for t in job.plan.gold if t in rest],
-                                         ended=[*job.plan.ended, result]))
+                    queue.append(
+                        replace(
+                            job.plan,
+                            tests=rest,
+                            gold=[t for t in job.plan.gold if t in rest],
+                            ended=[*job.plan.ended, result],
+                        )
+                    )
                 else:
                     yield _merge(job.plan, result)
     finally:
@@ -223,8 +241,11 @@ def _merge(plan: Plan, last: MutantResult) -> MutantResult:
     for r in every:
         if r is not final:
             first = r.detail.splitlines()[0] if r.detail else ""
-            notes.append(f"another child of this mutant: {r.verdict} {first}" if r.verdict != SURVIVED
-                         else "the tests after it passed, in a fresh child")
+            notes.append(
+                f"another child of this mutant: {r.verdict} {first}"
+                if r.verdict != SURVIVED
+                else "the tests after it passed, in a fresh child"
+            )
     final.detail = "\n".join(notes)
     return final
 
@@ -274,9 +295,16 @@ def _cpu_seconds(pid: int) -> float:
         return 0.0
 
 
-def _child(writer, plan: Plan, texts: dict[str, str], index: FunctionIndex,
-           run_test: Callable[[str, str | None], str | None], capture: str,
-           before_apply: Callable[[], None] | None, slot: mmap.mmap) -> None:
+def _child(
+    writer,
+    plan: Plan,
+    texts: dict[str, str],
+    index: FunctionIndex,
+    run_test: Callable[[str, str | None], str | None],
+    capture: str,
+    before_apply: Callable[[], None] | None,
+    slot: mmap.mmap,
+) -> None:
     os.setpgid(0, 0)
     _die_with_parent()
     child_setup(capture, CHILD_RSS_LIMIT_MB)
@@ -312,12 +340,25 @@ def _result(plan: Plan, message: Any, status: int, capture: str, elapsed: float)
                 what = f"killed by {signal.Signals(os.WTERMSIG(status)).name}"
             else:
                 what = f"exited with status {os.WEXITSTATUS(status)}"
-            return MutantResult(plan.mutant, ERROR, tests_selected=len(plan.tests), elapsed=elapsed,
-                                detail=f"the mutant's child {what} before its tests finished\n{output[-MAX_TEXT:]}".rstrip())
+            return MutantResult(
+                plan.mutant,
+                ERROR,
+                tests_selected=len(plan.tests),
+                elapsed=elapsed,
+                detail=f"the mutant's child {what} before its tests finished\n{output[-MAX_TEXT:]}".rstrip(),
+            )
         verdict, test, text, ran = message
         if verdict == KILLED:
-            return MutantResult(plan.mutant, KILLED, killed_by=test, failure=text, tests_selected=len(plan.tests),
-                                tests_run=ran, elapsed=elapsed, gold=test in plan.gold)
+            return MutantResult(
+                plan.mutant,
+                KILLED,
+                killed_by=test,
+                failure=text,
+                tests_selected=len(plan.tests),
+                tests_run=ran,
+                elapsed=elapsed,
+                gold=test in plan.gold,
+            )
         if verdict == INVALID:
             return MutantResult(plan.mutant, INVALID, detail=text, elapsed=elapsed)
         return MutantResult(plan.mutant, SURVIVED, tests_selected=len(plan.tests), tests_run=ran, elapsed=elapsed)

@@ -12,15 +12,30 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 from assay.store.atomic import write_json
 
 SCHEMA_VERSION = 2
 #: Folders left out of the tree digest (environments, caches, assay's own output).
-TREE_SKIP = {".git", ".venv", "venv", ".tox", ".nox", "node_modules", "__pycache__", ".assay", "build", "dist",
-             ".mypy_cache", ".pytest_cache", ".ruff_cache", "mutants"}
+TREE_SKIP = {
+    ".git",
+    ".venv",
+    "venv",
+    ".tox",
+    ".nox",
+    "node_modules",
+    "__pycache__",
+    ".assay",
+    "build",
+    "dist",
+    ".mypy_cache",
+    ".pytest_cache",
+    ".ruff_cache",
+    "mutants",
+}
 #: Files besides ``*.py`` whose bytes can change what the tests do.
 TREE_CONFIG = ("pyproject.toml", "setup.cfg", "setup.py", "tox.ini", "pytest.ini", "requirements.txt")
 #: Verdicts that are reused unchanged when nothing in the project changed.
@@ -98,7 +113,7 @@ class History:
         self.records: dict[str, dict[str, Any]] = {}
 
     @classmethod
-    def load(cls, path: str | os.PathLike[str]) -> "History":
+    def load(cls, path: str | os.PathLike[str]) -> History:
         history = cls(path)
         try:
             data = json.loads(history.path.read_text("utf-8"))
@@ -137,10 +152,16 @@ class History:
             return record["result"]
         return None
 
-    def record(self, mutant_id: str, digest: str, selection: str, verdict: str, killers: list[str],
-               result: dict[str, Any]) -> None:
-        self.records[mutant_id] = {"digest": digest, "selection": selection, "verdict": verdict,
-                                   "killers": killers, "result": result}
+    def record(
+        self, mutant_id: str, digest: str, selection: str, verdict: str, killers: list[str], result: dict[str, Any]
+    ) -> None:
+        self.records[mutant_id] = {
+            "digest": digest,
+            "selection": selection,
+            "verdict": verdict,
+            "killers": killers,
+            "result": result,
+        }
 
     def unchanged_run(self, tree: str) -> list[dict[str, Any]] | None:
         """Every result of the last run, when its tree digest is ``tree`` (else None)."""
@@ -155,5 +176,13 @@ class History:
         self.project = project
         self.tree = tree
         self.last_run = list(last_run or [])
-        write_json(self.path, {"schema_version": SCHEMA_VERSION, "project": project, "tree": tree,
-                               "last_run": self.last_run, "mutants": self.records})
+        write_json(
+            self.path,
+            {
+                "schema_version": SCHEMA_VERSION,
+                "project": project,
+                "tree": tree,
+                "last_run": self.last_run,
+                "mutants": self.records,
+            },
+        )

@@ -102,7 +102,7 @@ class Mutant:
         return data
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> "Mutant":
+    def from_json(cls, data: dict[str, Any]) -> Mutant:
         fields = {k: v for k, v in data.items() if k != "id"}
         fields["edit"] = Edit(**fields["edit"])
         fields["wrappers"] = tuple(tuple(w) for w in fields.get("wrappers", ()))
@@ -163,8 +163,9 @@ def _is_atom(source: str) -> bool:
         node = ast.parse(source, mode="eval").body
     except SyntaxError:
         return False
-    return isinstance(node, (ast.Name, ast.Constant, ast.Call, ast.Attribute, ast.Subscript, ast.List,
-                             ast.Tuple, ast.Dict, ast.Set))
+    return isinstance(
+        node, (ast.Name, ast.Constant, ast.Call, ast.Attribute, ast.Subscript, ast.List, ast.Tuple, ast.Dict, ast.Set)
+    )
 
 
 def unified_diff(text: str, mutant: Mutant, context: int = 3) -> str:

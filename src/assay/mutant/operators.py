@@ -56,8 +56,8 @@ from __future__ import annotations
 
 import ast
 import copy
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from assay.mutant.model import EXPRESSION, STATEMENT, Edit
 from assay.mutant.operators_control import (
@@ -405,8 +405,7 @@ class _Walker:
     def formats(self, op: ast.operator, left: ast.expr) -> bool:
         """Whether ``left % ...`` is string formatting rather than arithmetic."""
         return isinstance(op, ast.Mod) and (
-            isinstance(left, ast.JoinedStr)
-            or (isinstance(left, ast.Constant) and isinstance(left.value, (str, bytes)))
+            isinstance(left, ast.JoinedStr) or (isinstance(left, ast.Constant) and isinstance(left.value, (str, bytes)))
         )
 
     def expr(self, node: ast.expr | None) -> None:

@@ -18,7 +18,7 @@ from __future__ import annotations
 import ast
 import copy
 import inspect
-from typing import Callable
+from collections.abc import Callable
 
 from assay.mutant.model import EXPRESSION, STATEMENT
 

@@ -71,7 +71,8 @@ import re
 import threading
 import types
 import weakref
-from typing import Any, Hashable
+from collections.abc import Hashable
+from typing import Any
 
 #: Exceptions that mean "the run ran out of resources", not "the code said no".
 RESOURCE_ERRORS: tuple[type[BaseException], ...] = (MemoryError,)
@@ -328,6 +329,7 @@ def difference_class(original: Identity, mutated: Identity) -> tuple:
     :func:`difference`, the same kinds and types on each side, and, for raises, the
     same message shapes (a returned value may change as the input shrinks).
     """
+
     def side(o: Identity) -> tuple:
         return (o.get("kind"), o.get("type"), o.get("shape"))
 
@@ -353,7 +355,9 @@ def describe(original: Identity, mutated: Identity) -> str:
     def show(o: Identity) -> str:
         if o.get("kind") == "return":
             text = o["repr"]
-            return f"returns {'...' if start else ''}{text[start:start + 120]}{'...' if len(text) > start + 120 else ''}"
+            return (
+                f"returns {'...' if start else ''}{text[start : start + 120]}{'...' if len(text) > start + 120 else ''}"
+            )
         if o.get("kind") == "raise":
             return f"raises {o['type']}({o['message'][:120]!r})"
         return o.get("kind", "?")

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from assay.feedback.sysmon import claim_tool_id, monitoring, release_tool_id
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from assay.core.errors import ArtifactError
-from assay.store.artifacts import Artifact
 from assay.core.target import Target
+from assay.store.artifacts import Artifact
 
 
 def replay_mutant_artifact(target: Target, artifact: Artifact) -> int:

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from assay.mutant.execute import KILLED, KILLED_BY_FUZZ, SURVIVED, VERDICTS, MutantResult
 
@@ -41,10 +42,14 @@ def summary(results: list[MutantResult], elapsed: float, unrun: int = 0) -> str:
             out.append(f"  {qualname}  ({len(rs)} mutants: {parts})")
             listed = [r for r in rs if r.verdict in LISTED]
             for r in listed[:MAX_LISTED]:
-                out.append(f"    {r.verdict:<14} line {r.mutant.line:<5} {r.mutant.operator:<26} {r.mutant.description}")
+                out.append(
+                    f"    {r.verdict:<14} line {r.mutant.line:<5} {r.mutant.operator:<26} {r.mutant.description}"
+                )
                 out.append(f"    {'':<14} {r.mutant.id}")
             if len(listed) > MAX_LISTED:
-                out.append(f"    ... and {len(listed) - MAX_LISTED} more (see the JSON report or `assay mutant show ID`)")
+                out.append(
+                    f"    ... and {len(listed) - MAX_LISTED} more (see the JSON report or `assay mutant show ID`)"
+                )
     c = counts(results)
     total = ", ".join(f"{c[v]} {v}" for v in VERDICTS if c[v])
     s = score(c)
@@ -52,16 +57,26 @@ def summary(results: list[MutantResult], elapsed: float, unrun: int = 0) -> str:
     out.append("")
     out.append(f"mutants: {len(results)} ({total}){f', {unrun} not run (budget)' if unrun else ''}")
     if c["import_time"]:
-        out.append(f"  {c['import_time']} of the unreached run only while their module is imported; they are not judged")
+        out.append(
+            f"  {c['import_time']} of the unreached run only while their module is imported; they are not judged"
+        )
     if s is not None:
         out.append(f"killed: {s:.1%} of the mutants tests could reach or fuzzing could tell apart")
     out.append(f"time: {elapsed:.1f}s, {rate:.1f} mutants/s")
     return "\n".join(out)
 
 
-def build_report(results: list[MutantResult], *, arguments: dict[str, Any], baseline: dict[str, Any],
-                 timings: dict[str, float], history: dict[str, int], elapsed: float, unrun: int,
-                 fuzz: dict[str, Any] | None = None) -> dict[str, Any]:
+def build_report(
+    results: list[MutantResult],
+    *,
+    arguments: dict[str, Any],
+    baseline: dict[str, Any],
+    timings: dict[str, float],
+    history: dict[str, int],
+    elapsed: float,
+    unrun: int,
+    fuzz: dict[str, Any] | None = None,
+) -> dict[str, Any]:
     from assay.core.version import __version__
 
     c = counts(results)
@@ -87,8 +102,12 @@ def build_report(results: list[MutantResult], *, arguments: dict[str, Any], base
 
 def show(record: dict[str, Any], diff: str) -> str:
     """``assay mutant show ID``: the diff and the verdict's evidence."""
-    lines = [f"mutant:   {record['id']}", f"operator: {record['operator']}", f"what:     {record['description']}",
-             f"verdict:  {record['verdict']}"]
+    lines = [
+        f"mutant:   {record['id']}",
+        f"operator: {record['operator']}",
+        f"what:     {record['description']}",
+        f"verdict:  {record['verdict']}",
+    ]
     if record.get("killed_by"):
         lines.append(f"killed by: {record['killed_by']}{' (gold replay)' if record.get('gold') else ''}")
         if record.get("failure"):
@@ -99,8 +118,10 @@ def show(record: dict[str, Any], diff: str) -> str:
         lines.append(f"detail:   {record['detail']}")
     fuzz = record.get("fuzz")
     if fuzz:
-        lines.append(f"fuzzing:  {fuzz.get('status')} after {fuzz.get('cases', 0)} cases on {', '.join(fuzz.get('targets') or []) or '-'}"
-                     f" ({fuzz.get('edges', 0)} edges/lines reached)")
+        lines.append(
+            f"fuzzing:  {fuzz.get('status')} after {fuzz.get('cases', 0)} cases on {', '.join(fuzz.get('targets') or []) or '-'}"
+            f" ({fuzz.get('edges', 0)} edges/lines reached)"
+        )
         if fuzz.get("artifact"):
             lines.append(f"artifact: {fuzz['artifact']}")
         if fuzz.get("detail"):

@@ -5,8 +5,8 @@ from __future__ import annotations
 import hashlib
 import re
 import subprocess
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Iterable
 
 from assay.core.errors import ConfigError
 from assay.mutant.model import Mutant
@@ -51,7 +51,9 @@ def commit_of(root: Path, rev: str) -> str:
     try:
         return git(root, "rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}").strip()
     except ConfigError:
-        raise ConfigError(f"--changed {rev}: git does not know this revision (or {root} is not a git checkout)") from None
+        raise ConfigError(
+            f"--changed {rev}: git does not know this revision (or {root} is not a git checkout)"
+        ) from None
 
 
 def changed_lines(root: Path, rev: str) -> dict[str, set[int]]:

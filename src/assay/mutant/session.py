@@ -16,26 +16,34 @@ import functools
 import gc
 import os
 import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any
 
 import pytest
 
 from assay.core.errors import AssayError
+from assay.mutant import selection
 from assay.mutant.apply import FunctionIndex
 from assay.mutant.discover import mutants_in_file
 from assay.mutant.execute import (
-    KILLED, SURVIVED, UNREACHED, MutantResult, Plan, run_mutants,
+    KILLED,
+    SURVIVED,
+    UNREACHED,
+    MutantResult,
+    Plan,
+    run_mutants,
 )
 from assay.mutant.history import History, project_digest, selection_digest
 from assay.mutant.model import Mutant
 from assay.mutant.reach import FILE_TOUCHED, ReachRecorder
-from assay.mutant import selection
 
 #: Why an import-time mutant is not judged.
-IMPORT_TIME_DETAIL = ("runs only while its module is imported, before any test: a mutant swapped into the live "
-                      "code afterwards cannot change what it built, so it is not judged")
+IMPORT_TIME_DETAIL = (
+    "runs only while its module is imported, before any test: a mutant swapped into the live "
+    "code afterwards cannot change what it built, so it is not judged"
+)
 #: Tests remembered per function as recent killers (tried first for its next mutants).
 MAX_RECENT_KILLERS = 4
 
@@ -161,7 +169,9 @@ class MutationPlugin:
             mutants.extend(mutants_in_file(path, self.options.root, module.__dict__ if module else None, text))
         mutants = selection.by_operators(mutants, self.options.operators, FAMILIES)
         if self.options.changed:
-            mutants = selection.on_changed_lines(mutants, selection.changed_lines(self.options.root, self.options.changed))
+            mutants = selection.on_changed_lines(
+                mutants, selection.changed_lines(self.options.root, self.options.changed)
+            )
         if self.options.sample is not None:
             mutants = selection.sample(mutants, self.options.sample)
         return mutants
@@ -242,6 +252,7 @@ class MutationPlugin:
         for r in results.values():
             counts[r.verdict] = counts.get(r.verdict, 0) + 1
         killers = _RecentKillers()
+
         def in_child() -> None:
             for cache in caches:
                 cache.cache_clear()
@@ -249,8 +260,9 @@ class MutationPlugin:
         if opts.remote is not None:
             stream = opts.remote(plans, self.texts)
         else:
-            stream = run_mutants(plans, self.texts, self.index, self._run_test, opts.jobs,
-                                 before_apply=in_child, order=killers.order)
+            stream = run_mutants(
+                plans, self.texts, self.index, self._run_test, opts.jobs, before_apply=in_child, order=killers.order
+            )
         for result in stream:
             killers.learn(result)
             results[result.mutant.id] = result
@@ -275,8 +287,14 @@ class MutationPlugin:
         if history is None:
             return
         for r in self.results:
-            history.record(r.mutant.id, r.mutant.digest, self._selections.get(r.mutant.id, ""), r.verdict,
-                               [r.killed_by] if r.killed_by else [], {**r.to_json(), "mutant": r.mutant.to_json()})
+            history.record(
+                r.mutant.id,
+                r.mutant.digest,
+                self._selections.get(r.mutant.id, ""),
+                r.verdict,
+                [r.killed_by] if r.killed_by else [],
+                {**r.to_json(), "mutant": r.mutant.to_json()},
+            )
         complete = not self.unrun and len(self.results) == len(self.mutants)
         history.save(self.project, tree if complete else "", [r.mutant.id for r in self.results] if complete else [])
 
@@ -326,9 +344,17 @@ class _RecentKillers:
 
 def from_record(m: Mutant, record: dict[str, Any]) -> MutantResult:
     return MutantResult(
-        m, record.get("verdict", SURVIVED), killed_by=record.get("killed_by"), failure=record.get("failure", ""),
-        tests_selected=record.get("tests_selected", 0), tests_run=0, elapsed=0.0, cached=True,
-        detail=record.get("detail", ""), fuzz=record.get("fuzz"), import_time=bool(record.get("import_time")),
+        m,
+        record.get("verdict", SURVIVED),
+        killed_by=record.get("killed_by"),
+        failure=record.get("failure", ""),
+        tests_selected=record.get("tests_selected", 0),
+        tests_run=0,
+        elapsed=0.0,
+        cached=True,
+        detail=record.get("detail", ""),
+        fuzz=record.get("fuzz"),
+        import_time=bool(record.get("import_time")),
     )
 
 

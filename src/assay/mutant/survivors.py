@@ -11,13 +11,14 @@ command never reports success over an empty selection.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from assay.core.config import Project
 from assay.core.errors import ConfigError
-from assay.mutant.execute import KILLED_BY_FUZZ, SURVIVED, UNREACHED, MutantResult
 from assay.core.target import Target
+from assay.mutant.execute import KILLED_BY_FUZZ, SURVIVED, UNREACHED, MutantResult
 
 #: Generated cases per survivor and target when neither --fuzz-cases nor a budget is given.
 DEFAULT_CASES = 2000
@@ -59,11 +60,18 @@ def fuzz_survivors(
     started = time.monotonic()
     # Unreached mutants are fuzzed too: no test ran their code, so no test could notice.
     # Import-time code cannot change after import, so fuzzing could never tell those apart.
-    pending = [r for r in results
-               if r.verdict in (SURVIVED, UNREACHED) and not r.import_time and not (r.cached and r.fuzz)]
+    pending = [
+        r for r in results if r.verdict in (SURVIVED, UNREACHED) and not r.import_time and not (r.cached and r.fuzz)
+    ]
     index = FunctionIndex(texts)
-    summary: dict[str, Any] = {"seed": master, "survivors": len(pending), "killed_by_fuzz": 0,
-                               "infrastructure": 0, "cases": 0, "mapped": 0}
+    summary: dict[str, Any] = {
+        "seed": master,
+        "survivors": len(pending),
+        "killed_by_fuzz": 0,
+        "infrastructure": 0,
+        "cases": 0,
+        "mapped": 0,
+    }
     root = str(project.root)
     for n, result in enumerate(pending):
         mutant = result.mutant
@@ -81,9 +89,12 @@ def fuzz_survivors(
             result.fuzz = {"status": "not-run", "detail": str(exc)}
             continue
         options = FuzzOptions(
-            artifact_root=artifacts or str(project.artifacts), corpus_root=corpus or str(project.corpus),
+            artifact_root=artifacts or str(project.artifacts),
+            corpus_root=corpus or str(project.corpus),
             # With a budget and no case cap, the budget alone ends each campaign.
-            seed=master, cases=cases or (DEFAULT_CASES if share is None else 10**9), budget=share,
+            seed=master,
+            cases=cases or (DEFAULT_CASES if share is None else 10**9),
+            budget=share,
             project_root=root,
         )
         evidence = fuzz_survivor(mutant, patch, chosen, options, diff=unified_diff(texts[mutant.path], mutant))
@@ -110,15 +121,27 @@ def _covered(path: str, targets: list[Target], root: str) -> bool:
     return False
 
 
-def replay_targets(targets: list[Target], project: Project, *, cases: int | None, budget: float | None,
-                   seed: int | None, corpus: str | None, artifacts: str | None) -> dict[str, Any]:
+def replay_targets(
+    targets: list[Target],
+    project: Project,
+    *,
+    cases: int | None,
+    budget: float | None,
+    seed: int | None,
+    corpus: str | None,
+    artifacts: str | None,
+) -> dict[str, Any]:
     """An ordinary campaign over ``targets`` (``assay test --fuzz on`` when no survivor maps to one)."""
     from assay.engine.campaign import CampaignOptions, run_campaign
     from assay.reports.campaign import build_report
 
     options = CampaignOptions(
-        corpus_root=corpus or str(project.corpus), artifact_root=artifacts or str(project.artifacts),
-        max_cases=cases, budget=budget if (budget or cases) else 60.0, seed=seed, project_root=str(project.root),
+        corpus_root=corpus or str(project.corpus),
+        artifact_root=artifacts or str(project.artifacts),
+        max_cases=cases,
+        budget=budget if (budget or cases) else 60.0,
+        seed=seed,
+        project_root=str(project.root),
         dictionary=project.dictionary,
     )
     result = run_campaign(targets, options)

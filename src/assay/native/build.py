@@ -144,17 +144,26 @@ def read_files(tc: Toolchain, target: NativeTarget, root: Path, flags: list[str]
     """Every file the compiler reads for ``target`` (``clang -MM`` with the build's flags)."""
     files: dict[Path, None] = {}
     for unit in units(target, root):
-        r = subprocess.run([tc.driver(target.cxx), *flags, "-MM", str(unit)], cwd=root,
-                           capture_output=True, text=True, timeout=BUILD_TIMEOUT)
+        r = subprocess.run(
+            [tc.driver(target.cxx), *flags, "-MM", str(unit)],
+            cwd=root,
+            capture_output=True,
+            text=True,
+            timeout=BUILD_TIMEOUT,
+        )
         if r.returncode != 0:
-            raise BuildError(f"native target {target.name!r}: scanning the headers of {unit} failed:\n{_tail(r.stderr)}")
+            raise BuildError(
+                f"native target {target.name!r}: scanning the headers of {unit} failed:\n{_tail(r.stderr)}"
+            )
         files[unit] = None
         for dep in parse_make_deps(r.stdout):
             files[(root / dep).resolve()] = None
     return list(files)
 
 
-def plan(target: NativeTarget, root: str | os.PathLike[str], tc: Toolchain | None = None) -> tuple[dict[str, Any], list[str]]:
+def plan(
+    target: NativeTarget, root: str | os.PathLike[str], tc: Toolchain | None = None
+) -> tuple[dict[str, Any], list[str]]:
     """(manifest, argv with :data:`OUT` for the output) of ``target``'s build as things are now."""
     root = Path(root).resolve()
     tc = tc or find_toolchain()
@@ -190,14 +199,19 @@ def _valid(folder: Path, manifest: dict[str, Any], identity: str) -> bool:
     try:
         stored = json.loads((folder / "manifest.json").read_text("utf-8"))
         binary = folder / "fuzzer"
-        return (stored.get("identity") == identity and stored.get("manifest") == manifest
-                and binary.is_file() and file_sha256(binary) == stored.get("binary_sha256"))
+        return (
+            stored.get("identity") == identity
+            and stored.get("manifest") == manifest
+            and binary.is_file()
+            and file_sha256(binary) == stored.get("binary_sha256")
+        )
     except (OSError, ValueError):
         return False
 
 
-def ensure_build(target: NativeTarget, root: str | os.PathLike[str], *, timeout: float = BUILD_TIMEOUT,
-                 tc: Toolchain | None = None) -> Build:
+def ensure_build(
+    target: NativeTarget, root: str | os.PathLike[str], *, timeout: float = BUILD_TIMEOUT, tc: Toolchain | None = None
+) -> Build:
     """The binary for ``target`` as its sources are now: reused if its manifest matches, else built.
 
     The build runs in its own process group, killed past ``timeout`` seconds
@@ -212,17 +226,29 @@ def ensure_build(target: NativeTarget, root: str | os.PathLike[str], *, timeout:
         folder = build_root(root, target.name) / identity
         if _valid(folder, manifest, identity):
             stored = json.loads((folder / "manifest.json").read_text("utf-8"))
-            return Build(target.name, identity, folder, folder / "fuzzer", manifest, True,
-                         float(stored.get("build_seconds", 0.0)))
+            return Build(
+                target.name,
+                identity,
+                folder,
+                folder / "fuzzer",
+                manifest,
+                True,
+                float(stored.get("build_seconds", 0.0)),
+            )
         seconds, tmp = _compile(target, root, argv, timeout)
         after, _ = plan(target, root, tc)
         if after != manifest:  # an input changed while compiling: this binary matches neither
             shutil.rmtree(tmp, ignore_errors=True)
             continue
-        write_json(tmp / "manifest.json", {
-            "identity": identity, "manifest": manifest, "binary_sha256": file_sha256(tmp / "fuzzer"),
-            "build_seconds": round(seconds, 3),
-        })
+        write_json(
+            tmp / "manifest.json",
+            {
+                "identity": identity,
+                "manifest": manifest,
+                "binary_sha256": file_sha256(tmp / "fuzzer"),
+                "build_seconds": round(seconds, 3),
+            },
+        )
         if folder.exists():  # present but not valid: a tampered or half-removed build
             shutil.rmtree(folder)
         try:
@@ -250,7 +276,9 @@ def _compile(target: NativeTarget, root: Path, argv: list[str], timeout: float) 
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
             shutil.rmtree(tmp, ignore_errors=True)
-            raise BuildError(f"native target {target.name!r}: the build ran past its {timeout:g} s limit and was killed") from None
+            raise BuildError(
+                f"native target {target.name!r}: the build ran past its {timeout:g} s limit and was killed"
+            ) from None
         log.seek(0)
         output = log.read().decode("utf-8", "replace")
     if rc != 0:

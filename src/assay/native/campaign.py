@@ -21,12 +21,13 @@ import os
 import shutil
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
-from assay.engine.supervisor import FindingRecord, TargetOutcome
 from assay.core.errors import NativeError
+from assay.engine.supervisor import FindingRecord, TargetOutcome
 from assay.native.build import BUILD_TIMEOUT, Build, ensure_build
 from assay.native.config import NativeTarget
 from assay.native.findings import Replayer, confirm, harness_flags, native_metadata, publish
@@ -115,14 +116,20 @@ def check_corpora(targets: list[NativeTarget], corpus_root: str) -> None:
     check_all([Corpus(corpus_root, t.name, t.max_len) for t in targets])
 
 
-def run_native_target(target: NativeTarget, options: NativeOptions, *, master_seed: int, tseed: int,
-                      budget: float | None) -> NativeOutcome:
+def run_native_target(
+    target: NativeTarget, options: NativeOptions, *, master_seed: int, tseed: int, budget: float | None
+) -> NativeOutcome:
     """Build ``target`` and fuzz it within ``budget`` seconds and/or ``options.max_cases`` cases."""
     root = Path(options.project_root)
     corpus = Corpus(options.corpus_root, target.name, target.max_len)
     entries = corpus.load()
-    outcome = NativeOutcome(name=target.name, seed=tseed, sources=[target.harness, *target.sources], strategy=None,
-                            initial_manifest=[d for d, _ in entries])
+    outcome = NativeOutcome(
+        name=target.name,
+        seed=tseed,
+        sources=[target.harness, *target.sources],
+        strategy=None,
+        initial_manifest=[d for d, _ in entries],
+    )
     outcome.schedule_digest = ""
     seconds = whole_seconds(budget) if budget is not None else None
     tc = find_toolchain()
@@ -137,9 +144,19 @@ def run_native_target(target: NativeTarget, options: NativeOptions, *, master_se
     return outcome
 
 
-def _campaign(target: NativeTarget, options: NativeOptions, build: Build, env: dict[str, str], work: Path,
-              corpus: Corpus, entries: list[tuple[str, bytes]], outcome: NativeOutcome, master_seed: int,
-              tseed: int, seconds: int | None) -> None:
+def _campaign(
+    target: NativeTarget,
+    options: NativeOptions,
+    build: Build,
+    env: dict[str, str],
+    work: Path,
+    corpus: Corpus,
+    entries: list[tuple[str, bytes]],
+    outcome: NativeOutcome,
+    master_seed: int,
+    tseed: int,
+    seconds: int | None,
+) -> None:
     root = Path(options.project_root)
     live = work / "corpus"
     found = work / "found"
@@ -165,8 +182,14 @@ def _campaign(target: NativeTarget, options: NativeOptions, build: Build, env: d
     rates: list[tuple[int, float]] = []
     by_signature: dict[str, FindingRecord] = {}
     for run in range(MAX_RESTARTS + 1):
-        args = [f"-seed={libfuzzer_seed(tseed, run)}", f"-max_len={target.max_len}", *harness_flags(target),
-                f"-artifact_prefix={found}/", "-print_final_stats=1", *dict_args]
+        args = [
+            f"-seed={libfuzzer_seed(tseed, run)}",
+            f"-max_len={target.max_len}",
+            *harness_flags(target),
+            f"-artifact_prefix={found}/",
+            "-print_final_stats=1",
+            *dict_args,
+        ]
         limit: float | None = None
         if options.replay_only:
             args.append("-runs=0")
@@ -181,12 +204,21 @@ def _campaign(target: NativeTarget, options: NativeOptions, build: Build, env: d
                 if cases_left <= 0:
                     break
                 args.append(f"-runs={cases_left}")
-        deadline = options.deadline if options.deadline is not None else (
-            (limit if limit is not None else CASES_DEADLINE) + target.timeout + DEADLINE_GRACE)
+        deadline = (
+            options.deadline
+            if options.deadline is not None
+            else ((limit if limit is not None else CASES_DEADLINE) + target.timeout + DEADLINE_GRACE)
+        )
         try:
             report = (lambda line: options.progress(target.name, line)) if options.progress else None
-            result = run_fuzzer(build.binary, [*args, str(live)], env=env, log_path=work / f"run-{run}.log",
-                                deadline=deadline, progress=report)
+            result = run_fuzzer(
+                build.binary,
+                [*args, str(live)],
+                env=env,
+                log_path=work / f"run-{run}.log",
+                deadline=deadline,
+                progress=report,
+            )
         except NativeInterrupted as stop:
             _account(outcome, stop.result, rates)
             outcome.status = "interrupted"
@@ -197,8 +229,10 @@ def _campaign(target: NativeTarget, options: NativeOptions, build: Build, env: d
             cases_left -= result.units
         if result.killed:
             outcome.status = "infrastructure"
-            outcome.error = (f"libFuzzer ran past the supervising deadline ({deadline:g} s) and its process group "
-                             "was killed; this is an infrastructure failure, not a finding")
+            outcome.error = (
+                f"libFuzzer ran past the supervising deadline ({deadline:g} s) and its process group "
+                "was killed; this is an infrastructure failure, not a finding"
+            )
             break
         failure = parse_report(result.log, in_project) if result.returncode != 0 else None
         if failure is None:
@@ -219,8 +253,9 @@ def _campaign(target: NativeTarget, options: NativeOptions, build: Build, env: d
             by_signature[failure.signature].occurrences += 1
             continue
         finding = confirm(replayer, failure, data, result.log, libfuzzer_seed(tseed, run))
-        meta = native_metadata(finding, build, target, campaign_seed=master_seed, target_seed=tseed,
-                               libfuzzer_args=[*args, "<corpus>"])
+        meta = native_metadata(
+            finding, build, target, campaign_seed=master_seed, target_seed=tseed, libfuzzer_args=[*args, "<corpus>"]
+        )
         path, new = publish(options.artifact_root, finding, meta, build)
         sig = finding.failure.signature
         if sig in by_signature:
@@ -254,7 +289,9 @@ def _account(outcome: NativeOutcome, result: RunResult, rates: list[tuple[int, f
         rates.append((result.units, result.units / rate))
 
 
-def run_native_campaign(targets: list[NativeTarget], options: NativeOptions, *, master_seed: int) -> list[NativeOutcome]:
+def run_native_campaign(
+    targets: list[NativeTarget], options: NativeOptions, *, master_seed: int
+) -> list[NativeOutcome]:
     """Fuzz native ``targets`` one after another, sharing ``options.budget``.
 
     Everything that can be refused (corpus rules, a budget under 1 s per target,
@@ -276,8 +313,9 @@ def run_native_campaign(targets: list[NativeTarget], options: NativeOptions, *, 
         if options.budget is not None and not options.replay_only:
             remaining = options.budget - (time.monotonic() - started)
             budget = max(1.0, remaining / (len(targets) - n))
-        outcome = run_native_target(target, options, master_seed=master_seed,
-                                    tseed=target_seed(master_seed, target.name), budget=budget)
+        outcome = run_native_target(
+            target, options, master_seed=master_seed, tseed=target_seed(master_seed, target.name), budget=budget
+        )
         outcomes.append(outcome)
         if outcome.status == "interrupted":
             break

@@ -25,8 +25,19 @@ from typing import Any
 from assay.core.errors import NativeError
 
 #: Every key a ``[tool.assay.native.<name>]`` table accepts.
-KEYS = ("harness", "sources", "include_dirs", "defines", "cflags", "seeds", "dictionary", "max_len",
-        "timeout", "rss_limit_mb", "embed_python")
+KEYS = (
+    "harness",
+    "sources",
+    "include_dirs",
+    "defines",
+    "cflags",
+    "seeds",
+    "dictionary",
+    "max_len",
+    "timeout",
+    "rss_limit_mb",
+    "embed_python",
+)
 #: Default cap on input size (libFuzzer's ``-max_len``), as for Python targets.
 DEFAULT_MAX_LEN = 4096
 #: Default per-input time limit in whole seconds (libFuzzer's ``-timeout``).
@@ -68,9 +79,13 @@ class NativeTarget:
     def check_paths(self, root: str | os.PathLike[str]) -> None:
         """Raise :class:`NativeError` naming every declared path that does not exist."""
         missing = []
-        for key, entries in (("harness", (self.harness,)), ("sources", self.sources),
-                             ("include_dirs", self.include_dirs), ("seeds", self.seeds),
-                             ("dictionary", (self.dictionary,) if isinstance(self.dictionary, str) else ())):
+        for key, entries in (
+            ("harness", (self.harness,)),
+            ("sources", self.sources),
+            ("include_dirs", self.include_dirs),
+            ("seeds", self.seeds),
+            ("dictionary", (self.dictionary,) if isinstance(self.dictionary, str) else ()),
+        ):
             for entry in entries:
                 if not self.path(root, entry).exists():
                     missing.append(f"{key}: {entry}")
@@ -106,7 +121,8 @@ class NativeTarget:
             "defines": list(self.defines),
             "cflags": list(self.cflags),
             "seeds": list(self.seeds),
-            "dictionary": self.dictionary if isinstance(self.dictionary, str) or self.dictionary is None
+            "dictionary": self.dictionary
+            if isinstance(self.dictionary, str) or self.dictionary is None
             else list(self.dictionary),
             "max_len": self.max_len,
             "timeout": self.timeout,
@@ -132,30 +148,56 @@ def _whole(name: str, key: str, value: Any, minimum: int) -> int:
     return value
 
 
-def native_target(name: str, *, harness: str, sources: Any = (), include_dirs: Any = (), defines: Any = (),
-                  cflags: Any = (), seeds: Any = (), dictionary: Any = None, max_len: int = DEFAULT_MAX_LEN,
-                  timeout: int = DEFAULT_TIMEOUT, rss_limit_mb: int = DEFAULT_RSS_LIMIT_MB,
-                  embed_python: bool = False, defined_in: str = "") -> NativeTarget:
+def native_target(
+    name: str,
+    *,
+    harness: str,
+    sources: Any = (),
+    include_dirs: Any = (),
+    defines: Any = (),
+    cflags: Any = (),
+    seeds: Any = (),
+    dictionary: Any = None,
+    max_len: int = DEFAULT_MAX_LEN,
+    timeout: int = DEFAULT_TIMEOUT,
+    rss_limit_mb: int = DEFAULT_RSS_LIMIT_MB,
+    embed_python: bool = False,
+    defined_in: str = "",
+) -> NativeTarget:
     """Declare a native target (validated); the Python twin of a ``[tool.assay.native.<name>]`` table.
 
     Put the returned object at module level in a file ``[tool.assay] targets`` names and
     ``assay targets`` / ``assay fuzz --fuzz-backend native`` find it.  Paths are
     relative to the project root.
     """
-    if not isinstance(name, str) or not name or name.startswith(".") or not all(c.isalnum() or c in "-_." for c in name):
+    if (
+        not isinstance(name, str)
+        or not name
+        or name.startswith(".")
+        or not all(c.isalnum() or c in "-_." for c in name)
+    ):
         raise NativeError(f"native target name {name!r} may hold only letters, digits, '-', '_' and '.'")
     if not isinstance(harness, str) or not harness:
-        raise NativeError(f"native target {name!r}: harness must be the path of a C/C++ file defining LLVMFuzzerTestOneInput")
+        raise NativeError(
+            f"native target {name!r}: harness must be the path of a C/C++ file defining LLVMFuzzerTestOneInput"
+        )
     if dictionary is not None and not isinstance(dictionary, str):
         dictionary = _strings(name, "dictionary", dictionary)
     if not isinstance(embed_python, bool):
         raise NativeError(f"native target {name!r}: embed_python must be true or false, not {embed_python!r}")
     return NativeTarget(
-        name=name, harness=harness, sources=_strings(name, "sources", sources),
-        include_dirs=_strings(name, "include_dirs", include_dirs), defines=_strings(name, "defines", defines),
-        cflags=_strings(name, "cflags", cflags), seeds=_strings(name, "seeds", seeds), dictionary=dictionary,
-        max_len=_whole(name, "max_len", max_len, 1), timeout=_whole(name, "timeout", timeout, 1),
-        rss_limit_mb=_whole(name, "rss_limit_mb", rss_limit_mb, 1), embed_python=embed_python,
+        name=name,
+        harness=harness,
+        sources=_strings(name, "sources", sources),
+        include_dirs=_strings(name, "include_dirs", include_dirs),
+        defines=_strings(name, "defines", defines),
+        cflags=_strings(name, "cflags", cflags),
+        seeds=_strings(name, "seeds", seeds),
+        dictionary=dictionary,
+        max_len=_whole(name, "max_len", max_len, 1),
+        timeout=_whole(name, "timeout", timeout, 1),
+        rss_limit_mb=_whole(name, "rss_limit_mb", rss_limit_mb, 1),
+        embed_python=embed_python,
         defined_in=defined_in,
     )
 
@@ -167,13 +209,13 @@ def parse_native_table(table: Any, where: str) -> dict[str, NativeTarget]:
     targets: dict[str, NativeTarget] = {}
     for name, body in sorted(table.items()):
         if not isinstance(body, dict):
-            raise NativeError(f"{where}: [tool.assay.native.{name}] must be a table (with at least harness = \"...\")")
+            raise NativeError(f'{where}: [tool.assay.native.{name}] must be a table (with at least harness = "...")')
         unknown = sorted(set(body) - set(KEYS))
         if unknown:
             raise NativeError(
                 f"{where}: unknown key(s) {', '.join(unknown)} in [tool.assay.native.{name}]; known keys: {', '.join(KEYS)}"
             )
         if "harness" not in body:
-            raise NativeError(f"{where}: [tool.assay.native.{name}] lacks harness = \"path/to/harness.c\"")
+            raise NativeError(f'{where}: [tool.assay.native.{name}] lacks harness = "path/to/harness.c"')
         targets[name] = native_target(name, defined_in=where, **body)
     return targets

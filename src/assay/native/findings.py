@@ -59,8 +59,14 @@ def harness_flags(target: NativeTarget) -> list[str]:
 class Replayer:
     """Runs single inputs through one build and reads their failure."""
 
-    def __init__(self, build: Build, target: NativeTarget, root: str | os.PathLike[str], env: dict[str, str],
-                 workdir: str | os.PathLike[str]) -> None:
+    def __init__(
+        self,
+        build: Build,
+        target: NativeTarget,
+        root: str | os.PathLike[str],
+        env: dict[str, str],
+        workdir: str | os.PathLike[str],
+    ) -> None:
         self.build = build
         self.target = target
         self.env = env
@@ -73,9 +79,13 @@ class Replayer:
         self.count += 1
         path = self.workdir / f"replay-{self.count}"
         path.write_bytes(data)
-        result = run_fuzzer(self.build.binary, [*harness_flags(self.target), str(path)], env=self.env,
-                            log_path=self.workdir / f"replay-{self.count}.log",
-                            deadline=self.target.timeout * 2 + DEADLINE_GRACE)
+        result = run_fuzzer(
+            self.build.binary,
+            [*harness_flags(self.target), str(path)],
+            env=self.env,
+            log_path=self.workdir / f"replay-{self.count}.log",
+            deadline=self.target.timeout * 2 + DEADLINE_GRACE,
+        )
         if result.killed:
             return None, result.log + "\n[assay] replay killed past its supervising deadline\n"
         return parse_report(result.log, self.in_project), result.log
@@ -86,10 +96,22 @@ class Replayer:
         src = self.workdir / f"minimize-{self.count}.in"
         out = self.workdir / f"minimize-{self.count}.out"
         src.write_bytes(data)
-        args = [*harness_flags(self.target), "-minimize_crash=1", f"-exact_artifact_path={out}",
-                f"-runs={MINIMIZE_RUNS}", f"-max_total_time={MINIMIZE_TIME}", f"-seed={seed}", str(src)]
-        run_fuzzer(self.build.binary, args, env=self.env, log_path=self.workdir / f"minimize-{self.count}.log",
-                   deadline=MINIMIZE_TIME * 2 + DEADLINE_GRACE)
+        args = [
+            *harness_flags(self.target),
+            "-minimize_crash=1",
+            f"-exact_artifact_path={out}",
+            f"-runs={MINIMIZE_RUNS}",
+            f"-max_total_time={MINIMIZE_TIME}",
+            f"-seed={seed}",
+            str(src),
+        ]
+        run_fuzzer(
+            self.build.binary,
+            args,
+            env=self.env,
+            log_path=self.workdir / f"minimize-{self.count}.log",
+            deadline=MINIMIZE_TIME * 2 + DEADLINE_GRACE,
+        )
         return out.read_bytes() if out.is_file() and out.stat().st_size < len(data) else None
 
 
@@ -121,8 +143,15 @@ def artifact_dir(root: str | os.PathLike[str], target: str, build_identity: str,
     return Path(root) / target / build_identity / digest(signature.encode("utf-8")) / digest(data)
 
 
-def native_metadata(finding: NativeFinding, build: Build, target: NativeTarget, *, campaign_seed: int | None,
-                    target_seed: int | None, libfuzzer_args: list[str]) -> dict[str, Any]:
+def native_metadata(
+    finding: NativeFinding,
+    build: Build,
+    target: NativeTarget,
+    *,
+    campaign_seed: int | None,
+    target_seed: int | None,
+    libfuzzer_args: list[str],
+) -> dict[str, Any]:
     """The ``metadata.json`` of a native finding (loadable by :func:`assay.store.artifacts.load_artifact`)."""
     f = finding.failure
     meta: dict[str, Any] = {
@@ -153,7 +182,9 @@ def native_metadata(finding: NativeFinding, build: Build, target: NativeTarget, 
     return meta
 
 
-def publish(root: str | os.PathLike[str], finding: NativeFinding, metadata: dict[str, Any], build: Build) -> tuple[Path, bool]:
+def publish(
+    root: str | os.PathLike[str], finding: NativeFinding, metadata: dict[str, Any], build: Build
+) -> tuple[Path, bool]:
     """Write the artifact folder at once; (folder, newly written?)."""
     final = artifact_dir(root, finding.target, build.identity, finding.failure.signature, finding.input)
     files = {
@@ -162,4 +193,3 @@ def publish(root: str | os.PathLike[str], finding: NativeFinding, metadata: dict
         "diagnostic.log": finding.log[-MAX_DIAGNOSTIC:].encode("utf-8", "replace"),
     }
     return final, publish_dir(final, files)
-

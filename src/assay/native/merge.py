@@ -49,8 +49,10 @@ def libfuzzer_merge(project: Any, target: Any, entries: dict[str, bytes]) -> set
         deadline = 60.0 + MERGE_SECONDS_PER_INPUT * len(entries)
         result = run_fuzzer(build.binary, args, env=env, log_path=work / "merge.log", deadline=deadline, cwd=work)
         if result.returncode != 0 or result.killed:
-            raise NativeMergeError(f"native target {target.name!r}: libFuzzer -merge=1 failed "
-                                   f"(exit {result.returncode}):\n{result.log[-2000:]}")
+            raise NativeMergeError(
+                f"native target {target.name!r}: libFuzzer -merge=1 failed "
+                f"(exit {result.returncode}):\n{result.log[-2000:]}"
+            )
         kept = {digest(p.read_bytes()) for p in out.iterdir() if p.is_file()}
         return kept & set(entries)
     finally:

@@ -11,16 +11,16 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from assay.core.verdict import Verdict
 from assay.promote.emit import header, input_assignment, relative_posix, root_expression
 from assay.promote.rubric import Candidate
 from assay.store.artifacts import Artifact
-from assay.core.verdict import Verdict
 
 
 def replay_input(project_root: str | Path, target: str, data: bytes) -> Verdict | None:
     """Run ``data`` through native ``target`` of the project at ``project_root``; its verdict or None."""
-    from assay.core.config import load_project
     from assay.cli.native import replay_native
+    from assay.core.config import load_project
 
     verdict, report = replay_native(load_project(project_root), target, data)
     if verdict is None:
@@ -50,16 +50,36 @@ class NativeCandidate(Candidate):
 
     def render(self, test_path: Path, project_root: Path) -> dict[Path, bytes]:
         assert self.signature is not None
-        return render_native_test(test_path, project_root, origin=self.origin, target=self.target, oracle=self.oracle,
-                                  signature=self.signature, seed=self.seed, data=self.artifact.input)
+        return render_native_test(
+            test_path,
+            project_root,
+            origin=self.origin,
+            target=self.target,
+            oracle=self.oracle,
+            signature=self.signature,
+            seed=self.seed,
+            data=self.artifact.input,
+        )
 
     def log_fields(self) -> dict[str, Any]:
-        return {"artifact": self.origin, "input_sha256": self.artifact.metadata.get("input_sha256"),
-                "build_identity": (self.artifact.metadata.get("build") or {}).get("identity")}
+        return {
+            "artifact": self.origin,
+            "input_sha256": self.artifact.metadata.get("input_sha256"),
+            "build_identity": (self.artifact.metadata.get("build") or {}).get("identity"),
+        }
 
 
-def render_native_test(test_path: Path, project_root: Path, *, origin: str, target: str, oracle: str, signature: str,
-                       seed: str, data: bytes) -> dict[Path, bytes]:
+def render_native_test(
+    test_path: Path,
+    project_root: Path,
+    *,
+    origin: str,
+    target: str,
+    oracle: str,
+    signature: str,
+    seed: str,
+    data: bytes,
+) -> dict[Path, bytes]:
     """A test running the native harness on the minimized input (rebuilt when its identity changed)."""
     files: dict[Path, bytes] = {}
     input_code = input_assignment(test_path, data, files)
@@ -73,9 +93,7 @@ def render_native_test(test_path: Path, project_root: Path, *, origin: str, targ
         "from assay.promote.replay import failure_message\n\n"
         f"PROJECT_ROOT = {root_expression(test_path, project_root)}\n"
         f"TARGET = {target!r}\n"
-        f"SIGNATURE = {signature!r}\n"
-        + input_code
-        + "\n\n"
+        f"SIGNATURE = {signature!r}\n" + input_code + "\n\n"
         f"def {test_path.stem}() -> None:\n"
         "    verdict = replay_input(PROJECT_ROOT, TARGET, INPUT)\n"
         "    assert verdict is None, failure_message(verdict, SIGNATURE)\n"

@@ -16,9 +16,9 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
 
 #: Seconds past a run's own time limit before the supervisor kills its process group.
 DEADLINE_GRACE = 60.0
@@ -111,9 +111,16 @@ def status_line(log_path: str | os.PathLike[str]) -> str | None:
     return lines[-1].strip() if lines else None
 
 
-def run_fuzzer(binary: str | os.PathLike[str], args: list[str], *, env: dict[str, str],
-               log_path: str | os.PathLike[str], deadline: float, cwd: str | os.PathLike[str] | None = None,
-               progress: Callable[[str], None] | None = None) -> RunResult:
+def run_fuzzer(
+    binary: str | os.PathLike[str],
+    args: list[str],
+    *,
+    env: dict[str, str],
+    log_path: str | os.PathLike[str],
+    deadline: float,
+    cwd: str | os.PathLike[str] | None = None,
+    progress: Callable[[str], None] | None = None,
+) -> RunResult:
     """Run ``binary args`` in a new session until it exits or ``deadline`` seconds pass.
 
     ``progress``, when given, gets libFuzzer's latest status line about every
@@ -123,9 +130,16 @@ def run_fuzzer(binary: str | os.PathLike[str], args: list[str], *, env: dict[str
     started = time.monotonic()
     killed = interrupted = False
     with open(log_path, "w+b") as log:
-        proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
-                                env=env, cwd=cwd, start_new_session=True,
-                                preexec_fn=_die_with_parent if sys.platform == "linux" else None)
+        proc = subprocess.Popen(
+            argv,
+            stdin=subprocess.DEVNULL,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            env=env,
+            cwd=cwd,
+            start_new_session=True,
+            preexec_fn=_die_with_parent if sys.platform == "linux" else None,
+        )
         try:
             rc: int | None = None
             while rc is None:
@@ -151,8 +165,16 @@ def run_fuzzer(binary: str | os.PathLike[str], args: list[str], *, env: dict[str
         log.seek(0)
         text = log.read().decode("utf-8", "replace")
     written = _WRITTEN.findall(text)
-    result = RunResult(argv, rc, time.monotonic() - started, text, killed, interrupted, parse_stats(text),
-                       Path(written[-1].strip()) if written else None)
+    result = RunResult(
+        argv,
+        rc,
+        time.monotonic() - started,
+        text,
+        killed,
+        interrupted,
+        parse_stats(text),
+        Path(written[-1].strip()) if written else None,
+    )
     if interrupted:
         raise NativeInterrupted(result)
     return result

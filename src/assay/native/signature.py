@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable
 
 from assay.core.verdict import Verdict
 
@@ -25,12 +25,42 @@ KEY_FRAMES = 3
 MAX_REPORT_LINES = 400
 
 #: Function-name prefixes of runtime frames that never name a bug.
-RUNTIME_PREFIXES = ("__asan", "__interceptor_", "__sanitizer", "__ubsan", "__lsan", "__libc_", "fuzzer::",
-                    "__sanitizer_print_stack_trace", "_start", "__GI_", "__interceptor", "___interceptor_")
+RUNTIME_PREFIXES = (
+    "__asan",
+    "__interceptor_",
+    "__sanitizer",
+    "__ubsan",
+    "__lsan",
+    "__libc_",
+    "fuzzer::",
+    "__sanitizer_print_stack_trace",
+    "_start",
+    "__GI_",
+    "__interceptor",
+    "___interceptor_",
+)
 #: Allocator and process entry frames skipped too.
-RUNTIME_FUNCTIONS = frozenset({"malloc", "calloc", "realloc", "free", "main", "operator new", "operator delete",
-                               "operator new[]", "operator delete[]", "strdup", "memcpy", "memmove", "memset",
-                               "aligned_alloc", "posix_memalign", "valloc", "reallocarray"})
+RUNTIME_FUNCTIONS = frozenset(
+    {
+        "malloc",
+        "calloc",
+        "realloc",
+        "free",
+        "main",
+        "operator new",
+        "operator delete",
+        "operator new[]",
+        "operator delete[]",
+        "strdup",
+        "memcpy",
+        "memmove",
+        "memset",
+        "aligned_alloc",
+        "posix_memalign",
+        "valloc",
+        "reallocarray",
+    }
+)
 
 _ASAN = re.compile(r"==\d+==\s*ERROR: AddressSanitizer: (?P<what>.+?)(?: on (?:unknown )?address.*)?$")
 _ACCESS = re.compile(r"^(?P<op>READ|WRITE) of size (?P<size>\d+)")
@@ -84,10 +114,17 @@ class NativeFailure:
 
     def verdict(self) -> Verdict:
         """The failure as a :class:`~assay.core.verdict.Verdict` (what artifacts and the promoter use)."""
-        return Verdict(self.oracle, self.key, self.headline, None, {
-            "sanitizer": self.sanitizer, "class": self.kind,
-            "frames": [{"function": f.function, "file": f.file, "line": f.line} for f in self.frames],
-        })
+        return Verdict(
+            self.oracle,
+            self.key,
+            self.headline,
+            None,
+            {
+                "sanitizer": self.sanitizer,
+                "class": self.kind,
+                "frames": [{"function": f.function, "file": f.file, "line": f.line} for f in self.frames],
+            },
+        )
 
 
 def parse_frame(line: str) -> NativeFrame | None:
@@ -104,7 +141,9 @@ def parse_frame(line: str) -> NativeFrame | None:
     if not function:
         return NativeFrame(_short(rest))
     loc = _LOCATION.match(location)
-    return NativeFrame(_short(function), loc.group("file") if loc else location, int(loc.group("line") or 0) if loc else 0)
+    return NativeFrame(
+        _short(function), loc.group("file") if loc else location, int(loc.group("line") or 0) if loc else 0
+    )
 
 
 def _short(function: str) -> str:
@@ -151,7 +190,7 @@ def key_frames(frames: Iterable[NativeFrame], in_project, outermost: bool = Fals
     return tuple(names[-KEY_FRAMES:] if outermost else names[:KEY_FRAMES])
 
 
-def project_predicate(root: str | os.PathLike[str], files: Iterable[str] = ()) -> "callable":
+def project_predicate(root: str | os.PathLike[str], files: Iterable[str] = ()) -> callable:
     """``in_project(path)``: under ``root`` or one of the build's input ``files``."""
     base = str(Path(root).resolve()) + os.sep
     known = {str(Path(f).resolve()) for f in files}
@@ -172,9 +211,11 @@ def parse_report(text: str, in_project) -> NativeFailure | None:
             continue
         sanitizer, kind, stack_from, outermost = found
         frames = tuple(_stack_after(lines, stack_from))
-        end = next((j for j in range(i, min(len(lines), i + MAX_REPORT_LINES)) if lines[j].startswith("SUMMARY:")),
-                   min(len(lines), i + MAX_REPORT_LINES) - 1)
-        report = "\n".join(lines[i: end + 1])
+        end = next(
+            (j for j in range(i, min(len(lines), i + MAX_REPORT_LINES)) if lines[j].startswith("SUMMARY:")),
+            min(len(lines), i + MAX_REPORT_LINES) - 1,
+        )
+        report = "\n".join(lines[i : end + 1])
         return NativeFailure(sanitizer, kind, frames, key_frames(frames, in_project, outermost), line.strip(), report)
     return None
 
@@ -187,7 +228,7 @@ def _classify(lines: list[str], i: int, line: str) -> tuple[str, str, int, bool]
         kind = re.sub(r"[^0-9A-Za-z_.-]+", "-", what).strip("-")
         if " on " in line and "unknown address" in line:
             kind = f"{what.split()[0]}-on-unknown-address"
-        for follow in lines[i + 1: i + 6]:
+        for follow in lines[i + 1 : i + 6]:
             a = _ACCESS.search(follow.strip())
             if a:
                 kind += f":{a.group('op')}:{a.group('size')}"
@@ -199,7 +240,7 @@ def _classify(lines: list[str], i: int, line: str) -> tuple[str, str, int, bool]
         return "asan", kind, i + 1, False
     if _UBSAN.search(line) and not line.startswith("SUMMARY"):
         kind = "undefined-behavior"
-        for follow in lines[i + 1: i + MAX_REPORT_LINES]:
+        for follow in lines[i + 1 : i + MAX_REPORT_LINES]:
             s = _UBSAN_SUMMARY.search(follow)
             if s:
                 kind = s.group("type")

@@ -25,12 +25,22 @@ INSTALL_HINT = "apt-get update && apt-get install -y --no-install-recommends cla
 #: Environment variable naming the clang to use instead of ``clang`` on PATH.
 CLANG_ENV = "ASSAY_CLANG"
 #: Sanitizer runtime archives (``libclang_rt.<name>-<arch>.a``) that belong to the identity.
-RUNTIME_NAMES = ("fuzzer", "fuzzer_no_main", "asan", "asan_cxx", "asan_static", "asan-preinit",
-                 "ubsan_standalone", "ubsan_standalone_cxx")
+RUNTIME_NAMES = (
+    "fuzzer",
+    "fuzzer_no_main",
+    "asan",
+    "asan_cxx",
+    "asan_static",
+    "asan-preinit",
+    "ubsan_standalone",
+    "ubsan_standalone_cxx",
+)
 #: Seconds a probe of the compiler (``--version``, the link check) may take.
 PROBE_TIMEOUT = 120
 
-_PROBE = b"#include <stdint.h>\n#include <stddef.h>\nint LLVMFuzzerTestOneInput(const uint8_t *d, size_t n) { return 0; }\n"
+_PROBE = (
+    b"#include <stdint.h>\n#include <stddef.h>\nint LLVMFuzzerTestOneInput(const uint8_t *d, size_t n) { return 0; }\n"
+)
 
 
 def file_sha256(path: str | os.PathLike[str]) -> str:
@@ -131,8 +141,13 @@ def _toolchain(clang: str, mtime: float) -> Toolchain:  # noqa: ARG001 - mtime k
     if near.exists():
         symbolizer = str(near)
     return Toolchain(
-        clang=clang, clangxx=clangxx, sha256=file_sha256(clang), version=version,
-        package=_package_of(clang), runtimes=_runtimes(clang), symbolizer=symbolizer,
+        clang=clang,
+        clangxx=clangxx,
+        sha256=file_sha256(clang),
+        version=version,
+        package=_package_of(clang),
+        runtimes=_runtimes(clang),
+        symbolizer=symbolizer,
     )
 
 

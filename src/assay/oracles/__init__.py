@@ -14,7 +14,7 @@ subclass) with a tag, a relation name and a kind, so the finding's signature is
 """
 
 from assay.oracles._common import Outcome
-from assay.oracles.differential import Allow, AllowList, NOTHING_ALLOWED, both_raise, differential, errors_are
+from assay.oracles.differential import NOTHING_ALLOWED, Allow, AllowList, both_raise, differential, errors_are
 from assay.oracles.errorshape import Shape, error_shape
 from assay.oracles.http import PlantedSecret, WsgiResponse, http_5xx, no_5xx, no_secret, plant_secret, wsgi_call
 from assay.oracles.metamorphic import (

@@ -8,8 +8,9 @@ exception messages (which echo the input and differ between implementations).
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 #: Longest ``repr`` of a value kept in a finding's detail and data; the full
 #: value is reproducible from the input, so the artifact needs only a glimpse.

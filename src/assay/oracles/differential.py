@@ -18,8 +18,9 @@ bug, whatever exception it happens to raise for each input.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any, Callable, Iterator, Mapping
+from typing import Any
 
 from assay.core.observe import OracleFailure, feature
 from assay.oracles._common import Outcome, attempt, class_name

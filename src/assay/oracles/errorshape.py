@@ -14,7 +14,8 @@ Signature: ``error-shape:<name>/<kind>``; ``name`` defaults to
 
 from __future__ import annotations
 
-from typing import Any, Callable, NamedTuple
+from collections.abc import Callable
+from typing import Any, NamedTuple
 
 from assay.core.observe import OracleFailure, feature
 from assay.oracles._common import Outcome, attempt, identity, short_repr

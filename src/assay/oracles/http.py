@@ -17,9 +17,10 @@ from __future__ import annotations
 import hashlib
 import io
 import os
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any
 from urllib.parse import unquote_to_bytes
 
 from assay.core.observe import InvariantViolation, OracleFailure, feature
@@ -155,8 +156,15 @@ def no_5xx(response: WsgiResponse, *, name: str = "response") -> WsgiResponse:
     return response
 
 
-def http_5xx(app: WsgiApp, method: str, target: str | bytes, headers: Iterable[tuple[str, str]] = (),
-             body: bytes = b"", *, name: str | None = None) -> WsgiResponse:
+def http_5xx(
+    app: WsgiApp,
+    method: str,
+    target: str | bytes,
+    headers: Iterable[tuple[str, str]] = (),
+    body: bytes = b"",
+    *,
+    name: str | None = None,
+) -> WsgiResponse:
     """:func:`wsgi_call` then :func:`no_5xx`; ``name`` defaults to the app's ``module.qualname``."""
     return no_5xx(wsgi_call(app, method, target, headers, body), name=name or identity(app))
 
@@ -190,12 +198,22 @@ def no_secret(response: WsgiResponse, secret: PlantedSecret | bytes, *, name: st
     """
     token = secret.token if isinstance(secret, PlantedSecret) else bytes(secret)
     if token in response.body:
-        raise OracleFailure(name, "the planted secret is in the response body", kind="body", oracle="path-escape",
-                            data={"status": response.status_line})
+        raise OracleFailure(
+            name,
+            "the planted secret is in the response body",
+            kind="body",
+            oracle="path-escape",
+            data={"status": response.status_line},
+        )
     for key, value in response.headers:
         if token in value.encode("latin-1", "replace"):
-            raise OracleFailure(name, f"the planted secret is in header {key!r}", kind="header",
-                                oracle="path-escape", data={"status": response.status_line})
+            raise OracleFailure(
+                name,
+                f"the planted secret is in header {key!r}",
+                kind="header",
+                oracle="path-escape",
+                data={"status": response.status_line},
+            )
     return response
 
 

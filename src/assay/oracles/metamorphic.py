@@ -19,7 +19,8 @@ from __future__ import annotations
 import hashlib
 import operator
 import random
-from typing import Any, Callable, Iterable, TypeVar
+from collections.abc import Callable, Iterable
+from typing import Any, TypeVar
 
 from assay.core.observe import InvariantViolation
 from assay.oracles._common import Outcome, attempt, identity, short_repr
@@ -260,7 +261,12 @@ def monotonic(
             label,
             f"f(smaller) = {short_repr(a)} is not {_order_name(order)} f(larger) = {short_repr(b)}",
             kind="order",
-            data={"smaller": short_repr(smaller), "larger": short_repr(larger), "f_smaller": short_repr(a), "f_larger": short_repr(b)},
+            data={
+                "smaller": short_repr(smaller),
+                "larger": short_repr(larger),
+                "f_smaller": short_repr(a),
+                "f_larger": short_repr(b),
+            },
         )
     return a, b
 

@@ -59,7 +59,7 @@ def regression_name(target: str, label: str, short_id: str) -> str:
     """
     name = identifier(target)
     if name.startswith("test_") and len(name) > len("test_"):
-        name = name[len("test_"):]
+        name = name[len("test_") :]
     return f"test_{name}_{identifier(label)}_{identifier(short_id)}"
 
 
@@ -165,9 +165,10 @@ def render_artifact_test(
     where = ",\nin a child process since this failure kills or hangs its process" if isolated else ""
     text = (
         header(origin, target, oracle, signature, seed, bug)
-        + _docstring(summary or f"Regression test for target {target!r}.",
-                     f"Replays the minimized fuzz input through target {target!r}: its real code and\n"
-                     f"oracles{where}.\n")
+        + _docstring(
+            summary or f"Regression test for target {target!r}.",
+            f"Replays the minimized fuzz input through target {target!r}: its real code and\noracles{where}.\n",
+        )
         + _imports(xfail)
         + f"PROJECT_ROOT = {root_expression(test_path, project_root)}\n"
         f"TARGET = {target!r}\n"
@@ -211,17 +212,17 @@ def render_example_test(
     """
     text = (
         header(origin, target, oracle, signature, seed, bug)
-        + _docstring(summary or f"Regression test for the Hypothesis target {target!r}.",
-                     f"Replays the falsifying example through the @given test behind target {target!r},\n"
-                     "as one explicit @example: nothing is generated.\n")
+        + _docstring(
+            summary or f"Regression test for the Hypothesis target {target!r}.",
+            f"Replays the falsifying example through the @given test behind target {target!r},\n"
+            "as one explicit @example: nothing is generated.\n",
+        )
         + _imports(xfail, "from hypothesis import example\n")
         + f"PROJECT_ROOT = {root_expression(test_path, project_root)}\n"
         f"TARGET = {target!r}\n"
         f"SIGNATURE = {signature!r}\n"
         f"EXAMPLE = {example_source(arguments)}\n"
-        "\n\n"
-        + _marker(xfail)
-        + f"def {test_path.stem}() -> None:\n"
+        "\n\n" + _marker(xfail) + f"def {test_path.stem}() -> None:\n"
         "    failure = assay.replay_example(TARGET, EXAMPLE, project=PROJECT_ROOT)\n"
         "    assert failure is None, failure.report(SIGNATURE)\n"
     )
@@ -251,9 +252,11 @@ def render_hypothesis_test(
     """
     text = (
         header(origin, target, oracle, signature, seed, bug)
-        + _docstring(summary or f"Regression test for the Hypothesis test {qualname!r}.",
-                     f"Runs the test {qualname!r} on the example Hypothesis shrank to, as one explicit\n"
-                     "@example: nothing is generated.\n")
+        + _docstring(
+            summary or f"Regression test for the Hypothesis test {qualname!r}.",
+            f"Runs the test {qualname!r} on the example Hypothesis shrank to, as one explicit\n"
+            "@example: nothing is generated.\n",
+        )
         + _imports(None, "from hypothesis import example\n")
         + f"PROJECT_ROOT = {root_expression(test_path, project_root)}\n"
         f"TEST = {f'{file}::{qualname}'!r}\n"
@@ -288,9 +291,11 @@ def render_stateful_test(
     body = "".join(f"    {line!r},\n" for line in steps)
     text = (
         header(origin, target, oracle, signature, seed, bug)
-        + _docstring(summary or f"Regression test for the state machine {machine!r}.",
-                     f"Re-runs the step sequence Hypothesis shrank {machine!r} to (rules and\n"
-                     "invariants, in order, then teardown).\n")
+        + _docstring(
+            summary or f"Regression test for the state machine {machine!r}.",
+            f"Re-runs the step sequence Hypothesis shrank {machine!r} to (rules and\n"
+            "invariants, in order, then teardown).\n",
+        )
         + _imports(None)
         + f"PROJECT_ROOT = {root_expression(test_path, project_root)}\n"
         f"MACHINE = {f'{file}::{machine}'!r}\n"

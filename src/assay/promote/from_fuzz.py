@@ -17,21 +17,22 @@ frame) is the artifact's.
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 from assay.core.config import Project
+from assay.core.errors import ArtifactError, ConfigError
+from assay.core.target import Registry, Target
+from assay.core.verdict import Verdict
 from assay.engine import wedges
 from assay.engine.execute import run_input
 from assay.engine.isolate import run_isolated
-from assay.core.errors import ArtifactError, ConfigError
 from assay.findings.identity import identify, identify_metadata, is_third_party
 from assay.promote.emit import ISOLATED_ORACLES, name_label, relative_posix, render_artifact_test, render_example_test
 from assay.promote.rubric import Candidate, Promoter
 from assay.promote.summary import PromoteSummary
 from assay.store.artifacts import Artifact, iter_artifacts, load_artifact
-from assay.core.target import Registry, Target
-from assay.core.verdict import Verdict
 
 
 class ArtifactCandidate(Candidate):
@@ -39,7 +40,9 @@ class ArtifactCandidate(Candidate):
 
     source = "fuzz"
 
-    def __init__(self, artifact: Artifact, target: Target | None, project_root: Path, problem: str | None = None) -> None:
+    def __init__(
+        self, artifact: Artifact, target: Target | None, project_root: Path, problem: str | None = None
+    ) -> None:
         meta = artifact.metadata
         self.artifact = artifact
         self.target_obj = target
@@ -90,9 +93,18 @@ class ArtifactCandidate(Candidate):
     def render(self, test_path: Path, project_root: Path) -> dict[Path, bytes]:
         assert self.signature is not None
         return render_artifact_test(
-            test_path, project_root, origin=self.origin, target=self.target, oracle=self.oracle,
-            signature=self.signature, seed=self.seed, data=self.artifact.input, bug=self.bug,
-            summary=self.summary, xfail=self.xfail_reason, harness=self.harness_file,
+            test_path,
+            project_root,
+            origin=self.origin,
+            target=self.target,
+            oracle=self.oracle,
+            signature=self.signature,
+            seed=self.seed,
+            data=self.artifact.input,
+            bug=self.bug,
+            summary=self.summary,
+            xfail=self.xfail_reason,
+            harness=self.harness_file,
         )
 
     def log_fields(self) -> dict[str, Any]:
@@ -109,9 +121,11 @@ class ExampleCandidate(ArtifactCandidate):
         self.example = example
         self.replayed_as: str | None = None
         if not example.get("replayable", False):
-            self.problem = ("the falsifying example has arguments without a literal form ("
-                            + ", ".join(f"{k}={v}" for k, v in example.get("arguments", {}).items())
-                            + "), so it cannot be written into a test")
+            self.problem = (
+                "the falsifying example has arguments without a literal form ("
+                + ", ".join(f"{k}={v}" for k, v in example.get("arguments", {}).items())
+                + "), so it cannot be written into a test"
+            )
 
     @property
     def isolated(self) -> bool:
@@ -140,9 +154,17 @@ class ExampleCandidate(ArtifactCandidate):
     def render(self, test_path: Path, project_root: Path) -> dict[Path, bytes]:
         assert self.signature is not None
         return render_example_test(
-            test_path, project_root, origin=self.origin, target=self.target, oracle=self.oracle,
-            signature=self.replayed_as or self.signature, seed=self.seed, arguments=self.example["arguments"],
-            bug=self.bug, summary=self.summary, xfail=self.xfail_reason,
+            test_path,
+            project_root,
+            origin=self.origin,
+            target=self.target,
+            oracle=self.oracle,
+            signature=self.replayed_as or self.signature,
+            seed=self.seed,
+            arguments=self.example["arguments"],
+            bug=self.bug,
+            summary=self.summary,
+            xfail=self.xfail_reason,
         )
 
     def log_fields(self) -> dict[str, Any]:
@@ -158,14 +180,17 @@ def candidate_for(artifact: Artifact, registry: Registry, project_root: Path) ->
         return NativeCandidate(artifact, project_root)
     if artifact.target not in registry:
         return ArtifactCandidate(
-            artifact, None, project_root,
+            artifact,
+            None,
+            project_root,
             problem=f"no target named {artifact.target!r} is registered any more (registered: "
             f"{', '.join(registry.names()) or 'none'})",
         )
     target = registry.get(artifact.target)
     if meta.get("mutant_id"):
-        return ArtifactCandidate(artifact, target, project_root,
-                                 f"found on mutant {meta['mutant_id']!r}, not on the real code")
+        return ArtifactCandidate(
+            artifact, target, project_root, f"found on mutant {meta['mutant_id']!r}, not on the real code"
+        )
     example = ((meta.get("verdict") or {}).get("data") or {}).get("example")
     if isinstance(example, dict) and isinstance(example.get("arguments"), dict):
         return ExampleCandidate(artifact, target, project_root, example)
@@ -184,7 +209,9 @@ def _load(item: Artifact | str | os.PathLike[str]) -> Artifact:
         return item
     path = Path(item)
     if not path.exists():
-        raise ArtifactError(f"artifact {path} does not exist; pass an artifact folder (holding input and metadata.json)")
+        raise ArtifactError(
+            f"artifact {path} does not exist; pass an artifact folder (holding input and metadata.json)"
+        )
     return load_artifact(path)
 
 

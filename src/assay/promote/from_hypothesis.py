@@ -27,12 +27,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from assay.core.literals import NotReplayable, evaluate, to_source
+from assay.core.verdict import Verdict
 from assay.findings.identity import identify
 from assay.promote.emit import name_label, relative_posix, render_hypothesis_test, render_stateful_test
-from assay.core.literals import NotReplayable, evaluate, to_source
 from assay.promote.replay import parse_program, replay_state_machine, user_verdict
 from assay.promote.rubric import Candidate
-from assay.core.verdict import Verdict
 
 #: Header line of a Hypothesis test's emitted file in place of a fuzz master seed.
 NO_SEED = "none (found by Hypothesis, which shrank the example itself)"
@@ -72,7 +72,7 @@ class InnerTestCapture:
         self.calls: list[CapturedCall] = []
         self._original: Any = None
 
-    def __enter__(self) -> "InnerTestCapture":
+    def __enter__(self) -> InnerTestCapture:
         original = self._original = self.handle.inner_test
 
         @functools.wraps(original)
@@ -162,7 +162,9 @@ def _describe(cand: Candidate, verdict: Verdict, project_root: Path) -> None:
     ident = identify(verdict, (str(project_root),))
     cand.bug = ident.id
     cand.label = name_label(ident.exception, verdict.oracle, verdict.key)
-    cand.summary = headline({"verdict": verdict.to_json(), "oracle": verdict.oracle, "sources": [str(project_root)]}, ident)
+    cand.summary = headline(
+        {"verdict": verdict.to_json(), "oracle": verdict.oracle, "sources": [str(project_root)]}, ident
+    )
 
 
 class HypothesisCandidate(Candidate):
@@ -189,16 +191,30 @@ class HypothesisCandidate(Candidate):
         from assay.promote.regression import replay_test
 
         arguments = {name: evaluate(src) for name, src in self.call.arguments.items()}
-        failure = replay_test(f"{self.where.file}::{self.where.qualname}", example(**arguments),
-                              module=self.where.module, project=self.root)
+        failure = replay_test(
+            f"{self.where.file}::{self.where.qualname}",
+            example(**arguments),
+            module=self.where.module,
+            project=self.root,
+        )
         return None if failure is None else failure.verdict
 
     def render(self, test_path: Path, project_root: Path) -> dict[Path, bytes]:
         assert self.signature is not None
         return render_hypothesis_test(
-            test_path, project_root, origin=self.origin, target=self.target, oracle=self.oracle,
-            signature=self.signature, seed=self.seed, module=self.where.module, file=self.where.file,
-            qualname=self.where.qualname, arguments=self.call.arguments, bug=self.bug, summary=self.summary,
+            test_path,
+            project_root,
+            origin=self.origin,
+            target=self.target,
+            oracle=self.oracle,
+            signature=self.signature,
+            seed=self.seed,
+            module=self.where.module,
+            file=self.where.file,
+            qualname=self.where.qualname,
+            arguments=self.call.arguments,
+            bug=self.bug,
+            summary=self.summary,
         )
 
     def log_fields(self) -> dict[str, Any]:
@@ -299,9 +315,19 @@ class StatefulCandidate(Candidate):
     def render(self, test_path: Path, project_root: Path) -> dict[Path, bytes]:
         assert self.signature is not None
         return render_stateful_test(
-            test_path, project_root, origin=self.origin, target=self.target, oracle=self.oracle,
-            signature=self.signature, seed=self.seed, module=self.where.module, file=self.where.file,
-            machine=self.where.qualname, steps=self.program, bug=self.bug, summary=self.summary,
+            test_path,
+            project_root,
+            origin=self.origin,
+            target=self.target,
+            oracle=self.oracle,
+            signature=self.signature,
+            seed=self.seed,
+            module=self.where.module,
+            file=self.where.file,
+            machine=self.where.qualname,
+            steps=self.program,
+            bug=self.bug,
+            summary=self.summary,
         )
 
     def log_fields(self) -> dict[str, Any]:

@@ -12,8 +12,9 @@ their buckets are recorded.
 from __future__ import annotations
 
 import unittest
+from collections.abc import Generator
 from pathlib import Path
-from typing import Any, Generator
+from typing import Any
 
 import pytest
 
@@ -114,11 +115,15 @@ class PromotePlugin:
             calls = capture.failures() if capture is not None else []
             if calls:
                 return [HypothesisCandidate(where, c, root, self.seed) for c in calls]
-            return [UncapturedFailure(
-                item.nodeid, where.qualname, user_verdict(exc),
-                f"Hypothesis failed the test outside its body ({type(exc).__name__}): there is no failing "
-                "call of the test function to replay",
-            )]
+            return [
+                UncapturedFailure(
+                    item.nodeid,
+                    where.qualname,
+                    user_verdict(exc),
+                    f"Hypothesis failed the test outside its body ({type(exc).__name__}): there is no failing "
+                    "call of the test function to replay",
+                )
+            ]
         machine = _machine_of(item)
         if machine is None:
             return []  # not a Hypothesis test: nothing was shrunk, nothing to promote

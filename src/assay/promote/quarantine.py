@@ -27,7 +27,7 @@ class QuarantineLog:
     def append(self, entry: dict[str, Any]) -> dict[str, Any]:
         """Add ``entry`` (stamped with the time and assay version); returns what was written."""
         record = {
-            "time": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+            "time": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
             "assay_version": __version__,
             **entry,
         }

@@ -123,8 +123,9 @@ def run_example(inner: Any, example: Any) -> Verdict | None:
         [inspect.Parameter(p, inspect.Parameter.KEYWORD_ONLY) for p in params]
     )
     test = example(given(**{p: st.just(None) for p in params})(body))  # explicit phase: never drawn
-    test = settings(database=None, deadline=None, phases=[Phase.explicit],
-                    suppress_health_check=list(HealthCheck))(test)
+    test = settings(database=None, deadline=None, phases=[Phase.explicit], suppress_health_check=list(HealthCheck))(
+        test
+    )
     return replay_call(test)
 
 

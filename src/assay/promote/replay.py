@@ -14,9 +14,10 @@ import ast
 import importlib
 import importlib.util
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from assay.core.literals import SAFE_NAMES, NotReplayable
 from assay.core.verdict import Verdict, classify, is_timeout_wedge
@@ -83,7 +84,9 @@ def failure_message(verdict: Verdict | None, promoted_as: str) -> str:
         return "passed"
     text = f"the promoted bug is still present: {verdict.signature}"
     # A hang caught elsewhere in its loop has not changed (assay.engine.wedges).
-    if verdict.signature != promoted_as and not (is_timeout_wedge(verdict) and promoted_as.startswith("wedge:timeout@")):
+    if verdict.signature != promoted_as and not (
+        is_timeout_wedge(verdict) and promoted_as.startswith("wedge:timeout@")
+    ):
         text += f"\n(it was promoted as {promoted_as}; the failure has changed)"
     trace = verdict.exception.traceback if verdict.exception is not None else ""
     if trace:
@@ -164,9 +167,9 @@ def _one_example(fn: Callable[..., Any], arguments: dict[str, Any]) -> Callable[
 
     wrapped = given(**{name: st.just(value) for name, value in arguments.items()})(fn)
     wrapped = example(**arguments)(wrapped)
-    return settings(
-        database=None, deadline=None, phases=[Phase.explicit], suppress_health_check=list(HealthCheck)
-    )(wrapped)
+    return settings(database=None, deadline=None, phases=[Phase.explicit], suppress_health_check=list(HealthCheck))(
+        wrapped
+    )
 
 
 def replay_hypothesis(
@@ -181,8 +184,21 @@ def replay_hypothesis(
 
 # -- state machines --------------------------------------------------------------------------------
 _ALLOWED_NODES = (
-    ast.Expression, ast.Constant, ast.Name, ast.Load, ast.List, ast.Tuple, ast.Set, ast.Dict,
-    ast.UnaryOp, ast.USub, ast.UAdd, ast.BinOp, ast.Add, ast.Sub, ast.Call,
+    ast.Expression,
+    ast.Constant,
+    ast.Name,
+    ast.Load,
+    ast.List,
+    ast.Tuple,
+    ast.Set,
+    ast.Dict,
+    ast.UnaryOp,
+    ast.USub,
+    ast.UAdd,
+    ast.BinOp,
+    ast.Add,
+    ast.Sub,
+    ast.Call,
 )
 
 

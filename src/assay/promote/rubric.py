@@ -32,13 +32,13 @@ from typing import Any
 
 from assay.core.config import Project
 from assay.core.errors import ConfigError
+from assay.core.target import DEFAULT_REPLAYS
+from assay.core.verdict import Verdict
 from assay.promote.buckets import BUCKETS_FILE, BucketStore
 from assay.promote.emit import hash12, regression_file_name
 from assay.promote.quarantine import QuarantineLog
 from assay.promote.summary import HARNESS, KNOWN, PROMOTED, QUARANTINED, Outcome, PromoteSummary
 from assay.store.atomic import write_bytes
-from assay.core.target import DEFAULT_REPLAYS
-from assay.core.verdict import Verdict
 
 
 class Candidate(ABC):
@@ -70,7 +70,7 @@ class Candidate(ABC):
     #: The finding's one-line headline, for the emitted test's docstring.
     summary: str | None = None
 
-    def minimize(self) -> "Candidate":
+    def minimize(self) -> Candidate:
         """Passthrough: what reaches the promoter is already shrunk."""
         return self
 
@@ -131,8 +131,14 @@ class Promoter:
 
     def _promote(self, cand: Candidate) -> Outcome:
         sig = cand.signature
-        base = dict(signature=sig, target=cand.target, oracle=cand.oracle, origin=cand.origin, bug=cand.bug,
-                    harness=cand.harness)
+        base = dict(
+            signature=sig,
+            target=cand.target,
+            oracle=cand.oracle,
+            origin=cand.origin,
+            bug=cand.bug,
+            harness=cand.harness,
+        )
         if sig is not None:
             known = self.store.get(sig)
             if known is not None:
@@ -145,8 +151,12 @@ class Promoter:
                     self.store.add(sig, _relative(same_bug, self.project.root))
                 return Outcome(KNOWN, path=same_bug, reason="another signature of a bug that has a test", **base)
         if cand.harness and not self.include_harness:
-            return Outcome(HARNESS, reason="raised in the harness file, not in the target's sources: fix the fuzz "
-                           "target (or pass --include-harness to promote it anyway)", **base)
+            return Outcome(
+                HARNESS,
+                reason="raised in the harness file, not in the target's sources: fix the fuzz "
+                "target (or pass --include-harness to promote it anyway)",
+                **base,
+            )
         k = self.replays or cand.replays or DEFAULT_REPLAYS
         if cand.problem or sig is None:
             reason = cand.problem or "the failure has no signature to compare replays against"
@@ -170,15 +180,17 @@ class Promoter:
     def _quarantine(
         self, cand: Candidate, base: dict[str, Any], k: int, survived: int, observed: list[str | None], reason: str
     ) -> Outcome:
-        self.quarantine.append({
-            **base,
-            "source": cand.source,
-            "replays": k,
-            "survived": survived,
-            "observed": observed,
-            "reason": reason,
-            **cand.log_fields(),
-        })
+        self.quarantine.append(
+            {
+                **base,
+                "source": cand.source,
+                "replays": k,
+                "survived": survived,
+                "observed": observed,
+                "reason": reason,
+                **cand.log_fields(),
+            }
+        )
         return Outcome(QUARANTINED, path=self.quarantine.path, replays=k, survived=survived, reason=reason, **base)
 
     def _emit(self, cand: Candidate, base: dict[str, Any], k: int) -> Outcome:
@@ -187,7 +199,8 @@ class Promoter:
         test_path = folder / cand.file_name()
         cand.xfail_reason = (
             f"bug in third-party code ({cand.third_party}); passes once fixed upstream"
-            if self.xfail and cand.third_party else None
+            if self.xfail and cand.third_party
+            else None
         )
         files = cand.render(test_path, self.project.root)
         # Companion files first, the test last: a reader never sees a test without its input.
@@ -198,8 +211,9 @@ class Promoter:
         self._seen[cand.signature] = test_path
         if cand.bug:
             self._bugs[cand.bug] = test_path
-        return Outcome(PROMOTED, path=test_path, written=self.write, replays=k, survived=k,
-                       xfail=bool(cand.xfail_reason), **base)
+        return Outcome(
+            PROMOTED, path=test_path, written=self.write, replays=k, survived=k, xfail=bool(cand.xfail_reason), **base
+        )
 
     def _test_of_bug(self, cand: Candidate) -> Path | None:
         """The test of ``cand``'s bug: promoted earlier in this run, or already in the regressions folder."""

@@ -113,8 +113,10 @@ def format_summary(summary: PromoteSummary) -> str:
         log = _rel(summary.quarantined[0].path, summary.root)
         lines.append(f"quarantined failures are never written as tests; see {log}")
     if summary.harness:
-        lines.append("harness findings are mistakes of the fuzz target itself; fix the target, or promote them "
-                     "with --include-harness")
+        lines.append(
+            "harness findings are mistakes of the fuzz target itself; fix the target, or promote them "
+            "with --include-harness"
+        )
     if staged:
         dest = _rel(summary.regressions, summary.root) if summary.regressions else "the regressions folder"
         lines.append(f"review the staged tests, then promote again with --write to add them to {dest}")
@@ -132,5 +134,8 @@ def _outcome_lines(o: Outcome, root: Path) -> list[str]:
         return [f"{'known':<12} {sig} -> {where}{missing}"]
     if o.status == HARNESS:
         return [f"{'harness':<12} {sig}", f"{'':<12} from {o.origin}", f"{'':<12} not staged: {o.reason}"]
-    return [f"{'quarantined':<12} {sig}", f"{'':<12} from {o.origin}",
-            f"{'':<12} survived {o.survived} of {o.replays} replays: {o.reason}"]
+    return [
+        f"{'quarantined':<12} {sig}",
+        f"{'':<12} from {o.origin}",
+        f"{'':<12} survived {o.survived} of {o.replays} replays: {o.reason}",
+    ]

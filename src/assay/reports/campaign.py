@@ -42,7 +42,13 @@ def _target_fields(t: TargetOutcome) -> dict[str, Any]:
         "worker_restarts": t.worker_restarts,
         "jobs": t.jobs,
         "findings": [
-            {"signature": f.signature, "oracle": f.oracle, "artifact": f.artifact, "new": f.new, "occurrences": f.occurrences}
+            {
+                "signature": f.signature,
+                "oracle": f.oracle,
+                "artifact": f.artifact,
+                "new": f.new,
+                "occurrences": f.occurrences,
+            }
             for f in t.findings
         ],
         "status": t.status,
@@ -78,7 +84,7 @@ def build_report(
     return {
         "report_version": REPORT_VERSION,
         "assay_version": __version__,
-        "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+        "created": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
         "arguments": arguments,
         "project_root": project_root,
         "master_seed": result.master_seed if result else None,
@@ -154,15 +160,25 @@ def _bug_lines(bug: Any, project_root: str | None) -> list[str]:
     if first is not None:
         try:
             art = load_artifact(first.artifact)
-            explained = finding_lines(art.metadata, art.input, first.artifact, project_root=project_root,
-                                      occurrences=occurrences, signatures=len(members), dated=not first.new, scope=" this run")
+            explained = finding_lines(
+                art.metadata,
+                art.input,
+                first.artifact,
+                project_root=project_root,
+                occurrences=occurrences,
+                signatures=len(members),
+                dated=not first.new,
+                scope=" this run",
+            )
         except (AssayError, OSError, KeyError, TypeError, ValueError):
             explained = []
     if not explained:
         f = members[0]
-        explained = [f"[{f.oracle}{', harness' if getattr(f, 'harness', False) else ''}] {f.signature}",
-                     f"seen {occurrences}x this run under {len(members)} signature(s)",
-                     f"artifact: {f.artifact or '(not written)'}"]
+        explained = [
+            f"[{f.oracle}{', harness' if getattr(f, 'harness', False) else ''}] {f.signature}",
+            f"seen {occurrences}x this run under {len(members)} signature(s)",
+            f"artifact: {f.artifact or '(not written)'}",
+        ]
     bug_id = getattr(members[0], "bug", "") or ""
     if not bug_id and first is not None and explained and art is not None:
         from assay.findings.identity import identify_metadata

@@ -32,7 +32,7 @@ def hexdump(data: bytes, limit: int = HEXDUMP_BYTES) -> str:
     """``xxd``-style lines (offset, 16 bytes in hex, printable ASCII) of the first ``limit`` bytes."""
     lines = []
     for off in range(0, min(len(data), limit), 16):
-        chunk = data[off:off + 16]
+        chunk = data[off : off + 16]
         hexes = " ".join(f"{b:02x}" for b in chunk)
         text = "".join(chr(b) if 32 <= b < 127 else "." for b in chunk)
         lines.append(f"{off:08x}  {hexes:<47}  {text}")
@@ -57,13 +57,19 @@ def html_page(report: dict[str, Any]) -> str:
 
     env = jinja2.Environment(
         loader=jinja2.PackageLoader("assay.reports", "templates"),
-        autoescape=True, undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True,
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
     )
     targets = []
     for name, t in report.get("targets", {}).items():
         timeline = t.get("timeline") or []
-        charts = [chart(timeline, x, f"{name}: edges and corpus against {x}") for x in ("cases", "seconds")] \
-            if len(timeline) >= 2 else []
+        charts = (
+            [chart(timeline, x, f"{name}: edges and corpus against {x}") for x in ("cases", "seconds")]
+            if len(timeline) >= 2
+            else []
+        )
         targets.append({"name": name, "t": t, "charts": charts, "points": len(timeline)})
     bugs = []
     for bug in report.get("bugs", []):

@@ -55,12 +55,17 @@ def junit_xml(report: dict[str, Any]) -> bytes:
     suites = ET.Element("testsuites", name="assay")
     suite = ET.SubElement(suites, "testsuite", name=SUITE)
     props = ET.SubElement(suite, "properties")
-    for name, value in (("master_seed", report.get("master_seed")), ("assay_version", report.get("assay_version")),
-                        ("status", report.get("status"))):
+    for name, value in (
+        ("master_seed", report.get("master_seed")),
+        ("assay_version", report.get("assay_version")),
+        ("status", report.get("status")),
+    ):
         ET.SubElement(props, "property", name=name, value=str(value))
     failures = errors = skipped = 0
     for name, target in report.get("targets", {}).items():
-        case = ET.SubElement(suite, "testcase", name=name, classname=f"{SUITE}.{name}", time=_seconds(target["elapsed"]))
+        case = ET.SubElement(
+            suite, "testcase", name=name, classname=f"{SUITE}.{name}", time=_seconds(target["elapsed"])
+        )
         seen: list[str] = []
         for finding in target["findings"]:
             bug_id = finding.get("bug")
@@ -75,12 +80,15 @@ def junit_xml(report: dict[str, Any]) -> bytes:
             el.text = xml_text(failure_text(bug))
         failures += bool(seen)
         if target["status"] == "interrupted":
-            ET.SubElement(case, "error", message="interrupted", type="interrupted").text = (
-                "the campaign was interrupted; findings and corpus so far are saved")
+            ET.SubElement(
+                case, "error", message="interrupted", type="interrupted"
+            ).text = "the campaign was interrupted; findings and corpus so far are saved"
             errors += 1
         out = ET.SubElement(case, "system-out")
-        out.text = (f"seed {target['seed']}: {target['cases']} cases, {target['execs_per_sec']} exec/s, "
-                    f"{target['coverage']['edges']} edges, corpus {target['corpus_size']}")
+        out.text = (
+            f"seed {target['seed']}: {target['cases']} cases, {target['execs_per_sec']} exec/s, "
+            f"{target['coverage']['edges']} edges, corpus {target['corpus_size']}"
+        )
     for name, why in report.get("skipped", {}).items():
         case = ET.SubElement(suite, "testcase", name=name, classname=f"{SUITE}.{name}", time=_seconds(0.0))
         ET.SubElement(case, "skipped", message=why)

@@ -7,8 +7,8 @@ edges on the left axis and corpus size on the right, against cases or seconds.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from html import escape
-from typing import Sequence
 
 #: Chart size in CSS pixels, and its margins (left, right, top, bottom).
 WIDTH, HEIGHT = 500, 250
@@ -62,28 +62,40 @@ def chart(timeline: Sequence[Sequence[float]], x: str, title: str) -> str:
     def py(v: float, ticks: list[float]) -> float:
         return top + h - h * v / ticks[-1]
 
-    parts = [f'<svg class="plot" xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{HEIGHT}" '
-             f'viewBox="0 0 {WIDTH} {HEIGHT}" role="img" aria-label="{escape(title)}">',
-             f'<title>{escape(title)}</title>',
-             f'<rect x="{left}" y="{top}" width="{w}" height="{h}" fill="#fff" stroke="#d0d7de"/>']
+    parts = [
+        f'<svg class="plot" xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{HEIGHT}" '
+        f'viewBox="0 0 {WIDTH} {HEIGHT}" role="img" aria-label="{escape(title)}">',
+        f"<title>{escape(title)}</title>",
+        f'<rect x="{left}" y="{top}" width="{w}" height="{h}" fill="#fff" stroke="#d0d7de"/>',
+    ]
     for t in xs_ticks:
-        parts.append(f'<line x1="{px(t):.1f}" y1="{top}" x2="{px(t):.1f}" y2="{top + h}" stroke="#eef1f4"/>'
-                     f'<text x="{px(t):.1f}" y="{top + h + 14}" text-anchor="middle" class="tick">{_label(t)}</text>')
+        parts.append(
+            f'<line x1="{px(t):.1f}" y1="{top}" x2="{px(t):.1f}" y2="{top + h}" stroke="#eef1f4"/>'
+            f'<text x="{px(t):.1f}" y="{top + h + 14}" text-anchor="middle" class="tick">{_label(t)}</text>'
+        )
     for t in e_ticks:
-        parts.append(f'<text x="{left - 6}" y="{py(t, e_ticks) + 4:.1f}" text-anchor="end" class="tick" '
-                     f'fill="{EDGES_COLOUR}">{_label(t)}</text>')
+        parts.append(
+            f'<text x="{left - 6}" y="{py(t, e_ticks) + 4:.1f}" text-anchor="end" class="tick" '
+            f'fill="{EDGES_COLOUR}">{_label(t)}</text>'
+        )
     for t in c_ticks:
-        parts.append(f'<text x="{left + w + 6}" y="{py(t, c_ticks) + 4:.1f}" class="tick" '
-                     f'fill="{CORPUS_COLOUR}">{_label(t)}</text>')
+        parts.append(
+            f'<text x="{left + w + 6}" y="{py(t, c_ticks) + 4:.1f}" class="tick" '
+            f'fill="{CORPUS_COLOUR}">{_label(t)}</text>'
+        )
     parts.append(f'<text x="{left + w / 2:.1f}" y="{HEIGHT - 6}" text-anchor="middle" class="axis">{x}</text>')
     for col, ticks, colour, name in ((2, e_ticks, EDGES_COLOUR, "edges"), (3, c_ticks, CORPUS_COLOUR, "corpus")):
         pts = _steps([(px(p[xi]), py(p[col], ticks)) for p in timeline])
         coords = " ".join(f"{a:.1f},{b:.1f}" for a, b in pts)
-        parts.append(f'<polyline class="series {name}" data-series="{name}" points="{coords}" fill="none" '
-                     f'stroke="{colour}" stroke-width="2"/>')
+        parts.append(
+            f'<polyline class="series {name}" data-series="{name}" points="{coords}" fill="none" '
+            f'stroke="{colour}" stroke-width="2"/>'
+        )
     # The legend sits above the plot area, where no line can cover it.
-    parts.append(f'<text x="{left}" y="{top - 9}" class="legend" fill="{EDGES_COLOUR}">edges (left)</text>'
-                 f'<text x="{left + w}" y="{top - 9}" text-anchor="end" class="legend" '
-                 f'fill="{CORPUS_COLOUR}">corpus (right)</text>')
+    parts.append(
+        f'<text x="{left}" y="{top - 9}" class="legend" fill="{EDGES_COLOUR}">edges (left)</text>'
+        f'<text x="{left + w}" y="{top - 9}" text-anchor="end" class="legend" '
+        f'fill="{CORPUS_COLOUR}">corpus (right)</text>'
+    )
     parts.append("</svg>")
     return "".join(parts)

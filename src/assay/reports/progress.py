@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import os
 import time
-from typing import Any, Callable, TextIO
+from collections.abc import Callable
+from typing import Any, TextIO
 
 #: Seconds between redraws of the live line on a terminal.
 REDRAW_EVERY = 0.25
@@ -63,8 +64,14 @@ class ProgressLine:
     (default :func:`pulse_every`), or never when it is None.
     """
 
-    def __init__(self, stream: TextIO, render: Callable[..., str], log_every: float | None = PULSE_EVERY,
-                 clock: Clock = time.monotonic, live: bool | None = None) -> None:
+    def __init__(
+        self,
+        stream: TextIO,
+        render: Callable[..., str],
+        log_every: float | None = PULSE_EVERY,
+        clock: Clock = time.monotonic,
+        live: bool | None = None,
+    ) -> None:
         self.stream = stream
         self.render = render
         self.clock = clock
@@ -116,8 +123,9 @@ class CampaignProgress:
     without ``rich``.  ``live`` and ``clock`` exist for tests.
     """
 
-    def __init__(self, stream: TextIO, every: float | None = None, clock: Clock = time.monotonic,
-                 live: bool | None = None) -> None:
+    def __init__(
+        self, stream: TextIO, every: float | None = None, clock: Clock = time.monotonic, live: bool | None = None
+    ) -> None:
         from assay.reports.campaign import progress_line
 
         self.stream = stream
@@ -128,7 +136,9 @@ class CampaignProgress:
         self.pulsed: set[str] = set()  # targets that wrote a pulse line (they get a done line)
         self.forkable = not self.live  # pulse lines may come from forked --jobs workers; a live display may not
         self.display = _RichDisplay.create(stream) if self.live else None
-        self.plain = ProgressLine(stream, progress_line, clock=clock, live=True) if self.live and not self.display else None
+        self.plain = (
+            ProgressLine(stream, progress_line, clock=clock, live=True) if self.live and not self.display else None
+        )
 
     def __call__(self, p: Any) -> None:
         if self.display is not None:
@@ -172,7 +182,7 @@ class _RichDisplay:
         self.current: str | None = None
 
     @classmethod
-    def create(cls, stream: TextIO) -> "_RichDisplay | None":
+    def create(cls, stream: TextIO) -> _RichDisplay | None:
         """A started display on ``stream``, or None without the ``rich`` extra."""
         console = _rich_console(stream)
         if console is None:
@@ -186,7 +196,11 @@ class _RichDisplay:
             TextColumn("{task.fields[stats]}"),
             # No refresh thread and no stdout/stderr proxies: the supervisor forks workers,
             # and a child must not inherit a lock another thread held (it redraws on updates).
-            console=console, auto_refresh=False, redirect_stdout=False, redirect_stderr=False, transient=False,
+            console=console,
+            auto_refresh=False,
+            redirect_stdout=False,
+            redirect_stderr=False,
+            transient=False,
         )
         progress.start()
         return cls(progress)
@@ -203,9 +217,11 @@ class _RichDisplay:
         done = getattr(p, "done", False)
         rate = p.cases / p.elapsed if p.elapsed > 0 else 0.0
         left = "" if p.time_left is None else f"  left {p.time_left:.0f}s" if p.time_left > 0 else "  finishing"
-        stats = (f"{p.cases:,} cases  {rate:,.0f}/s  edges {p.edges}  corpus {p.corpus}  "
-                 f"findings {'[red]' if p.findings else ''}{p.findings}{'[/]' if p.findings else ''}  "
-                 f"{p.elapsed:.1f}s{left}")
+        stats = (
+            f"{p.cases:,} cases  {rate:,.0f}/s  edges {p.edges}  corpus {p.corpus}  "
+            f"findings {'[red]' if p.findings else ''}{p.findings}{'[/]' if p.findings else ''}  "
+            f"{p.elapsed:.1f}s{left}"
+        )
         if getattr(p, "planned", None):
             total, completed = float(p.planned), float(min(p.cases, p.planned))
         elif p.time_left is not None:

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -71,10 +70,12 @@ def source_root(project_root: str) -> tuple[str, str]:
 
 
 def _physical(path: str, line: int, prefix: str = "") -> dict[str, Any]:
-    return {"physicalLocation": {
-        "artifactLocation": {"uri": quote(prefix + path), "uriBaseId": SRCROOT},
-        "region": {"startLine": max(1, int(line))},
-    }}
+    return {
+        "physicalLocation": {
+            "artifactLocation": {"uri": quote(prefix + path), "uriBaseId": SRCROOT},
+            "region": {"startLine": max(1, int(line))},
+        }
+    }
 
 
 def _location(bug: dict[str, Any], prefix: str) -> tuple[dict[str, Any], str]:
@@ -88,8 +89,12 @@ def _location(bug: dict[str, Any], prefix: str) -> tuple[dict[str, Any], str]:
             return loc, f" Raised in {raised['function']} ({raised['file']}:{raised['line']}), called from here."
         return loc, ""
     if bug.get("harness_file"):
-        return _physical(bug["harness_file"], 1, prefix), " No traceback frame lies in the project; shown at its harness."
-    return _physical("pyproject.toml", 1, prefix), " No traceback frame lies in the project; shown at its pyproject.toml."
+        return _physical(
+            bug["harness_file"], 1, prefix
+        ), " No traceback frame lies in the project; shown at its harness."
+    return _physical(
+        "pyproject.toml", 1, prefix
+    ), " No traceback frame lies in the project; shown at its pyproject.toml."
 
 
 def _message(bug: dict[str, Any]) -> str:
@@ -113,30 +118,41 @@ def sarif_log(report: dict[str, Any]) -> dict[str, Any]:
         text = _message(bug) + how
         if bug.get("replay"):
             text += f" Replay: {bug['replay']}"
-        results.append({
-            "ruleId": bug["oracle"],
-            "ruleIndex": oracles.index(bug["oracle"]),
-            "level": "warning" if bug.get("harness") else "error",
-            "message": {"text": text},
-            "locations": [location],
-            "partialFingerprints": {"assayBugKey/v1": hashlib.sha256(bug["key"].encode()).hexdigest()},
-            "properties": {
-                "bugId": bug["id"], "key": bug["key"], "targets": bug["targets"], "signatures": bug["signatures"],
-                "occurrences": bug["occurrences"], "harness": bool(bug.get("harness")), "artifacts": bug["artifacts"],
-                "replay": bug.get("replay"),
-            },
-        })
+        results.append(
+            {
+                "ruleId": bug["oracle"],
+                "ruleIndex": oracles.index(bug["oracle"]),
+                "level": "warning" if bug.get("harness") else "error",
+                "message": {"text": text},
+                "locations": [location],
+                "partialFingerprints": {"assayBugKey/v1": hashlib.sha256(bug["key"].encode()).hexdigest()},
+                "properties": {
+                    "bugId": bug["id"],
+                    "key": bug["key"],
+                    "targets": bug["targets"],
+                    "signatures": bug["signatures"],
+                    "occurrences": bug["occurrences"],
+                    "harness": bool(bug.get("harness")),
+                    "artifacts": bug["artifacts"],
+                    "replay": bug.get("replay"),
+                },
+            }
+        )
     run: dict[str, Any] = {
-        "tool": {"driver": {
-            "name": "assay",
-            "version": str(report.get("assay_version", "")),
-            "semanticVersion": str(report.get("assay_version", "")),
-            "rules": [_rule(o) for o in oracles],
-        }},
-        "invocations": [{
-            "executionSuccessful": report.get("status") not in ("error", "interrupted"),
-            "properties": {"masterSeed": report.get("master_seed"), "status": report.get("status")},
-        }],
+        "tool": {
+            "driver": {
+                "name": "assay",
+                "version": str(report.get("assay_version", "")),
+                "semanticVersion": str(report.get("assay_version", "")),
+                "rules": [_rule(o) for o in oracles],
+            }
+        },
+        "invocations": [
+            {
+                "executionSuccessful": report.get("status") not in ("error", "interrupted"),
+                "properties": {"masterSeed": report.get("master_seed"), "status": report.get("status")},
+            }
+        ],
         "results": results,
         "columnKind": "unicodeCodePoints",
     }

@@ -305,7 +305,14 @@ def render(settings: Settings | None = None) -> dict[str, str]:
     """File name -> workflow text, for ``settings`` (the defaults when None)."""
     s = settings or Settings()
     clang = "".join(f"          {line}\n" if line else "\n" for line in _CLANG_SCRIPT.splitlines()).rstrip("\n")
-    values = {**asdict(s), "cache_path": _CACHE_PATH, "cache_key": _CACHE_KEY, "clang_script": clang,
-              "shard_list": "[" + ", ".join(str(k) for k in range(1, s.shards + 1)) + "]"}
-    return {PR_FILE: _Template(PR_TEMPLATE).substitute(values),
-            NIGHTLY_FILE: _Template(NIGHTLY_TEMPLATE).substitute(values)}
+    values = {
+        **asdict(s),
+        "cache_path": _CACHE_PATH,
+        "cache_key": _CACHE_KEY,
+        "clang_script": clang,
+        "shard_list": "[" + ", ".join(str(k) for k in range(1, s.shards + 1)) + "]",
+    }
+    return {
+        PR_FILE: _Template(PR_TEMPLATE).substitute(values),
+        NIGHTLY_FILE: _Template(NIGHTLY_TEMPLATE).substitute(values),
+    }

@@ -19,11 +19,40 @@ from pathlib import Path
 from assay.core.errors import ConfigError
 
 #: Public function names tried, in order, as the example's entry point.
-ENTRY_NAMES = ("parse", "loads", "load", "decode", "from_string", "parse_string", "deserialize", "read", "tokenize",
-               "unpack", "validate", "convert", "render")
+ENTRY_NAMES = (
+    "parse",
+    "loads",
+    "load",
+    "decode",
+    "from_string",
+    "parse_string",
+    "deserialize",
+    "read",
+    "tokenize",
+    "unpack",
+    "validate",
+    "convert",
+    "render",
+)
 #: Folders that never hold the project's own package.
-NOT_PACKAGES = frozenset({"tests", "test", "docs", "doc", "examples", "fuzz", "build", "dist", "benchmarks", "bench",
-                          "scripts", "tools", "venv", ".venv"})
+NOT_PACKAGES = frozenset(
+    {
+        "tests",
+        "test",
+        "docs",
+        "doc",
+        "examples",
+        "fuzz",
+        "build",
+        "dist",
+        "benchmarks",
+        "bench",
+        "scripts",
+        "tools",
+        "venv",
+        ".venv",
+    }
+)
 TABLE = """
 [tool.assay]
 # Where fuzz targets live, and where the corpus, findings and regression tests go.
@@ -68,8 +97,10 @@ def plan_example(root: Path) -> Example:
         advice = f"It calls {package}.{entry}; point it at the code that reads untrusted input."
         imports, call = f"import {package}", f"{package}.{entry}"
     elif package:
-        advice = (f"assay init found no parse-like function in {package}: replace json.loads with the {package} "
-                  "function that reads untrusted input.")
+        advice = (
+            f"assay init found no parse-like function in {package}: replace json.loads with the {package} "
+            "function that reads untrusted input."
+        )
         imports, call = f"import json\n\nimport {package}  # noqa: F401 - the package under test", "json.loads"
     else:
         advice = "assay init found no package of this project: replace json.loads with your own parser."
@@ -87,8 +118,11 @@ def find_package(root: Path) -> tuple[str | None, Path | None]:
         candidates.append(name.replace("-", "_").replace(".", "_").lower())
     for base in (root / "src", root):
         if base.is_dir():
-            candidates += sorted(p.name for p in base.iterdir() if p.is_dir() and (p / "__init__.py").is_file()
-                                 and p.name not in NOT_PACKAGES and p.name.isidentifier())
+            candidates += sorted(
+                p.name
+                for p in base.iterdir()
+                if p.is_dir() and (p / "__init__.py").is_file() and p.name not in NOT_PACKAGES and p.name.isidentifier()
+            )
     for candidate in candidates:
         for base in (root / "src", root):
             if (base / candidate / "__init__.py").is_file():
@@ -143,8 +177,10 @@ def table_text(root: Path) -> str | None:
     try:
         tomllib.loads(new)
     except tomllib.TOMLDecodeError:
-        raise ConfigError(f"{pyproject}: cannot add a [tool.assay] table to it as written (is `tool` an inline "
-                          f"table?); add this by hand:\n{TABLE}") from None
+        raise ConfigError(
+            f"{pyproject}: cannot add a [tool.assay] table to it as written (is `tool` an inline "
+            f"table?); add this by hand:\n{TABLE}"
+        ) from None
     return new
 
 

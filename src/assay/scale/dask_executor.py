@@ -18,16 +18,17 @@ from __future__ import annotations
 import contextlib
 import os
 import time
-from typing import Any, Callable, Iterator
+from collections.abc import Callable, Iterator
+from typing import Any
 
+from assay.core.errors import ConfigError
+from assay.core.target import Target
 from assay.engine.campaign import CampaignOptions, CampaignResult, merge_outcomes
 from assay.engine.seeds import new_master_seed, target_seed
 from assay.engine.supervisor import TargetOutcome
-from assay.core.errors import ConfigError
 from assay.feedback.sysmon import monitoring
 from assay.scale.shard import HASH_SEED, Applied, ShardResult, ShardSpec, apply_result, plan_shards, run_shard
 from assay.store.corpus import Corpus, check_all
-from assay.core.target import Target
 
 #: Times Dask retries a task that raised (a lost worker is rescheduled regardless).
 TASK_RETRIES = 2

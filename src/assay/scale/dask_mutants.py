@@ -19,8 +19,9 @@ from __future__ import annotations
 import logging
 import math
 import os
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any
 
 from assay.mutant.batch import make_batches, result_from_json, run_batch
 from assay.mutant.execute import MutantResult, Plan
@@ -39,9 +40,13 @@ TASKS_PER_THREAD = 2
 MUTANT_CLUSTER = {"processes": True, "threads_per_worker": 1, "silence_logs": logging.CRITICAL}
 
 
-def dask_mutant_runner(root: Path, pytest_args: list[str], scheduler: str | None = None,
-                       batch_size: int = BATCH_SIZE, cluster: dict[str, Any] | None = None,
-                       ) -> Callable[[list[Plan], dict[str, str]], Iterator[MutantResult]]:
+def dask_mutant_runner(
+    root: Path,
+    pytest_args: list[str],
+    scheduler: str | None = None,
+    batch_size: int = BATCH_SIZE,
+    cluster: dict[str, Any] | None = None,
+) -> Callable[[list[Plan], dict[str, str]], Iterator[MutantResult]]:
     """A :attr:`MutationOptions.remote <assay.mutant.session.MutationOptions.remote>` that runs the plans on Dask.
 
     The cluster (or the connection to ``scheduler``) opens when the first plans

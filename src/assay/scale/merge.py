@@ -27,15 +27,16 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Hashable, Iterable
+from typing import Any
 
-from assay.engine.features import Replay, record
 from assay.core.errors import CorpusError
+from assay.core.target import Target
+from assay.engine.features import Replay, record
 from assay.store.atomic import TMP_PREFIX
 from assay.store.corpus import SUFFIX, Corpus, Offence
-from assay.core.target import Target
 
 #: Suffix of the default folder (a sibling of OUT) for inputs set aside.
 ASIDE_SUFFIX = ".aside"
@@ -118,7 +119,9 @@ def check_roots(roots: Iterable[Path], max_lens: dict[str, int]) -> list[Offence
             elif entry.is_symlink() or not entry.is_dir():
                 offences.append(Offence(entry.path, "unexpected entry (a corpus root holds only <target>/ folders)"))
             elif entry.name not in max_lens:
-                offences.append(Offence(entry.path, f"no target named {entry.name!r} in this project (check --project)"))
+                offences.append(
+                    Offence(entry.path, f"no target named {entry.name!r} in this project (check --project)")
+                )
             else:
                 offences.extend(Corpus(root, entry.name, max_lens[entry.name]).check())
     return offences
@@ -252,8 +255,15 @@ def _merge_python(target: Target, entries: dict[str, bytes], project_root: str |
     for d, r in zip(digests, replays):
         if r.failed:
             path = Corpus(aside_root, target.name, target.max_len).add(entries[d])
-            tm.aside.append(AsideInput(d, len(entries[d]), r.verdict.oracle, r.verdict.signature,
-                                       str(aside_root / target.name / (path + SUFFIX))))
+            tm.aside.append(
+                AsideInput(
+                    d,
+                    len(entries[d]),
+                    r.verdict.oracle,
+                    r.verdict.signature,
+                    str(aside_root / target.name / (path + SUFFIX)),
+                )
+            )
         else:
             good[d] = r.features
     union_features = frozenset().union(*good.values()) if good else frozenset()
@@ -307,4 +317,3 @@ def summary(result: MergeResult) -> str:
     total = result.aside
     lines.append(f"{total} input(s) set aside in {result.aside_root}" if total else "no input set aside")
     return "\n".join(lines)
-

@@ -27,13 +27,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from assay.core.errors import AssayError
 from assay.engine.campaign import CampaignOptions, job_seed, prepare, run_prepared
 from assay.engine.seeds import target_seed
 from assay.engine.supervisor import FindingRecord, TargetOutcome
-from assay.core.errors import AssayError
 from assay.store.atomic import publish_dir
 from assay.store.corpus import SUFFIX, Corpus, digest
-
 
 #: This interpreter's PYTHONHASHSEED, read once at import: Dask's nanny later rewrites
 #: ``os.environ`` of the process that hosts it (a LocalCluster's client) to 6640.
@@ -115,12 +114,23 @@ def plan_shards(project: str, targets: list[Any], options: CampaignOptions, mast
     for t in targets:
         snapshot = tuple(Corpus(options.corpus_root, t.name, t.max_len).load())
         for k in range(count):
-            specs.append(ShardSpec(
-                project=project, target=t.name, index=k, count=count, master_seed=master,
-                max_cases=shard_cases(options.max_cases, k, count), budget=budget, corpus=snapshot,
-                replay_only=options.replay_only, shrink_cases=options.shrink_cases,
-                dictionary=tuple(options.dictionary), hash_seed=HASH_SEED, hash_probe=hash(HASH_PROBE),
-            ))
+            specs.append(
+                ShardSpec(
+                    project=project,
+                    target=t.name,
+                    index=k,
+                    count=count,
+                    master_seed=master,
+                    max_cases=shard_cases(options.max_cases, k, count),
+                    budget=budget,
+                    corpus=snapshot,
+                    replay_only=options.replay_only,
+                    shrink_cases=options.shrink_cases,
+                    dictionary=tuple(options.dictionary),
+                    hash_seed=HASH_SEED,
+                    hash_probe=hash(HASH_PROBE),
+                )
+            )
     return specs
 
 
@@ -143,11 +153,19 @@ def _run_in_interpreter(spec: ShardSpec) -> ShardResult:
         given, taken = Path(tmp) / "spec.pickle", Path(tmp) / "result.pickle"
         given.write_bytes(pickle.dumps(spec))
         env = {**os.environ, "PYTHONHASHSEED": spec.hash_seed}
-        proc = subprocess.run([sys.executable, "-m", "assay.scale.subshard", str(given), str(taken)], env=env,
-                              stdin=subprocess.DEVNULL, capture_output=True, text=True, errors="replace")
+        proc = subprocess.run(
+            [sys.executable, "-m", "assay.scale.subshard", str(given), str(taken)],
+            env=env,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            errors="replace",
+        )
         if proc.returncode != 0 or not taken.exists():
-            raise ShardError(f"shard {spec.index + 1}/{spec.count} of {spec.target!r} failed in its interpreter "
-                             f"(exit {proc.returncode}):\n{proc.stderr[-4000:]}")
+            raise ShardError(
+                f"shard {spec.index + 1}/{spec.count} of {spec.target!r} failed in its interpreter "
+                f"(exit {proc.returncode}):\n{proc.stderr[-4000:]}"
+            )
         return pickle.loads(taken.read_bytes())
 
 
@@ -164,9 +182,15 @@ def run_shard_here(spec: ShardSpec) -> ShardResult:
         for _, data in spec.corpus:
             store.add(data)
         options = CampaignOptions(
-            corpus_root=str(corpus_root), artifact_root=str(artifact_root), max_cases=spec.max_cases,
-            budget=spec.budget, seed=spec.master_seed, replay_only=spec.replay_only,
-            shrink_cases=spec.shrink_cases, dictionary=list(spec.dictionary), project_root=spec.project,
+            corpus_root=str(corpus_root),
+            artifact_root=str(artifact_root),
+            max_cases=spec.max_cases,
+            budget=spec.budget,
+            seed=spec.master_seed,
+            replay_only=spec.replay_only,
+            shrink_cases=spec.shrink_cases,
+            dictionary=list(spec.dictionary),
+            project_root=spec.project,
         )
         [prepared] = prepare([target], options)
         outcome = run_prepared(prepared, options, spec.master_seed, spec.seed, spec.budget, spec.max_cases)
@@ -181,8 +205,9 @@ def run_shard_here(spec: ShardSpec) -> ShardResult:
     return ShardResult(spec.target, spec.index, data, additions, findings)
 
 
-def apply_result(result: ShardResult, corpus_root: str | os.PathLike[str], artifact_root: str | os.PathLike[str],
-                 max_len: int) -> tuple[TargetOutcome, Applied]:
+def apply_result(
+    result: ShardResult, corpus_root: str | os.PathLike[str], artifact_root: str | os.PathLike[str], max_len: int
+) -> tuple[TargetOutcome, Applied]:
     """Write a shard's additions and findings into the local stores; its outcome, with local paths.
 
     Content addressing makes this idempotent: applying the same result twice (a

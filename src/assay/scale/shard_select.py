@@ -15,7 +15,7 @@ Kubernetes wins when both are set.  K outside 1..N is an error (exit 2), as is
 from __future__ import annotations
 
 import os
-from typing import Mapping
+from collections.abc import Mapping
 
 from assay.core.errors import ConfigError
 
@@ -23,7 +23,11 @@ from assay.core.errors import ConfigError
 K8S_INDEX = "JOB_COMPLETION_INDEX"
 #: The Slurm job-array variables.
 SLURM_ID, SLURM_MIN, SLURM_STEP, SLURM_COUNT = (
-    "SLURM_ARRAY_TASK_ID", "SLURM_ARRAY_TASK_MIN", "SLURM_ARRAY_TASK_STEP", "SLURM_ARRAY_TASK_COUNT")
+    "SLURM_ARRAY_TASK_ID",
+    "SLURM_ARRAY_TASK_MIN",
+    "SLURM_ARRAY_TASK_STEP",
+    "SLURM_ARRAY_TASK_COUNT",
+)
 
 
 def resolve_shard(shard: tuple[int | None, int], environ: Mapping[str, str] | None = None) -> tuple[int, int]:
@@ -39,7 +43,9 @@ def resolve_shard(shard: tuple[int | None, int], environ: Mapping[str, str] | No
         task, low = _int(env, SLURM_ID), _int(env, SLURM_MIN, 0)
         step = _int(env, SLURM_STEP, 1) or 1
         if (task - low) % step:
-            raise ConfigError(f"--shard auto/{n}: {SLURM_ID}={task} is not on the array's grid (min {low}, step {step})")
+            raise ConfigError(
+                f"--shard auto/{n}: {SLURM_ID}={task} is not on the array's grid (min {low}, step {step})"
+            )
         k = (task - low) // step + 1
         source = f"{SLURM_ID}={task} ({SLURM_MIN}={low})"
         if SLURM_COUNT in env and _int(env, SLURM_COUNT) != n:

@@ -16,15 +16,16 @@ import os
 import platform
 import sys
 import sysconfig
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
-from assay.core.version import __version__
 from assay.core.errors import ArtifactError
+from assay.core.verdict import Verdict
+from assay.core.version import __version__
 from assay.store.atomic import TMP_PREFIX, publish_dir, write_json
 from assay.store.corpus import digest
-from assay.core.verdict import Verdict
 
 #: Version of the ``metadata.json`` layout; bump on incompatible changes.
 SCHEMA_VERSION = 1
@@ -146,11 +147,15 @@ def load_artifact(path: str | os.PathLike[str]) -> Artifact:
     except FileNotFoundError as exc:
         raise ArtifactError(f"{p} is not an assay artifact (missing {Path(exc.filename).name})") from None
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise ArtifactError(f"{p / 'metadata.json'} is not valid JSON ({exc}); restore or delete the artifact") from None
+        raise ArtifactError(
+            f"{p / 'metadata.json'} is not valid JSON ({exc}); restore or delete the artifact"
+        ) from None
     except OSError as exc:
         raise ArtifactError(f"{p} cannot be read ({exc.strerror or exc}); fix its permissions or delete it") from None
     if not isinstance(meta, dict):
-        raise ArtifactError(f"{p / 'metadata.json'} holds {type(meta).__name__}, not an object; restore or delete the artifact")
+        raise ArtifactError(
+            f"{p / 'metadata.json'} holds {type(meta).__name__}, not an object; restore or delete the artifact"
+        )
     for key in ("target", "signature", "verdict", "input_sha256"):
         if key not in meta:
             raise ArtifactError(f"{p / 'metadata.json'} lacks {key!r}; it was not written by this version of assay")
@@ -158,8 +163,12 @@ def load_artifact(path: str | os.PathLike[str]) -> Artifact:
         if not isinstance(meta[key], str):
             raise ArtifactError(f"{p / 'metadata.json'}: {key!r} must be a string, not {meta[key]!r}")
     verdict = meta["verdict"]
-    if not (isinstance(verdict, dict) and isinstance(verdict.get("oracle"), str) and isinstance(verdict.get("key"), str)):
-        raise ArtifactError(f"{p / 'metadata.json'}: 'verdict' must be an object with string 'oracle' and 'key', not {verdict!r}")
+    if not (
+        isinstance(verdict, dict) and isinstance(verdict.get("oracle"), str) and isinstance(verdict.get("key"), str)
+    ):
+        raise ArtifactError(
+            f"{p / 'metadata.json'}: 'verdict' must be an object with string 'oracle' and 'key', not {verdict!r}"
+        )
     if digest(data) != meta["input_sha256"]:
         raise ArtifactError(f"{p / 'input'} does not match input_sha256 in its metadata; the artifact was modified")
     return Artifact(p, data, meta)
@@ -179,11 +188,14 @@ def record_seen(path: str | os.PathLike[str], occurrences: int) -> None:
     seen = read_seen(path)
     runs = seen.get("runs") if isinstance(seen.get("runs"), int) else 0
     total = seen.get("occurrences") if isinstance(seen.get("occurrences"), int) else 0
-    write_json(Path(path) / SEEN_FILE, {
-        "last_seen": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
-        "runs": runs + 1,
-        "occurrences": total + occurrences,
-    })
+    write_json(
+        Path(path) / SEEN_FILE,
+        {
+            "last_seen": _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+            "runs": runs + 1,
+            "occurrences": total + occurrences,
+        },
+    )
 
 
 def iter_artifacts(root: str | os.PathLike[str], target: str | None = None) -> Iterator[Artifact]:

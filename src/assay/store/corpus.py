@@ -15,7 +15,7 @@ from pathlib import Path
 
 from assay.core import notices
 from assay.core.errors import CorpusError
-from assay.store.atomic import TMP_PREFIX, remove_stale, writer_alive, writer_pid, write_bytes
+from assay.store.atomic import TMP_PREFIX, remove_stale, write_bytes, writer_alive, writer_pid
 
 SUFFIX = ".input"
 _NAME = re.compile(r"^[0-9a-f]{64}\.input$")
@@ -57,7 +57,9 @@ class Corpus:
             elif entry.is_symlink() or not entry.is_file():
                 offences.append(Offence(path, "unexpected entry (only <sha256>.input files belong here)"))
             elif not _NAME.match(entry.name):
-                offences.append(Offence(path, "unexpected file name (must be the lowercase SHA-256 of the content + .input)"))
+                offences.append(
+                    Offence(path, "unexpected file name (must be the lowercase SHA-256 of the content + .input)")
+                )
             else:
                 offences.extend(self._check_entry(path, entry.name))
         return offences

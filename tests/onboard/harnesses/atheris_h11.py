@@ -4,6 +4,7 @@ Module-level ``with atheris.instrument_imports()``, ``atheris.Setup`` and
 ``atheris.Fuzz()``: assay must run it unchanged, without atheris, and the line
 after ``Fuzz()`` must never run (atheris' ``Fuzz`` does not return).
 """
+
 import sys
 
 import atheris

@@ -4,10 +4,10 @@
 It uses FuzzedDataProvider's integer, text and choice methods on markupsafe, whose
 Python part (``Markup``'s methods) is what coverage sees; ``escape`` is C.
 """
+
 import sys
 
 import atheris
-
 import markupsafe
 
 

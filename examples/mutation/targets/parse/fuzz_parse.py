@@ -56,11 +56,65 @@ _SEEDS = [
     b"a.b*c+d? {} (x)\x00a.b*c+d? 7 (x)",
 ]
 
-_DICT = [b"{", b"}", b"{}", b"{{", b"}}", b":", b"\x00", b"{:d}", b"{:f}", b"{:w}", b"{name}", b"{a.b}",
-         b"{a[b]}", b"{:ti}", b"{:te}", b"{:tg}", b"{:ta}", b"{:th}", b"{:tc}", b"{:tt}", b"{:ts}",
-         b"{:%Y}", b"%m", b"%d", b"%H:%M:%S", b"%z", b"%b", b"%p", b"<", b">", b"^", b"=", b"+", b"-",
-         b"0", b".2", b",", b"_", b"x", b"o", b"b", b"n", b"%", b"e", b"g", b"l", b"D", b"S", b"W",
-         b"AM", b"PM", b"Jan", b"Mon", b"+10:00", b"Z", b"T", b" "]
+_DICT = [
+    b"{",
+    b"}",
+    b"{}",
+    b"{{",
+    b"}}",
+    b":",
+    b"\x00",
+    b"{:d}",
+    b"{:f}",
+    b"{:w}",
+    b"{name}",
+    b"{a.b}",
+    b"{a[b]}",
+    b"{:ti}",
+    b"{:te}",
+    b"{:tg}",
+    b"{:ta}",
+    b"{:th}",
+    b"{:tc}",
+    b"{:tt}",
+    b"{:ts}",
+    b"{:%Y}",
+    b"%m",
+    b"%d",
+    b"%H:%M:%S",
+    b"%z",
+    b"%b",
+    b"%p",
+    b"<",
+    b">",
+    b"^",
+    b"=",
+    b"+",
+    b"-",
+    b"0",
+    b".2",
+    b",",
+    b"_",
+    b"x",
+    b"o",
+    b"b",
+    b"n",
+    b"%",
+    b"e",
+    b"g",
+    b"l",
+    b"D",
+    b"S",
+    b"W",
+    b"AM",
+    b"PM",
+    b"Jan",
+    b"Mon",
+    b"+10:00",
+    b"Z",
+    b"T",
+    b" ",
+]
 
 
 def _split(data: bytes) -> tuple[str, str]:
@@ -77,8 +131,9 @@ def _plain(result: parse.Result | None) -> tuple | None:
     return (result.fixed, result.named, result.spans)
 
 
-@assay.target(expected=(ValueError,), sources=["parse/__init__.py"], max_len=256, seeds=_SEEDS,
-              dictionary=_DICT, timeout=2.0)
+@assay.target(
+    expected=(ValueError,), sources=["parse/__init__.py"], max_len=256, seeds=_SEEDS, dictionary=_DICT, timeout=2.0
+)
 def parse_match(data: bytes) -> tuple:
     """``parse.parse``: the whole text against the format, case-insensitive and case-sensitive."""
     fmt, text = _split(data)
@@ -89,8 +144,9 @@ def parse_match(data: bytes) -> tuple:
     return (_plain(loose), _plain(strict), _plain(lazy.evaluate_result() if lazy is not None else None))
 
 
-@assay.target(expected=(ValueError,), sources=["parse/__init__.py"], max_len=256, seeds=_SEEDS,
-              dictionary=_DICT, timeout=2.0)
+@assay.target(
+    expected=(ValueError,), sources=["parse/__init__.py"], max_len=256, seeds=_SEEDS, dictionary=_DICT, timeout=2.0
+)
 def parse_search(data: bytes) -> tuple:
     """``compile(fmt)`` then ``search`` (first occurrence, and from position 1) and ``findall`` (bounded)."""
     fmt, text = _split(data)

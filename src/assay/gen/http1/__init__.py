@@ -21,17 +21,49 @@ from __future__ import annotations
 
 from assay.gen.http1.generate import generate_stream
 from assay.gen.http1.model import (
-    CRLF, INVALID_RATE, MAX_BODY, MAX_BYTES, MAX_CHUNKS, MAX_HEADERS, MAX_MESSAGES, MAX_PARSE_BYTES, MAX_PARSE_CHUNKS,
-    MAX_SHRINK, MAX_TOKENS, ODD_RATE, Chunk, Header, Http1Message, Http1Stream, render_stream,
+    CRLF,
+    INVALID_RATE,
+    MAX_BODY,
+    MAX_BYTES,
+    MAX_CHUNKS,
+    MAX_HEADERS,
+    MAX_MESSAGES,
+    MAX_PARSE_BYTES,
+    MAX_PARSE_CHUNKS,
+    MAX_SHRINK,
+    MAX_TOKENS,
+    ODD_RATE,
+    Chunk,
+    Header,
+    Http1Message,
+    Http1Stream,
+    render_stream,
 )
 from assay.gen.http1.parse import parse_stream
 from assay.gen.http1.strategy import Http1Strategy
 from assay.gen.strategy import register_strategy
 
 __all__ = [
-    "CRLF", "INVALID_RATE", "MAX_BODY", "MAX_BYTES", "MAX_CHUNKS", "MAX_HEADERS", "MAX_MESSAGES", "MAX_PARSE_BYTES",
-    "MAX_PARSE_CHUNKS", "MAX_SHRINK", "MAX_TOKENS", "ODD_RATE", "Chunk", "Header", "Http1Message", "Http1Stream",
-    "Http1Strategy", "generate_stream", "parse_stream", "render_stream",
+    "CRLF",
+    "INVALID_RATE",
+    "MAX_BODY",
+    "MAX_BYTES",
+    "MAX_CHUNKS",
+    "MAX_HEADERS",
+    "MAX_MESSAGES",
+    "MAX_PARSE_BYTES",
+    "MAX_PARSE_CHUNKS",
+    "MAX_SHRINK",
+    "MAX_TOKENS",
+    "ODD_RATE",
+    "Chunk",
+    "Header",
+    "Http1Message",
+    "Http1Stream",
+    "Http1Strategy",
+    "generate_stream",
+    "parse_stream",
+    "render_stream",
 ]
 
 register_strategy(Http1Strategy())

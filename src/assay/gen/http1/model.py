@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-
 MAX_BYTES = 8192  #: hard bound on a rendered stream
 MAX_PARSE_BYTES = 65536  #: larger input is not read (parse returns None)
 MAX_MESSAGES = 4  #: pipelined messages per generated stream

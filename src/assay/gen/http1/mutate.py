@@ -3,24 +3,39 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from dataclasses import replace
-from typing import Callable
 
 from assay.gen.http1.generate import (
-    _BODY_METHODS, _CHUNK_EXTS, _HOSTS, _INTERESTING_VALUES, _METHODS, _REASONS, _REQUEST_HEADERS,
-    _RESPONSE_HEADERS, _STATUSES, _TRAILERS, _fold, _gen_body, _gen_host, _gen_target, _header, _odd_case,
-    _size_spelling, _with_body,
+    _BODY_METHODS,
+    _CHUNK_EXTS,
+    _HOSTS,
+    _INTERESTING_VALUES,
+    _METHODS,
+    _REASONS,
+    _REQUEST_HEADERS,
+    _RESPONSE_HEADERS,
+    _STATUSES,
+    _TRAILERS,
+    _fold,
+    _gen_body,
+    _gen_host,
+    _gen_target,
+    _header,
+    _odd_case,
+    _size_spelling,
+    _with_body,
 )
-from assay.gen.http1.model import Chunk, Header, Http1Message, _FRAMING_NAMES
+from assay.gen.http1.model import _FRAMING_NAMES, Chunk, Header, Http1Message
 from assay.gen.http1.parse import _body_forbidden
-
 
 _Op = Callable[[Http1Message, random.Random], Http1Message]
 
 
 def _pick_header(message: Http1Message, rng: random.Random, framing_ok: bool = False) -> int | None:
-    indexes = [i for i, h in enumerate(message.headers)
-               if framing_ok or h.name.lower() not in _FRAMING_NAMES + (b"host",)]
+    indexes = [
+        i for i, h in enumerate(message.headers) if framing_ok or h.name.lower() not in _FRAMING_NAMES + (b"host",)
+    ]
     return rng.choice(indexes) if indexes else None
 
 
@@ -78,8 +93,13 @@ def _op_header_ws(m: Http1Message, rng: random.Random) -> Http1Message:
     i = _pick_header(m, rng, framing_ok=True)
     if i is None:
         return m
-    return _set_header(m, i, replace(m.headers[i], sep=rng.choice((b"", b" ", b"\t", b"  \t ")),
-                                     trail=rng.choice((b"", b" ", b"\t", b" \t"))))
+    return _set_header(
+        m,
+        i,
+        replace(
+            m.headers[i], sep=rng.choice((b"", b" ", b"\t", b"  \t ")), trail=rng.choice((b"", b" ", b"\t", b" \t"))
+        ),
+    )
 
 
 def _op_header_fold(m: Http1Message, rng: random.Random) -> Http1Message:
@@ -120,8 +140,9 @@ def _op_start_line(m: Http1Message, rng: random.Random) -> Http1Message:
 
 
 def _op_body(m: Http1Message, rng: random.Random) -> Http1Message:
-    if _body_forbidden(m) or (m.kind == "request" and m.framing == "none" and m.method not in _BODY_METHODS
-                              and rng.random() < 0.5):
+    if _body_forbidden(m) or (
+        m.kind == "request" and m.framing == "none" and m.method not in _BODY_METHODS and rng.random() < 0.5
+    ):
         return _op_header_value(m, rng)
     current = m.body if m.framing != "chunked" else b"".join(c.data for c in m.chunks)
     roll = rng.random()
@@ -156,8 +177,10 @@ def _op_chunks(m: Http1Message, rng: random.Random) -> Http1Message:
         data = chunks[i].data
         if len(data) > 1:
             cut = rng.randint(1, len(data) - 1)
-            chunks[i : i + 1] = [Chunk(_size_spelling(cut, rng), data[:cut]),
-                                 Chunk(_size_spelling(len(data) - cut, rng), data[cut:])]
+            chunks[i : i + 1] = [
+                Chunk(_size_spelling(cut, rng), data[:cut]),
+                Chunk(_size_spelling(len(data) - cut, rng), data[cut:]),
+            ]
     elif roll < 0.7:
         i = rng.randrange(len(chunks))
         ext = b"" if chunks[i].ext else rng.choice(_CHUNK_EXTS)
@@ -179,9 +202,17 @@ def _op_chunks(m: Http1Message, rng: random.Random) -> Http1Message:
 
 
 _VALID_OPS: tuple[tuple[_Op, int], ...] = (
-    (_op_header_value, 4), (_op_header_add, 3), (_op_header_dup, 2), (_op_header_remove, 2),
-    (_op_header_case, 2), (_op_header_ws, 2), (_op_header_fold, 1), (_op_header_swap, 1),
-    (_op_start_line, 3), (_op_body, 3), (_op_chunks, 3),
+    (_op_header_value, 4),
+    (_op_header_add, 3),
+    (_op_header_dup, 2),
+    (_op_header_remove, 2),
+    (_op_header_case, 2),
+    (_op_header_ws, 2),
+    (_op_header_fold, 1),
+    (_op_header_swap, 1),
+    (_op_start_line, 3),
+    (_op_body, 3),
+    (_op_chunks, 3),
 )
 
 
@@ -212,13 +243,17 @@ def _invalid(m: Http1Message, rng: random.Random) -> Http1Message:
         other = str(len(m.body) + rng.choice((0, 1))).encode()
         headers.insert(rng.randint(0, len(headers)), _header(b"Content-Length", other, rng))
     elif kind == "cl_bad":
-        headers[cl] = replace(headers[cl], value=rng.choice((b"-1", b"+5", b"0x10", b"1 2", b"", b"1,2",
-                                                             b"99999999999999999999", "١".encode())))
+        headers[cl] = replace(
+            headers[cl],
+            value=rng.choice((b"-1", b"+5", b"0x10", b"1 2", b"", b"1,2", b"99999999999999999999", "١".encode())),
+        )
     elif kind == "cl_te":
         headers.insert(rng.randint(0, len(headers)), _header(b"Transfer-Encoding", b"chunked", rng))
     elif kind == "te_bad":
-        headers[te] = replace(headers[te], value=rng.choice((b"chunked, gzip", b"gzip, chunked", b"xchunked",
-                                                             b"chunked\x0b", b"identity", b"chunk")))
+        headers[te] = replace(
+            headers[te],
+            value=rng.choice((b"chunked, gzip", b"gzip, chunked", b"xchunked", b"chunked\x0b", b"identity", b"chunk")),
+        )
     elif kind == "te_dup":
         headers.insert(rng.randint(0, len(headers)), headers[te])
     elif kind in ("chunk_size", "chunk_hex", "chunk_crlf"):
@@ -229,8 +264,10 @@ def _invalid(m: Http1Message, rng: random.Random) -> Http1Message:
         elif kind == "chunk_hex":
             size = rng.choice((b"g", b"-1", b"0x5", b"ffffffffffffffffffff0", b" 5", b"5 "))
         else:
-            return replace(m, chunks=tuple(chunks[:i]) + (replace(chunks[i], data=chunks[i].data + b"\n"),)
-                           + tuple(chunks[i + 1 :]))
+            return replace(
+                m,
+                chunks=tuple(chunks[:i]) + (replace(chunks[i], data=chunks[i].data + b"\n"),) + tuple(chunks[i + 1 :]),
+            )
         chunks[i] = replace(chunks[i], size=size)
         return replace(m, chunks=tuple(chunks))
     elif kind == "bad_name":
@@ -250,8 +287,11 @@ def _invalid(m: Http1Message, rng: random.Random) -> Http1Message:
     else:
         if m.kind == "request":
             field = rng.choice(("method", "target", "version"))
-            bad = {"method": (b"G(ET", b"", b"GET\x00"), "target": (b"/a b", b"/\xe9", b"", b"/\x7f"),
-                   "version": (b"HTTP/1.1a", b"http/1.1", b"HTTP/11", b"HTTP/1.", b"HTTP/1.1 ")}[field]
+            bad = {
+                "method": (b"G(ET", b"", b"GET\x00"),
+                "target": (b"/a b", b"/\xe9", b"", b"/\x7f"),
+                "version": (b"HTTP/1.1a", b"http/1.1", b"HTTP/11", b"HTTP/1.", b"HTTP/1.1 "),
+            }[field]
             return replace(m, **{field: rng.choice(bad)})
         return replace(m, status=rng.choice((b"20", b"2000", b"abc", b"")), reason=m.reason)
     return replace(m, headers=tuple(headers))

@@ -5,7 +5,14 @@ from __future__ import annotations
 from dataclasses import replace
 
 from assay.gen.http1.model import (
-    CRLF, Chunk, Header, Http1Message, Http1Stream, MAX_PARSE_BYTES, MAX_PARSE_CHUNKS, _OWS,
+    _OWS,
+    CRLF,
+    MAX_PARSE_BYTES,
+    MAX_PARSE_CHUNKS,
+    Chunk,
+    Header,
+    Http1Message,
+    Http1Stream,
 )
 
 
@@ -82,16 +89,22 @@ def _read_message(data: bytes, pos: int, kind: str) -> tuple[Http1Message, int]:
         first, last = line.find(b" "), line.rfind(b" ")
         if first <= 0 or last == first:
             raise _Reject
-        message = Http1Message("request", method=line[:first], target=line[first + 1 : last],
-                               version=line[last + 1 :], start_eol=start_eol)
+        message = Http1Message(
+            "request", method=line[:first], target=line[first + 1 : last], version=line[last + 1 :], start_eol=start_eol
+        )
     else:
         if not line.startswith(b"HTTP/"):
             raise _Reject
         parts = line.split(b" ", 2)
         if len(parts) < 2:
             raise _Reject
-        message = Http1Message("response", version=parts[0], status=parts[1],
-                               reason=parts[2] if len(parts) == 3 else None, start_eol=start_eol)
+        message = Http1Message(
+            "response",
+            version=parts[0],
+            status=parts[1],
+            reason=parts[2] if len(parts) == 3 else None,
+            start_eol=start_eol,
+        )
     headers, head_end, pos = _read_fields(data, pos)
     message = replace(message, headers=tuple(headers), head_end=head_end)
     if _body_forbidden(message):
@@ -113,8 +126,13 @@ def _read_message(data: bytes, pos: int, kind: str) -> tuple[Http1Message, int]:
                 trailers, _end, pos = _read_fields(data, pos)
                 if _end != CRLF:
                     raise _Reject
-                return replace(message, framing="chunked", chunks=tuple(chunks),
-                               last=Chunk(size, b"", ext), trailers=tuple(trailers)), pos
+                return replace(
+                    message,
+                    framing="chunked",
+                    chunks=tuple(chunks),
+                    last=Chunk(size, b"", ext),
+                    trailers=tuple(trailers),
+                ), pos
             if data[pos + n : pos + n + 2] != CRLF:
                 raise _Reject
             chunks.append(Chunk(size, data[pos : pos + n], ext))

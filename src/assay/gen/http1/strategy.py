@@ -3,13 +3,21 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Iterator
 from dataclasses import replace
-from typing import Iterator
 
 from assay.gen.http1.generate import _fresh_message, _with_body, generate_stream
 from assay.gen.http1.model import (
-    Chunk, Http1Message, Http1Stream, INVALID_RATE, MAX_BYTES, MAX_MESSAGES, MAX_SHRINK, MAX_TOKENS,
-    _FRAMING_NAMES, render_stream,
+    _FRAMING_NAMES,
+    INVALID_RATE,
+    MAX_BYTES,
+    MAX_MESSAGES,
+    MAX_SHRINK,
+    MAX_TOKENS,
+    Chunk,
+    Http1Message,
+    Http1Stream,
+    render_stream,
 )
 from assay.gen.http1.mutate import _VALID_OPS, _invalid, _weighted
 from assay.gen.http1.parse import _body_forbidden, parse_stream
@@ -148,8 +156,9 @@ class Http1Strategy:
         for i, m in enumerate(messages):
             if m.framing == "chunked":
                 body = b"".join(c.data for c in m.chunks)
-                plain = replace(m, chunks=(Chunk(b"%x" % len(body), body),) if body else (), trailers=(),
-                                last=Chunk(b"0"))
+                plain = replace(
+                    m, chunks=(Chunk(b"%x" % len(body), body),) if body else (), trailers=(), last=Chunk(b"0")
+                )
                 if plain != m:
                     candidates.append(put(i, plain))
             if m.framing in ("length", "close") and m.body:
@@ -168,6 +177,7 @@ class Http1Strategy:
 
 def _shrunk_body(m: Http1Message, body: bytes) -> Http1Message:
     """``m`` with a shorter body and its Content-Length fields updated to match."""
-    headers = tuple(replace(h, value=str(len(body)).encode()) if h.name.lower() == b"content-length" else h
-                    for h in m.headers)
+    headers = tuple(
+        replace(h, value=str(len(body)).encode()) if h.name.lower() == b"content-length" else h for h in m.headers
+    )
     return replace(m, body=body, headers=headers if m.framing == "length" else m.headers)

@@ -44,21 +44,44 @@ from __future__ import annotations
 
 import hashlib
 import random
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from assay.core.errors import ConfigError
 from assay.gen.bytesource import ByteSource
 from assay.gen.schema.adjacent import _Adjacent
 from assay.gen.schema.draw import _ByteDraw, _Draw, _RandomDraw
 from assay.gen.schema.judge import _Judge
-from assay.gen.schema.model import (DEFAULT_DEPTH, HARD_DEPTH, MAX_ADJACENT_TRIES, MAX_ATTEMPTS, MAX_ITEMS, MAX_STRING,
-                                    MODES, Generated, Unsatisfiable, _Fail)
+from assay.gen.schema.model import (
+    DEFAULT_DEPTH,
+    HARD_DEPTH,
+    MAX_ADJACENT_TRIES,
+    MAX_ATTEMPTS,
+    MAX_ITEMS,
+    MAX_STRING,
+    MODES,
+    Generated,
+    Unsatisfiable,
+    _Fail,
+)
 from assay.gen.schema.resolve import _Doc, _draft_of
 from assay.gen.schema.valid import _Generator
 from assay.gen.schema.values import _pointer, _put
 
-__all__ = ["DEFAULT_DEPTH", "HARD_DEPTH", "MAX_ADJACENT_TRIES", "MAX_ATTEMPTS", "MAX_ITEMS", "MAX_STRING", "MODES",
-           "Generated", "Unsatisfiable", "check", "from_bytes", "generate"]
+__all__ = [
+    "DEFAULT_DEPTH",
+    "HARD_DEPTH",
+    "MAX_ADJACENT_TRIES",
+    "MAX_ATTEMPTS",
+    "MAX_ITEMS",
+    "MAX_STRING",
+    "MODES",
+    "Generated",
+    "Unsatisfiable",
+    "check",
+    "from_bytes",
+    "generate",
+]
 
 
 def _setup(schema: Any, root: Any | None, draft: int | None, resources: Mapping[str, Any] | None) -> tuple[_Doc, Any]:
@@ -73,8 +96,14 @@ def _setup(schema: Any, root: Any | None, draft: int | None, resources: Mapping[
     return _Doc(document, chosen, resources), schema
 
 
-def check(schema: Any, value: Any, *, root: Any | None = None, draft: int | None = None,
-          resources: Mapping[str, Any] | None = None) -> list[tuple[str, str]]:
+def check(
+    schema: Any,
+    value: Any,
+    *,
+    root: Any | None = None,
+    draft: int | None = None,
+    resources: Mapping[str, Any] | None = None,
+) -> list[tuple[str, str]]:
     """The errors ``value`` has against ``schema`` as ``(keyword, JSON pointer)`` pairs.
 
     ``jsonschema``'s top-level ``iter_errors`` for the draft in force, with
@@ -99,8 +128,10 @@ def _valid(gen: _Generator, schema: Any) -> Any:
         if not errors:
             return value
         last = f"{errors[0][0]} at {_pointer(errors[0][1]) or '/'}"
-    raise Unsatisfiable(f"no valid value found in {MAX_ATTEMPTS} attempts (last failure: {last}); "
-                        "simplify the schema or use adjacent mode")
+    raise Unsatisfiable(
+        f"no valid value found in {MAX_ATTEMPTS} attempts (last failure: {last}); "
+        "simplify the schema or use adjacent mode"
+    )
 
 
 def _adjacent(gen: _Generator, schema: Any, base: Any = _NO_BASE) -> Generated:
@@ -134,14 +165,22 @@ def _adjacent(gen: _Generator, schema: Any, base: Any = _NO_BASE) -> Generated:
                     continue
                 if len(errors) == 1 and errors[0][1] == path and (kw == "" or errors[0][0] == kw):
                     claim = errors[0][0]
-                    return Generated(candidate, "adjacent", claim, _pointer(path),
-                                     f"{claim} violated at {_pointer(path) or '/'}")
+                    return Generated(
+                        candidate, "adjacent", claim, _pointer(path), f"{claim} violated at {_pointer(path) or '/'}"
+                    )
                 last = f"{kw or 'a type change'} at {_pointer(path) or '/'} gave {len(errors)} errors"
     raise Unsatisfiable(f"no single-violation value found ({last}); the schema may accept every value")
 
 
-def _run(schema: Any, draw: _Draw, mode: str, root: Any | None, draft: int | None,
-         resources: Mapping[str, Any] | None, max_depth: int) -> Generated:
+def _run(
+    schema: Any,
+    draw: _Draw,
+    mode: str,
+    root: Any | None,
+    draft: int | None,
+    resources: Mapping[str, Any] | None,
+    max_depth: int,
+) -> Generated:
     if mode not in MODES:
         raise ConfigError(f"mode must be one of {', '.join(MODES)}, not {mode!r}")
     doc, schema = _setup(schema, root, draft, resources)
@@ -158,9 +197,16 @@ def _run(schema: Any, draw: _Draw, mode: str, root: Any | None, draft: int | Non
     return Generated(_valid(gen, schema), "valid")
 
 
-def generate(schema: Any, rng: random.Random, mode: str = "valid", *, root: Any | None = None,
-             draft: int | None = None, resources: Mapping[str, Any] | None = None,
-             max_depth: int = DEFAULT_DEPTH) -> Generated:
+def generate(
+    schema: Any,
+    rng: random.Random,
+    mode: str = "valid",
+    *,
+    root: Any | None = None,
+    draft: int | None = None,
+    resources: Mapping[str, Any] | None = None,
+    max_depth: int = DEFAULT_DEPTH,
+) -> Generated:
     """A value for ``schema`` in ``mode`` (``valid``, ``adjacent`` or ``mixed``), drawn from ``rng``.
 
     ``root`` is the document that ``$ref``\\ s resolve against when ``schema`` is
@@ -173,9 +219,16 @@ def generate(schema: Any, rng: random.Random, mode: str = "valid", *, root: Any 
     return _run(schema, _RandomDraw(rng), mode, root, draft, resources, max_depth)
 
 
-def from_bytes(schema: Any, data: bytes, mode: str = "mixed", *, root: Any | None = None,
-               draft: int | None = None, resources: Mapping[str, Any] | None = None,
-               max_depth: int = DEFAULT_DEPTH) -> Generated:
+def from_bytes(
+    schema: Any,
+    data: bytes,
+    mode: str = "mixed",
+    *,
+    root: Any | None = None,
+    draft: int | None = None,
+    resources: Mapping[str, Any] | None = None,
+    max_depth: int = DEFAULT_DEPTH,
+) -> Generated:
     """Like :func:`generate`, with every choice read from ``data`` (see :class:`ByteSource`).
 
     The engine's byte mutations then become structural mutations, and shorter

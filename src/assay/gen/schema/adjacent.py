@@ -18,8 +18,9 @@ class _Adjacent:
         self.gen = gen
         self.draft = gen.doc.draft
 
-    def sites(self, schemas: list[tuple[Any, str]], value: Any, path: tuple[Any, ...], out: list,
-              depth: int = 0) -> None:
+    def sites(
+        self, schemas: list[tuple[Any, str]], value: Any, path: tuple[Any, ...], out: list, depth: int = 0
+    ) -> None:
         """Collect ``(path, schemas there, value there)`` for locations outside any anyOf/oneOf branch."""
         if depth > HARD_DEPTH or len(out) > 256:
             return
@@ -70,7 +71,8 @@ class _Adjacent:
                 if p.get("additionalProperties") is False:
                     for key in ("assay_extra", "x", "zz-extra"):
                         if key not in (p.get("properties") or {}) and not any(
-                                _search(pat, key) for pat in (p.get("patternProperties") or {})):
+                            _search(pat, key) for pat in (p.get("patternProperties") or {})
+                        ):
                             out.append(("additionalProperties", {**value, key: None}))
                             break
                 if isinstance(p.get("maxProperties"), int):

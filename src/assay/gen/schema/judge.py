@@ -53,8 +53,13 @@ def _setup(doc: _Doc) -> tuple[Any, Any]:
     from referencing.jsonschema import DRAFT4, DRAFT6, DRAFT7, DRAFT201909, DRAFT202012
 
     spec = {4: DRAFT4, 6: DRAFT6, 7: DRAFT7, 2019: DRAFT201909, 2020: DRAFT202012}[doc.draft]
-    cls = {4: jsonschema.Draft4Validator, 6: jsonschema.Draft6Validator, 7: jsonschema.Draft7Validator,
-           2019: jsonschema.Draft201909Validator, 2020: jsonschema.Draft202012Validator}[doc.draft]
+    cls = {
+        4: jsonschema.Draft4Validator,
+        6: jsonschema.Draft6Validator,
+        7: jsonschema.Draft7Validator,
+        2019: jsonschema.Draft201909Validator,
+        2020: jsonschema.Draft202012Validator,
+    }[doc.draft]
     pairs = [(doc.base, Resource(doc.root, specification=spec))]
     for uri, contents in (doc.resources or {}).items():
         pairs.append((uri.split("#")[0], Resource.from_contents(contents, default_specification=spec)))
@@ -86,8 +91,9 @@ class _Judge:
     def valid(self, schema: Any, value: Any, base: str) -> bool:
         return not self.errors(schema, value, base, (), first=True)
 
-    def errors(self, schema: Any, value: Any, base: str, path: tuple[Any, ...] = (),
-               first: bool = False) -> list[Error]:
+    def errors(
+        self, schema: Any, value: Any, base: str, path: tuple[Any, ...] = (), first: bool = False
+    ) -> list[Error]:
         from referencing.exceptions import Unresolvable
 
         validator = self._validator(schema, base)
@@ -100,8 +106,10 @@ class _Judge:
         except re.error as exc:
             raise Unsatisfiable(f"a pattern is not a Python regular expression ({exc}); assay cannot use it") from None
         except Unresolvable as exc:
-            raise ConfigError(f"a $ref does not resolve: {exc}; pass the document that holds it as root= "
-                              "or its contents in resources={uri: schema}") from None
+            raise ConfigError(
+                f"a $ref does not resolve: {exc}; pass the document that holds it as root= "
+                "or its contents in resources={uri: schema}"
+            ) from None
         except RecursionError:
             raise Unsatisfiable("schema recursion without progress while checking a value") from None
         return out

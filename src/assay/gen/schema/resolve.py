@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import re
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 from urllib.parse import unquote, urldefrag, urljoin
 
 from assay.core.errors import ConfigError
@@ -14,15 +15,35 @@ def _draft_of(schema: Any) -> int:
     uri = schema.get("$schema", "") if isinstance(schema, dict) else ""
     if not isinstance(uri, str) or not uri:
         return 2020
-    for marker, draft in (("draft-03", 3), ("draft-04", 4), ("draft-06", 6), ("draft-07", 7),
-                          ("2019-09", 2019), ("2020-12", 2020)):
+    for marker, draft in (
+        ("draft-03", 3),
+        ("draft-04", 4),
+        ("draft-06", 6),
+        ("draft-07", 7),
+        ("2019-09", 2019),
+        ("2020-12", 2020),
+    ):
         if marker in uri:
             return draft
     return 2020
 
 
-_NOT_SCHEMA = frozenset(("enum", "const", "default", "examples", "example", "required", "type",
-                         "description", "title", "$comment", "format", "pattern"))
+_NOT_SCHEMA = frozenset(
+    (
+        "enum",
+        "const",
+        "default",
+        "examples",
+        "example",
+        "required",
+        "type",
+        "description",
+        "title",
+        "$comment",
+        "format",
+        "pattern",
+    )
+)
 
 
 class _Doc:

@@ -22,8 +22,9 @@ import hashlib
 import json
 import os
 import random
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 from assay.core.errors import ConfigError
 from assay.gen.schema import _NO_BASE, _adjacent, _setup, _valid
@@ -171,7 +172,7 @@ class SchemaStrategy:
             if isinstance(node, dict):
                 simpler = [{k: v for k, v in node.items() if k != drop} for drop in node]
             elif isinstance(node, list):
-                simpler = [node[:i] + node[i + 1:] for i in range(len(node))]
+                simpler = [node[:i] + node[i + 1 :] for i in range(len(node))]
             elif isinstance(node, str) and node:
                 simpler = ["", node[: len(node) // 2]]
             elif isinstance(node, (int, float)) and not isinstance(node, bool) and node != 0:

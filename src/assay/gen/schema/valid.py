@@ -10,7 +10,14 @@ from assay.core.errors import ConfigError
 from assay.gen.schema.draw import _Draw
 from assay.gen.schema.judge import _Judge
 from assay.gen.schema.model import (
-    EXTRA_RATE, HARD_DEPTH, MAX_ITEMS, MAX_STRING, OPTIONAL_RATE, THEN_RATE, Unsatisfiable, _Fail,
+    EXTRA_RATE,
+    HARD_DEPTH,
+    MAX_ITEMS,
+    MAX_STRING,
+    OPTIONAL_RATE,
+    THEN_RATE,
+    Unsatisfiable,
+    _Fail,
 )
 from assay.gen.schema.regex import _ALPHABET, _UNICODE, _regex_string
 from assay.gen.schema.resolve import _Doc
@@ -125,8 +132,10 @@ class _Generator:
 
     def _fits(self, parts: list[tuple[dict, str]], value: Any) -> bool:
         try:
-            return all(self.checker.valid({k: v for k, v in p.items() if k not in ("anyOf", "oneOf", "allOf")},
-                                          value, b) for p, b in parts)
+            return all(
+                self.checker.valid({k: v for k, v in p.items() if k not in ("anyOf", "oneOf", "allOf")}, value, b)
+                for p, b in parts
+            )
         except Unsatisfiable:
             return False
 
@@ -147,8 +156,17 @@ class _Generator:
         keys = set().union(*(p.keys() for p, _ in parts)) if parts else set()
         if types is None:
             hinted = []
-            if keys & {"properties", "required", "additionalProperties", "patternProperties", "minProperties",
-                       "maxProperties", "propertyNames", "dependencies", "dependentRequired"}:
+            if keys & {
+                "properties",
+                "required",
+                "additionalProperties",
+                "patternProperties",
+                "minProperties",
+                "maxProperties",
+                "propertyNames",
+                "dependencies",
+                "dependentRequired",
+            }:
                 hinted.append("object")
             if keys & {"items", "prefixItems", "minItems", "maxItems", "uniqueItems", "contains", "additionalItems"}:
                 hinted.append("array")
@@ -193,12 +211,12 @@ class _Generator:
             if isinstance(m, (int, float)) and not isinstance(m, bool) and m > 0:
                 multiples.append(m)
         if integer or not self.draw.chance(0.4):
-            ilo = -(10 ** 6) if lo == -math.inf else (math.floor(lo) + 1 if lo_open else math.ceil(lo))
-            ihi = 10 ** 6 if hi == math.inf else (math.ceil(hi) - 1 if hi_open else math.floor(hi))
+            ilo = -(10**6) if lo == -math.inf else (math.floor(lo) + 1 if lo_open else math.ceil(lo))
+            ihi = 10**6 if hi == math.inf else (math.ceil(hi) - 1 if hi_open else math.floor(hi))
             if lo == -math.inf and hi != math.inf:
-                ilo = ihi - 10 ** 6
+                ilo = ihi - 10**6
             if hi == math.inf and lo != -math.inf:
-                ihi = ilo + 10 ** 6
+                ihi = ilo + 10**6
             if ilo > ihi:
                 if integer:
                     raise _Fail("no integer within the bounds")
@@ -255,8 +273,9 @@ class _Generator:
             if lo <= len(text) <= hi:
                 return text
         size = self.draw.int(lo, min(hi, lo + 12))
-        chars = [self.draw.choice(_ALPHABET) if self.draw.int(0, 9) else self.draw.choice(_UNICODE)
-                 for _ in range(size)]
+        chars = [
+            self.draw.choice(_ALPHABET) if self.draw.int(0, 9) else self.draw.choice(_UNICODE) for _ in range(size)
+        ]
         return "".join(chars)
 
     def _item_schemas(self, parts: list[tuple[dict, str]], index: int) -> tuple[list[tuple[Any, str]], bool]:
@@ -264,7 +283,11 @@ class _Generator:
         draft = self.doc.draft
         out: list[tuple[Any, str]] = []
         for p, b in parts:
-            prefix = p.get("prefixItems") if draft == 2020 else (p.get("items") if isinstance(p.get("items"), list) else None)
+            prefix = (
+                p.get("prefixItems")
+                if draft == 2020
+                else (p.get("items") if isinstance(p.get("items"), list) else None)
+            )
             if prefix is not None:
                 if index < len(prefix):
                     out.append((prefix[index], b))
@@ -348,14 +371,18 @@ class _Generator:
                     if k not in declared:
                         declared.append(k)
             lo = max([p["minProperties"] for p, _ in parts if isinstance(p.get("minProperties"), int)], default=0)
-            hi = min([p["maxProperties"] for p, _ in parts if isinstance(p.get("maxProperties"), int)], default=10 ** 9)
+            hi = min([p["maxProperties"] for p, _ in parts if isinstance(p.get("maxProperties"), int)], default=10**9)
             keys = [k for k in required]
-            rate = OPTIONAL_RATE * (0.6 ** depth) if depth < self.max_depth else 0.0
+            rate = OPTIONAL_RATE * (0.6**depth) if depth < self.max_depth else 0.0
             # An optional key that some oneOf branch requires could satisfy a second branch.
             avoid = self._oneof_required(parts)
             for k in declared:
-                if k not in keys and k not in avoid and self.draw.chance(rate) \
-                        and self._property_schemas(parts, k) is not None:
+                if (
+                    k not in keys
+                    and k not in avoid
+                    and self.draw.chance(rate)
+                    and self._property_schemas(parts, k) is not None
+                ):
                     keys.append(k)
             if depth < self.max_depth and self.draw.chance(EXTRA_RATE):
                 extra = self._extra_key(parts)

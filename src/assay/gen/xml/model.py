@@ -5,7 +5,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Union
 
-
 MAX_BYTES = 8192  #: hard bound on a rendered document
 MAX_PARSE_BYTES = 65536  #: larger input is not read (parse returns None)
 MAX_DEPTH = 5  #: element nesting bound for generated documents
@@ -74,7 +73,7 @@ class Element:
 
     name: str
     attrs: tuple[Attr, ...] = ()
-    children: tuple["Node", ...] = ()
+    children: tuple[Node, ...] = ()
     empty: bool = False
     end_name: str | None = None
 
@@ -98,7 +97,7 @@ class Doctype:
 
     name: str
     external: str = ""
-    subset: tuple[Union[Decl, Comment, PI, PERef, Text], ...] | None = None
+    subset: tuple[Decl | Comment | PI | PERef | Text, ...] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,7 +118,7 @@ class XmlDocument:
     root: Element
     decl: XmlDecl | None = None
     prolog: tuple[Misc, ...] = ()
-    epilog: tuple[Union[Comment, PI, Text, Element], ...] = ()
+    epilog: tuple[Comment | PI | Text | Element, ...] = ()
 
 
 # ---------------------------------------------------------------- rendering

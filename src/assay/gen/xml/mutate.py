@@ -6,17 +6,50 @@ import random
 from dataclasses import replace
 
 from assay.gen.xml.generate import (
-    _ATTR_NAMES, _CDATA, _CHAR_REFS, _COMMENTS, _Ctx, _ELEMENT_NAMES, _ENCODINGS, _Entity, _PI_DATA,
-    _PI_TARGETS, _PREDEFINED, _PREFIXES, _URIS, _attlist_body, _content_model, _declared, _element_names,
-    _gen_attr_value, _gen_doctype, _gen_element, _gen_entities, _gen_leaf, _gen_qname, _gen_text, _local,
+    _ATTR_NAMES,
+    _CDATA,
+    _CHAR_REFS,
+    _COMMENTS,
+    _ELEMENT_NAMES,
+    _ENCODINGS,
+    _PI_DATA,
+    _PI_TARGETS,
+    _PREDEFINED,
+    _PREFIXES,
+    _URIS,
+    _attlist_body,
+    _content_model,
+    _Ctx,
+    _declared,
+    _element_names,
+    _Entity,
+    _gen_attr_value,
+    _gen_doctype,
+    _gen_element,
+    _gen_entities,
+    _gen_leaf,
+    _gen_qname,
+    _gen_text,
+    _local,
     _prefix,
 )
 from assay.gen.xml.model import (
-    Attr, CData, Comment, Decl, Doctype, Element, MAX_DEPTH, MAX_ENTITY_DEPTH, Node, PI, Ref, Text, XmlDecl,
+    MAX_DEPTH,
+    MAX_ENTITY_DEPTH,
+    PI,
+    Attr,
+    CData,
+    Comment,
+    Decl,
+    Doctype,
+    Element,
+    Node,
+    Ref,
+    Text,
+    XmlDecl,
     XmlDocument,
 )
 from assay.gen.xml.parse import _REF_RE
-
 
 Path = tuple[int, ...]
 
@@ -122,9 +155,20 @@ def _sanitize(node: Node, scope: frozenset[str], entities: set[str]) -> Node:
         if aname in seen:
             continue
         seen.add(aname)
-        attrs.append(replace(a, name=aname, value=_REF_RE.sub(
-            lambda m: m.group(0) if m.group(1).startswith("#") or m.group(1) in _PREDEFINED
-            or m.group(1) in entities else m.group(1), a.value)))
+        attrs.append(
+            replace(
+                a,
+                name=aname,
+                value=_REF_RE.sub(
+                    lambda m: (
+                        m.group(0)
+                        if m.group(1).startswith("#") or m.group(1) in _PREDEFINED or m.group(1) in entities
+                        else m.group(1)
+                    ),
+                    a.value,
+                ),
+            )
+        )
     children = tuple(_sanitize(c, scope, entities) for c in node.children)
     return Element(name, tuple(attrs), children, node.empty, node.end_name)
 
@@ -178,8 +222,9 @@ def _mut_attr(doc: XmlDocument, rng: random.Random) -> XmlDocument:
     else:
         i = rng.choice(plain)
         quote = "'" if attrs[i].quote == '"' else '"'
-        attrs[i] = replace(attrs[i], value=attrs[i].value.replace(quote, "&" + ("quot" if quote == '"' else "apos") + ";"),
-                           quote=quote)
+        attrs[i] = replace(
+            attrs[i], value=attrs[i].value.replace(quote, "&" + ("quot" if quote == '"' else "apos") + ";"), quote=quote
+        )
     return _with_root(doc, _put(doc.root, path, replace(el, attrs=tuple(attrs))))
 
 
@@ -285,11 +330,13 @@ def _mut_prolog(doc: XmlDocument, rng: random.Random) -> XmlDocument:
             return replace(doc, decl=XmlDecl("1.0", rng.choice(_ENCODINGS), rng.choice((None, "yes", "no"))))
         if rng.random() < 0.3:
             return replace(doc, decl=None)
-        return replace(doc, decl=replace(doc.decl, encoding=rng.choice(_ENCODINGS),
-                                         standalone=rng.choice((None, "yes", "no"))))
+        return replace(
+            doc, decl=replace(doc.decl, encoding=rng.choice(_ENCODINGS), standalone=rng.choice((None, "yes", "no")))
+        )
     if roll < 0.5:
-        misc = rng.choice((Comment(rng.choice(_COMMENTS)), PI(rng.choice(_PI_TARGETS), rng.choice(_PI_DATA)),
-                           Text("\n")))
+        misc = rng.choice(
+            (Comment(rng.choice(_COMMENTS)), PI(rng.choice(_PI_TARGETS), rng.choice(_PI_DATA)), Text("\n"))
+        )
         if rng.random() < 0.5:
             return replace(doc, epilog=doc.epilog + (misc,))
         prolog = list(doc.prolog)
@@ -307,8 +354,9 @@ def _mut_dtd(doc: XmlDocument, rng: random.Random) -> XmlDocument:
         doc = replace(doc, prolog=doc.prolog + (new_doctype, Text("\n")))
         if rng.random() < 0.7:
             path, el = _random_element(doc, rng)
-            doc = _with_root(doc, _splice(doc.root, path, rng.randint(0, len(el.children)),
-                                          [Ref(rng.choice(entities).name)]))
+            doc = _with_root(
+                doc, _splice(doc.root, path, rng.randint(0, len(el.children)), [Ref(rng.choice(entities).name)])
+            )
         return doc
     subset = list(doctype.subset or ())
     roll = rng.random()
@@ -325,8 +373,9 @@ def _mut_dtd(doc: XmlDocument, rng: random.Random) -> XmlDocument:
             if _entity_depth(existing, target) < MAX_ENTITY_DEPTH:
                 value += "&" + target + ";"
         subset += [Decl("ENTITY", name, '"' + value + '"'), Text("\n")]
-        doc = replace(doc, prolog=tuple(replace(doctype, subset=tuple(subset)) if n is doctype else n
-                                        for n in doc.prolog))
+        doc = replace(
+            doc, prolog=tuple(replace(doctype, subset=tuple(subset)) if n is doctype else n for n in doc.prolog)
+        )
         path, el = _random_element(doc, rng)
         return _with_root(doc, _splice(doc.root, path, rng.randint(0, len(el.children)), [Ref(name)]))
     if roll < 0.6:
@@ -337,8 +386,7 @@ def _mut_dtd(doc: XmlDocument, rng: random.Random) -> XmlDocument:
         removable = [i for i, d in enumerate(subset) if isinstance(d, Decl) and d.kind != "ENTITY"]
         if removable:
             del subset[rng.choice(removable)]
-    return replace(doc, prolog=tuple(replace(doctype, subset=tuple(subset)) if n is doctype else n
-                                     for n in doc.prolog))
+    return replace(doc, prolog=tuple(replace(doctype, subset=tuple(subset)) if n is doctype else n for n in doc.prolog))
 
 
 def _entity_depth(entities: list[_Entity], name: str, seen: frozenset[str] = frozenset()) -> int:
@@ -350,17 +398,42 @@ def _entity_depth(entities: list[_Entity], name: str, seen: frozenset[str] = fro
     return max((1 + _entity_depth(entities, r, seen | {name}) for r in refs), default=0)
 
 
-_VALID_OPS = ((_mut_rename, 2), (_mut_attr, 4), (_mut_namespace, 1), (_mut_insert, 4), (_mut_delete, 3),
-              (_mut_duplicate, 2), (_mut_swap, 1), (_mut_move, 1), (_mut_wrap, 1), (_mut_text, 3),
-              (_mut_prolog, 2))
+_VALID_OPS = (
+    (_mut_rename, 2),
+    (_mut_attr, 4),
+    (_mut_namespace, 1),
+    (_mut_insert, 4),
+    (_mut_delete, 3),
+    (_mut_duplicate, 2),
+    (_mut_swap, 1),
+    (_mut_move, 1),
+    (_mut_wrap, 1),
+    (_mut_text, 3),
+    (_mut_prolog, 2),
+)
 
 
 def _mut_invalid(doc: XmlDocument, rng: random.Random) -> XmlDocument:
     """``doc`` with one adjacent well-formedness error."""
     path, el = _random_element(doc, rng)
-    kind = rng.choice(("end_tag", "dup_attr", "undeclared_entity", "unbound_prefix", "comment_dashes",
-                       "raw_lt", "raw_amp", "cdata_end", "bad_char_ref", "pi_xml", "second_root",
-                       "control_char", "recursive_entity", "attr_lt"))
+    kind = rng.choice(
+        (
+            "end_tag",
+            "dup_attr",
+            "undeclared_entity",
+            "unbound_prefix",
+            "comment_dashes",
+            "raw_lt",
+            "raw_amp",
+            "cdata_end",
+            "bad_char_ref",
+            "pi_xml",
+            "second_root",
+            "control_char",
+            "recursive_entity",
+            "attr_lt",
+        )
+    )
     at = rng.randint(0, len(el.children))
     if kind == "end_tag":
         return _with_root(doc, _put(doc.root, path, replace(el, empty=False, end_name=el.name + "x")))

@@ -5,10 +5,23 @@ from __future__ import annotations
 import re
 
 from assay.gen.xml.model import (
-    Attr, CData, Comment, Decl, Doctype, Element, MAX_PARSE_BYTES, MAX_PARSE_DEPTH, Misc, Node, PERef, PI,
-    Ref, Text, XmlDecl, XmlDocument,
+    MAX_PARSE_BYTES,
+    MAX_PARSE_DEPTH,
+    PI,
+    Attr,
+    CData,
+    Comment,
+    Decl,
+    Doctype,
+    Element,
+    Misc,
+    Node,
+    PERef,
+    Ref,
+    Text,
+    XmlDecl,
+    XmlDocument,
 )
-
 
 _NAME = r"[^\s<>&;=/!?\"'%\[\]()|,*+#]+"
 _NAME_RE = re.compile(_NAME)

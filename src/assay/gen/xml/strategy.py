@@ -3,17 +3,38 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Iterator
 from dataclasses import replace
-from typing import Iterator
 
 from assay.gen.xml.generate import _PREDEFINED, generate_document
 from assay.gen.xml.model import (
-    Decl, Doctype, Element, INVALID_RATE, MAX_BYTES, MAX_DEPTH, MAX_SHRINK, MAX_TOKENS, PI, Ref,
-    XmlDocument, render_document,
+    INVALID_RATE,
+    MAX_BYTES,
+    MAX_DEPTH,
+    MAX_SHRINK,
+    MAX_TOKENS,
+    PI,
+    Decl,
+    Doctype,
+    Element,
+    Ref,
+    XmlDocument,
+    render_document,
 )
 from assay.gen.xml.mutate import (
-    _VALID_OPS, _depth, _doctype, _entities, _mut_invalid, _paths, _put, _random_element, _sanitize, _scope,
-    _splice, _weighted, _with_root,
+    _VALID_OPS,
+    _depth,
+    _doctype,
+    _entities,
+    _mut_invalid,
+    _paths,
+    _put,
+    _random_element,
+    _sanitize,
+    _scope,
+    _splice,
+    _weighted,
+    _with_root,
 )
 from assay.gen.xml.parse import _REF_RE, parse_document
 
@@ -100,8 +121,11 @@ class XmlStrategy:
             candidates.append(replace(value, prolog=kept))
             if doctype is not None and doctype.subset:
                 plain = tuple(d for d in doctype.subset if isinstance(d, Decl) and d.kind == "ENTITY")
-                candidates.append(replace(value, prolog=tuple(replace(doctype, subset=plain) if n is doctype else n
-                                                              for n in value.prolog)))
+                candidates.append(
+                    replace(
+                        value, prolog=tuple(replace(doctype, subset=plain) if n is doctype else n for n in value.prolog)
+                    )
+                )
         if value.epilog:
             candidates.append(replace(value, epilog=()))
         for path, node in _paths(value.root, limit=128):
@@ -136,7 +160,8 @@ def _uses_entities(root: Element) -> bool:
             return True
         if isinstance(node, Element) and any(
             m.group(1) not in _PREDEFINED and not m.group(1).startswith("#")
-            for a in node.attrs for m in _REF_RE.finditer(a.value)
+            for a in node.attrs
+            for m in _REF_RE.finditer(a.value)
         ):
             return True
     return False
