@@ -85,8 +85,8 @@ def worker_inputs(path: str) -> list[bytes]:
 
 
 def campaign(name: str, spec: dict, fn, tmp: str, cases: int, seed: int) -> float:
-    from assay.core.target import make_target
     from assay.engine.campaign import CampaignOptions, run_campaign
+    from assay.harness.define import make_target
 
     target = make_target(
         fn, name=name.replace(".", "_"), sources=spec["sources"], seeds=spec["seeds"], max_len=e2e.MAX_LEN, timeout=10.0

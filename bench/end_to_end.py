@@ -107,7 +107,8 @@ class Counters:
 
 
 def _resolve_sources(sources) -> list[str]:
-    from assay.core.target import make_target, resolve_source
+    from assay.core.target import resolve_source
+    from assay.harness.define import make_target
 
     t = make_target(trivial, name="x")
     return [resolve_source(s, t, None) for s in sources]
@@ -119,8 +120,8 @@ def _resolve_sources(sources) -> list[str]:
 def run_assay(
     name: str, spec: dict, counters: str, corpus: str, *, cases: int | None, budget: float | None, seed: int
 ) -> dict:
-    from assay.core.target import make_target
     from assay.engine.campaign import CampaignOptions, run_campaign
+    from assay.harness.define import make_target
 
     fn = Counters(counters).wrap(spec["fn"])
     target = make_target(

@@ -40,9 +40,9 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "examples" / "http"))
 
-from assay.core.target import make_target  # noqa: E402
 from assay.core.verdict import classify  # noqa: E402
 from assay.engine.campaign import CampaignOptions, run_campaign  # noqa: E402
+from assay.harness.define import make_target  # noqa: E402
 
 DEFAULT_REQUESTS = 2000  #: requests (cases) per tool, app and seed
 DEFAULT_REPS = 3  #: seeds; the table shows medians

@@ -19,8 +19,8 @@ import xml.parsers.expat
 
 import h11
 
-from assay.core.target import make_target
 from assay.engine.campaign import CampaignOptions, run_campaign
+from assay.harness.define import make_target
 
 
 def http1(data: bytes) -> None:

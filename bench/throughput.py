@@ -61,11 +61,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from assay.core.target import Target, make_target
+from assay.core.target import Target
 from assay.engine.campaign import CampaignOptions, run_campaign
 from assay.feedback import sysmon as sysmon_mod
 from assay.feedback.scope import Scope
 from assay.feedback.sysmon import SysmonFeedback
+from assay.harness.define import make_target
 
 perf_counter = time.perf_counter
 process_time = time.process_time

@@ -965,8 +965,8 @@ def search_power_job(case: dict[str, Any], seed: int, cap: int, off: bool) -> di
         if case.get("drop"):
             del importlib.import_module("assay.gen.mutators").MUTATIONS[case["drop"]]
     import search_power_targets as spt
-    from assay.core.target import make_target
     from assay.engine.campaign import CampaignOptions, run_campaign
+    from assay.harness.define import make_target
     from assay.store.artifacts import load_artifact
 
     kw = dict(case["kw"])

@@ -97,9 +97,9 @@ def test_a_run_that_keeps_only_guards_or_values_records_those_alone():
 
 
 def test_a_run_past_max_compared_is_cut_short_through_the_targets_except_and_unjudged():
-    from assay.core.target import make_target
     from assay.engine import execute
     from assay.feedback import cmplog
+    from assay.harness.define import make_target
 
     log = _log()
     finished = []

@@ -16,10 +16,10 @@ from pathlib import Path
 
 import pytest
 
-from assay.core.target import make_target
 from assay.engine import worker
 from assay.engine.campaign import CampaignOptions, run_campaign
 from assay.gen.accelerated import cmutate
+from assay.harness.define import make_target
 from hot_loop_targets import make_writer, shallow
 
 needs_c = pytest.mark.skipif(cmutate is None, reason="assay.gen._cmutate is not built (no C compiler)")

@@ -9,10 +9,10 @@ import tomllib
 
 import pytest
 
-from assay.core.target import make_target
 from assay.core.verdict import ExceptionInfo, Verdict, classify, code_frames, frames_key
 from assay.engine.campaign import CampaignOptions, run_campaign
 from assay.findings.identity import group, identify
+from assay.harness.define import make_target
 from test_bugs import _raise_in as _module  # a module compiled from source in tmp_path
 
 CYCLE = "panic:builtins.RecursionError@cycle:tomllib._parser:parse_array,parse_inline_table,parse_key_value_pair,parse_value"

@@ -17,10 +17,10 @@ from pathlib import Path
 
 import pytest
 
-from assay.core.target import make_target
 from assay.engine import journal as jr, worker
 from assay.engine.campaign import CampaignOptions, run_campaign
 from assay.gen.accelerated import cmutate
+from assay.harness.define import make_target
 from hot_loop_targets import RECORD, make_recorder
 
 

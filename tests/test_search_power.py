@@ -11,8 +11,8 @@ import tomllib
 import pytest
 
 import search_power_targets as spt
-from assay.core.target import make_target
 from assay.engine.campaign import CampaignOptions, run_campaign
+from assay.harness.define import make_target
 from assay.store.artifacts import load_artifact
 
 

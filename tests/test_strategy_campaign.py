@@ -6,7 +6,7 @@ import pytest
 
 h11 = pytest.importorskip("h11")
 
-from assay.core.target import make_target  # noqa: E402
+from assay.harness.define import make_target  # noqa: E402
 
 
 def parse_request(data: bytes) -> None:

@@ -11,9 +11,9 @@ import json
 import pytest
 
 import wedge_targets as wt
-from assay.core.target import make_target
 from assay.engine import wedges
 from assay.engine.isolate import run_isolated
+from assay.harness.define import make_target
 from assay.store.artifacts import load_artifact
 from assay.store.corpus import Corpus
 

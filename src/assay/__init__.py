@@ -1,4 +1,14 @@
-"""assay: coverage-guided, structure-aware fuzzing and mutation testing for Python."""
+"""assay: coverage-guided, structure-aware fuzzing and mutation testing for Python.
+
+This module is the public API (the names in ``__all__``) and the one place that wires
+packages together across layers: where a lower layer must reach a feature above it
+(discovery reading ``[tool.assay.http]``, the promoter offering native artifacts), the
+lower layer keeps a registry and the feature is registered here, lazily, so that no
+package imports a higher one and no optional package loads before it is used.
+"""
+
+from pathlib import Path
+from typing import Any
 
 from assay.core.errors import (
     ArtifactError,
@@ -8,12 +18,15 @@ from assay.core.errors import (
     MonitoringUnavailable,
     TargetError,
 )
+from assay.core.native_target import NativeTarget, native_target
 from assay.core.observe import InvariantViolation, OracleFailure, feature, fuzzing, invariant
-from assay.core.target import REGISTRY, Target, target
+from assay.core.target import REGISTRY, Target
 from assay.core.version import __version__
 from assay.gen.bytesource import ByteSource
 from assay.gen.strategy import Strategy, get_strategy, register_strategy
-from assay.native.config import NativeTarget, native_target
+from assay.harness.define import target
+from assay.harness.discovery import register_table_loader
+from assay.promote.from_fuzz import register_backend
 from assay.promote.regression import Failure, replay, replay_example, replay_steps, replay_test
 
 __all__ = [
@@ -54,3 +67,21 @@ def __getattr__(name: str):
 
         return http_target
     raise AttributeError(f"module 'assay' has no attribute {name!r}")
+
+
+def _http_table_targets(root: Path, table: Any) -> list[Target]:
+    """The targets of ``[tool.assay.http.<name>]`` tables (the HTTP package loads only for them)."""
+    from assay.http.config import targets_from_config
+
+    return targets_from_config(root, table)
+
+
+def _native_candidate(artifact: Any, project_root: Path) -> Any:
+    """A native artifact offered for promotion (the native backend loads only for one)."""
+    from assay.native.promote import NativeCandidate
+
+    return NativeCandidate(artifact, project_root)
+
+
+register_table_loader("http", _http_table_targets)
+register_backend("native", _native_candidate)

@@ -12,10 +12,10 @@ import jsonschema
 import pytest
 
 from assay.core.errors import ConfigError, TargetError
-from assay.core.target import make_target
 from assay.gen.schema import generate, judge
 from assay.gen.schema.strategy import SchemaStrategy, load_schema
 from assay.gen.strategy import get_strategy
+from assay.harness.define import make_target
 
 validate_pyproject = pytest.importorskip("validate_pyproject")
 pytest.importorskip("pyproject_metadata")

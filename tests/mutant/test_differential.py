@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from assay.core.target import make_target
+from assay.harness.define import make_target
 from assay.mutant import outcome as oc
 from assay.mutant.apply import Patch
 from assay.mutant.differential import (

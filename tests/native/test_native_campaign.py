@@ -7,7 +7,7 @@ import time
 import pytest
 
 from assay.core.errors import CorpusError, NativeError
-from assay.native.config import native_target
+from assay.core.native_target import native_target
 from assay.store.artifacts import load_artifact
 from assay.store.corpus import Corpus
 

@@ -12,9 +12,9 @@ import oracle_subjects as subj
 import pytest
 
 from assay.core.observe import InvariantViolation, OracleFailure, feature
-from assay.core.target import make_target
 from assay.engine.execute import run_input
 from assay.gen.bytesource import ByteSource
+from assay.harness.define import make_target
 from assay.oracles import http_5xx, no_5xx, no_secret, plant_secret, wsgi_call
 from assay.oracles.http import SECRET_NAME
 

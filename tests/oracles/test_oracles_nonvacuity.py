@@ -14,7 +14,7 @@ from pathlib import Path
 import oracle_subjects as subj
 import pytest
 
-from assay.core.target import make_target
+from assay.harness.define import make_target
 from assay.oracles import (
     Allow,
     AllowList,

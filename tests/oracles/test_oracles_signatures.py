@@ -8,8 +8,8 @@ import plistlib
 import pytest
 
 from assay.core.observe import InvariantViolation, OracleFailure
-from assay.core.target import make_target
 from assay.engine.execute import run_input
+from assay.harness.define import make_target
 from assay.oracles import (
     Allow,
     AllowList,

@@ -111,9 +111,9 @@ def test_internal_error_exits_3_with_one_line_and_a_traceback_file(cli_main, mon
 def test_worker_error_is_internal_not_a_finding(tmp_path, monkeypatch):
     """assay's own failure in a worker is exit 3, never a crash:exit:70 finding."""
     from assay.core.errors import InternalError
-    from assay.core.target import make_target
     from assay.engine import worker as worker_mod
     from assay.engine.campaign import CampaignOptions, run_campaign
+    from assay.harness.define import make_target
 
     def explode(self):
         raise RuntimeError("assay bug")

@@ -81,8 +81,8 @@ def test_known_failure_skips_traceback_formatting(hostile, monkeypatch):
 
 
 def test_cache_never_merges_distinct_failures():
-    from assay.core.target import make_target
     from assay.engine import execute
+    from assay.harness.define import make_target
 
     def two(data: bytes) -> None:
         if data == b"a":
@@ -123,7 +123,7 @@ def test_allowed_side_effects_pass(hostile, name):
 
 
 def test_allow_write_path(tmp_path, monkeypatch):
-    from assay.core.target import make_target
+    from assay.harness.define import make_target
 
     out = tmp_path / "out"
     out.mkdir()
@@ -138,7 +138,7 @@ def test_allow_write_path(tmp_path, monkeypatch):
 
 def test_unknown_allow_entry_is_a_target_error():
     from assay.core.errors import TargetError
-    from assay.core.target import make_target
+    from assay.harness.define import make_target
 
     with pytest.raises(TargetError, match="allow"):
         make_target(lambda d: None, name="bad_allow", allow=["everything"])
@@ -146,8 +146,8 @@ def test_unknown_allow_entry_is_a_target_error():
 
 def test_sandbox_is_off_outside_workers(tmp_path):
     """In-process use (the pytest plugin, a library caller) is not sandboxed: no hook, no refusal."""
-    from assay.core.target import make_target
     from assay.engine import execute, sandbox
+    from assay.harness.define import make_target
 
     assert not sandbox.installed()
     path = tmp_path / "f"
@@ -156,7 +156,7 @@ def test_sandbox_is_off_outside_workers(tmp_path):
 
 
 def test_tempfile_in_a_target_writes_inside_the_worker_folder():
-    from assay.core.target import make_target
+    from assay.harness.define import make_target
 
     def uses_tempfile(data: bytes) -> None:
         import tempfile

@@ -97,8 +97,8 @@ def test_interrupt_same_with_and_without_jobs(tmp_path, jobs, signum):
 
 def test_interrupt_during_replay_child_ends_its_group(monkeypatch):
     """A KeyboardInterrupt while waiting for a one-input replay kills the child and what it started."""
-    from assay.core.target import make_target
     from assay.engine import isolate
+    from assay.harness.define import make_target
 
     started, workdirs, grandchild = [], [], []
     real_fork, real_workdir = isolate.fork_with_pipe, isolate.new_workdir

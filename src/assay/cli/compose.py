@@ -3,7 +3,7 @@
 ``register(subparsers)`` adds the subcommand to assay's CLI; ``run(args)`` returns
 0 when the campaign found nothing and 1 with findings, and raises
 :class:`~assay.core.errors.ConfigError` (exit 2 in the main CLI) for bad input.
-``python -m assay.compose ...`` runs the same thing standalone.
+``python -m assay compose ...`` is the same command without the ``assay`` script.
 """
 
 from __future__ import annotations
@@ -334,7 +334,7 @@ def _progress_printer() -> Any:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Standalone entry point (``python -m assay.compose``): exit 2 on configuration errors."""
+    """The subcommand alone, with its own parser: exit 2 on configuration errors."""
     parser = argparse.ArgumentParser(prog="assay")
     sub = parser.add_subparsers(dest="command", required=True)
     register(sub)

@@ -470,7 +470,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
 
 
 def _replay_native(project, name: str, path: Path) -> int:
-    from assay.cli.native import replay_native
+    from assay.native.replay import replay_native
     from assay.store.artifacts import load_artifact
 
     if path.is_dir():

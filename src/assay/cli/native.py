@@ -8,16 +8,14 @@ from __future__ import annotations
 
 import shutil
 import sys
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
 from assay.core.config import Project
 from assay.core.errors import NativeError, TargetError
-from assay.core.verdict import Verdict
+from assay.core.native_target import NativeTarget
 from assay.native.campaign import NO_SCHEDULE, NativeOptions, NativeOutcome, run_native_campaign
-from assay.native.config import NativeTarget
 from assay.native.discovery import has_python_targets, load_native_targets
 
 #: Seconds between progress lines when stderr is not a terminal (CI logs).
@@ -137,28 +135,6 @@ def native_summary(outcomes: list[NativeOutcome]) -> str:
 def listing(project: Project) -> list[dict[str, Any]]:
     """Settings of every native target, for ``assay targets``."""
     return [t.settings() for t in load_native_targets(project).values()]
-
-
-def replay_native(project: Project, name: str, data: bytes) -> tuple[Verdict | None, str]:
-    """Run ``data`` once through native target ``name`` (rebuilt if its identity changed).
-
-    Returns (verdict or None when the input passes, the sanitizer report or libFuzzer's output).
-    """
-    from assay.native.build import ensure_build
-    from assay.native.findings import Replayer
-    from assay.native.run import sanitizer_env
-    from assay.native.toolchain import find_toolchain
-
-    targets = load_native_targets(project)
-    if name not in targets:
-        raise TargetError(f"no native target named {name!r} (native: {', '.join(targets) or 'none'})")
-    target = targets[name]
-    tc = find_toolchain()
-    build = ensure_build(target, project.root, tc=tc)
-    env = sanitizer_env(embed_python=target.embed_python, symbolizer=tc.symbolizer)
-    with tempfile.TemporaryDirectory(prefix="assay-native-replay-") as tmp:
-        failure, log = Replayer(build, target, project.root, env, Path(tmp)).run(data)
-    return (failure.verdict(), failure.report) if failure else (None, log)
 
 
 def is_native(project: Project, name: str, artifact: Path | None = None) -> bool:

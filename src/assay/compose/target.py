@@ -29,8 +29,9 @@ from assay.compose.oracle import DEFAULT_BOUND, DEFAULT_FAMILIES, ComposeOptions
 from assay.compose.pool import build_pool
 from assay.compose.strategy import VERSION, ComposeStrategy
 from assay.compose.tree import MAX_LEAVES
-from assay.core.target import REGISTRY, make_target
+from assay.core.target import REGISTRY
 from assay.gen.strategy import register_strategy
+from assay.harness.define import make_target
 
 #: Largest fuzz input the composition target reads (decoding ignores the rest).
 DEFAULT_MAX_LEN = 512

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from assay.core.errors import ConfigError
+from assay.core.native_target import NativeTarget, parse_native_table
 
 #: Every key ``[tool.assay]`` accepts, with its default.
 DEFAULTS: dict[str, Any] = {
@@ -39,7 +40,7 @@ class Project:
     quarantine: Path
     raw: dict[str, Any] = field(default_factory=dict)
     #: Native (libFuzzer) targets declared in ``[tool.assay.native.<name>]``, by name.
-    native: dict[str, Any] = field(default_factory=dict)
+    native: dict[str, NativeTarget] = field(default_factory=dict)
 
 
 def find_root(start: str | os.PathLike[str]) -> Path:
@@ -104,8 +105,6 @@ def load_project(root: str | os.PathLike[str] | None = None) -> Project:
     for key in ("corpus", "artifacts", "regressions", "staging", "quarantine"):
         if not isinstance(merged[key], str) or not merged[key]:
             raise ConfigError(f"{pyproject}: [tool.assay] {key} must be a non-empty path string")
-    from assay.native.config import parse_native_table
-
     native = parse_native_table(merged["native"], str(pyproject))
     return Project(
         root=base,

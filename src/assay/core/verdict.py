@@ -10,12 +10,12 @@ never line numbers, addresses or the message text (which usually echoes the inpu
 
 from __future__ import annotations
 
-import os
 import traceback
 from dataclasses import asdict, dataclass, field
 from types import FrameType, TracebackType
 from typing import Any
 
+from assay.core.location import is_assay_file
 from assay.core.observe import OracleFailure
 from assay.core.recursion import cycle_key, module_name, recursion_cycle
 
@@ -25,8 +25,6 @@ KEY_FRAMES = 3
 REPORT_FRAMES = 12
 #: Longest exception message kept in metadata.
 MAX_MESSAGE = 2000
-
-_ASSAY_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
 
 
 @dataclass(frozen=True)
@@ -138,7 +136,7 @@ def _live_frames(tb: TracebackType | None) -> list[tuple[Frame, FrameType]]:
     while tb is not None:
         code = tb.tb_frame.f_code
         filename = code.co_filename
-        if not os.path.abspath(filename).startswith(_ASSAY_DIR):
+        if not is_assay_file(filename):
             module = module_name(tb.tb_frame.f_globals, filename)
             frames.append((Frame(module, code.co_qualname, filename, tb.tb_lineno or 0), tb.tb_frame))
         tb = tb.tb_next

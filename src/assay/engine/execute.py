@@ -10,6 +10,7 @@ from collections.abc import Hashable
 from dataclasses import dataclass
 
 from assay.core import interrupts, observe
+from assay.core.allowance import Allowance, parse_allow
 from assay.core.target import Target
 from assay.core.verdict import (
     ExceptionInfo,
@@ -127,9 +128,9 @@ def rejection_outcome(error: BaseException, target: Target) -> Hashable | None:
 
 
 @functools.lru_cache(maxsize=64)
-def allowance(allow: tuple[str, ...]) -> sandbox.Allowance:
+def allowance(allow: tuple[str, ...]) -> Allowance:
     """A target's ``allow`` entries, parsed once."""
-    return sandbox.parse_allow(allow)
+    return parse_allow(allow)
 
 
 def safety_verdict(refusal: sandbox.Refusal, error: BaseException | None) -> Verdict:

@@ -26,6 +26,7 @@ from typing import Any
 
 from assay.core import interrupts
 from assay.core.errors import InternalError
+from assay.core.location import is_assay_file
 from assay.core.target import Target
 from assay.core.verdict import ExceptionInfo, Frame, Verdict, frames_key
 from assay.engine import execute, procs, sandbox
@@ -41,7 +42,6 @@ DIAG_FD_MIN = 1000
 #: Exit status of a child whose own (assay) code failed; it sends a :class:`ChildFailure` first.
 INTERNAL_EXIT = 70
 
-_ASSAY_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 _FRAME_LINE = re.compile(r'^\s+File "(?P<file>.*)", line (?P<line>\d+) in (?P<name>\S+)')
 
 
@@ -138,7 +138,7 @@ def faulthandler_frames(text: str) -> list[Frame]:
                 break
             continue
         file = m.group("file")
-        if os.path.abspath(file).startswith(_ASSAY_DIR):
+        if is_assay_file(file):
             break  # above the target (or not in it at all): what called assay is not the bug
         frames.append(Frame(_module_of(file), m.group("name"), file, int(m.group("line"))))
     return frames

@@ -28,14 +28,11 @@ import socket
 import sys
 import sysconfig
 import tempfile
-from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from assay.core.errors import TargetError
-
-#: The classes a target may pass in ``allow=[...]`` (``write:<path>`` takes a path).
-ALLOW_CLASSES = ("subprocess", "network", "write")
+from assay.core.allowance import Allowance
+from assay.core.location import ASSAY_REAL_DIR
 
 _PROCESS_EVENTS = frozenset(
     {
@@ -69,7 +66,6 @@ _PATH_EVENTS = {
 }
 _WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
 
-_ASSAY_DIR = os.path.dirname(os.path.dirname(os.path.realpath(__file__))) + os.sep
 _STDLIB = tuple(
     os.path.realpath(p) + os.sep for p in {sysconfig.get_paths()["stdlib"], sysconfig.get_paths()["platstdlib"]}
 )
@@ -89,15 +85,6 @@ class Refusal:
     detail: str
 
 
-@dataclass(frozen=True)
-class Allowance:
-    """A target's ``allow=[...]``, parsed."""
-
-    subprocess: bool = False
-    network: bool = False
-    write_paths: tuple[str, ...] = ()
-
-
 class _State:
     """The sandbox's state in this process.  The worker's C hot loop sets ``allow``,
     ``refusal`` and ``armed`` exactly as :func:`arm` and :func:`disarm` do."""
@@ -114,28 +101,6 @@ class _State:
 
 
 _STATE = _State()
-
-
-def parse_allow(entries: Iterable[str], target_name: str = "?") -> Allowance:
-    """Validate a target's ``allow=[...]`` (raises :class:`TargetError` naming the bad entry)."""
-    if isinstance(entries, str):
-        entries = [entries]
-    sub = net = False
-    paths: list[str] = []
-    for entry in entries:
-        if not isinstance(entry, str):
-            raise TargetError(f"target {target_name!r}: allow=[...] holds {entry!r}; use strings")
-        if entry == "subprocess":
-            sub = True
-        elif entry == "network":
-            net = True
-        elif entry.startswith("write:") and len(entry) > len("write:"):
-            paths.append(os.path.realpath(os.path.expanduser(entry[len("write:") :])))
-        else:
-            raise TargetError(
-                f"target {target_name!r}: allow=[...] holds {entry!r}; known: 'subprocess', 'network', 'write:<path>'"
-            )
-    return Allowance(sub, net, tuple(paths))
 
 
 def install(root: str) -> None:
@@ -261,7 +226,7 @@ def _target_frame() -> str:
     fallback = "?"
     while frame is not None:
         file = os.path.realpath(frame.f_code.co_filename)
-        if not file.startswith(_ASSAY_DIR):
+        if not file.startswith(ASSAY_REAL_DIR):
             identity = f"{frame.f_globals.get('__name__', '?')}:{frame.f_code.co_qualname}"
             if fallback == "?":
                 fallback = identity

@@ -37,6 +37,7 @@ from collections.abc import Callable
 from dataclasses import asdict
 from typing import Any
 
+from assay.core.location import is_assay_file
 from assay.core.verdict import Frame
 from assay.engine import procs, sandbox
 from assay.feedback import sysmon
@@ -44,7 +45,6 @@ from assay.gen.accelerated import cmutate
 
 #: Most frames a stack picture keeps.
 STACK_FRAMES = 16
-_ASSAY_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 
 
 class TimedOut(Exception):
@@ -145,7 +145,7 @@ def frames_from(frame: Any) -> list[Frame]:
     captured: list[Frame] = []
     f = frame
     while f is not None and len(captured) < STACK_FRAMES:
-        if os.path.abspath(f.f_code.co_filename).startswith(_ASSAY_DIR):
+        if is_assay_file(f.f_code.co_filename):
             if captured:
                 break
         else:

@@ -23,12 +23,12 @@ still anyway.
 from __future__ import annotations
 
 import json
-import os
 import sys
 from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
+from assay.core.location import is_assay_file
 from assay.core.recursion import module_name
 from assay.core.target import Target
 from assay.core.verdict import KEY_FRAMES, Verdict, is_timeout_wedge
@@ -46,8 +46,6 @@ MAX_DEPTH = 1000
 #: closes the window, and each new stack at a timeout costs one such run.
 MAX_SECONDS = 10.0
 
-_ASSAY_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
-
 
 def wedge_key(outer: list[str] | tuple[str, ...]) -> str:
     """The key of a wedge whose stack holds ``outer`` (identities, outermost first)."""
@@ -60,7 +58,7 @@ def _identity(frame: Any) -> str:
 
 
 def _is_ours(code: Any) -> bool:
-    return os.path.abspath(code.co_filename).startswith(_ASSAY_DIR)
+    return is_assay_file(code.co_filename)
 
 
 def outer_frames(frame: Any) -> list[Any]:

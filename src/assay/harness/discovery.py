@@ -16,26 +16,42 @@ import importlib
 import importlib.util
 import sys
 import traceback
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 from assay.core.config import Project
 from assay.core.errors import TargetError
-from assay.core.target import REGISTRY, Registry, Target, make_target
+from assay.core.target import REGISTRY, Registry, Target
+from assay.harness.define import make_target
 
 #: Module attributes where discovery keeps what it learned while importing a file.
 _REGISTERED, _SETUP, _IMPORTS = "__assay_registered__", "__assay_setup_callbacks__", "__assay_imports__"
 #: The function name atheris and libFuzzer harnesses use for their entry point.
 ENTRY_POINT = "TestOneInput"
 
+#: What turns one table of ``[tool.assay]`` into targets: (project root, the table) -> targets.
+TableLoader = Callable[[Path, Any], Iterable[Target]]
+#: ``[tool.assay.<table>]`` sections that declare targets, by table name.  Filled by the
+#: packages that define such tables (``http``), through :func:`register_table_loader`
+#: from the package root, so that discovery, below them, never imports them.
+TABLE_LOADERS: dict[str, TableLoader] = {}
+
+
+def register_table_loader(table: str, loader: TableLoader) -> None:
+    """Let ``[tool.assay.<table>]`` declare targets: ``loader(root, table)`` returns them."""
+    TABLE_LOADERS[table] = loader
+
 
 def load_targets(project: Project) -> Registry:
     """Import every target location of ``project``; a registry of what they define."""
     registry = Registry()
     make_importable(project.root)
-    # A project declaring only [tool.assay.http] targets does not need the default fuzz/ folder.
-    only_http = bool(project.raw.get("http")) and "targets" not in project.raw
-    if not only_http and "targets" not in project.raw and not (project.root / "fuzz").exists():
+    # A project declaring only table targets ([tool.assay.http]) does not need the default fuzz/ folder.
+    tables = [table for table in TABLE_LOADERS if project.raw.get(table)]
+    only_tables = bool(tables) and "targets" not in project.raw
+    if not only_tables and "targets" not in project.raw and not (project.root / "fuzz").exists():
         where = (
             f"no fuzz/ folder in {project.root}, where targets are looked for by default "
             "([tool.assay] targets = ['fuzz'])"
@@ -47,14 +63,12 @@ def load_targets(project: Project) -> Registry:
             f"{where}: run `assay init` in your project to create fuzz/ with an example target "
             "(or pass --project DIR), or name a harness file: `assay fuzz path/to/harness.py`"
         )
-    for entry in [] if only_http else project.targets:
+    for entry in [] if only_tables else project.targets:
         for module in _import_entry(project.root, entry):
             for tgt in targets_in(module):
                 registry.add(tgt)
-    if project.raw.get("http"):
-        from assay.http.config import targets_from_config
-
-        for tgt in targets_from_config(project.root, project.raw["http"]):
+    for table in tables:
+        for tgt in TABLE_LOADERS[table](project.root, project.raw[table]):
             registry.add(tgt)
     if not len(registry):
         where = ", ".join(project.targets)

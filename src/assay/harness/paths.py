@@ -19,7 +19,8 @@ from pathlib import Path
 
 from assay.core.config import Project
 from assay.core.errors import ConfigError, TargetError
-from assay.core.target import Registry, Target, make_target
+from assay.core.target import Registry, Target
+from assay.harness.define import make_target
 from assay.harness.discovery import import_file, make_importable, targets_in
 
 

@@ -37,8 +37,8 @@ from typing import Any
 
 from assay.core.errors import ConfigError
 from assay.core.observe import InvariantViolation, OracleFailure, feature
-from assay.core.target import make_target
 from assay.gen.bytesource import ByteSource
+from assay.harness.define import make_target
 from assay.http.callers import app_kind, asgi_startup, call
 from assay.http.conformance import CHECKS, Conformance
 from assay.http.openapi import Document, Operation, parse

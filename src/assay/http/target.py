@@ -17,8 +17,9 @@ from typing import Any
 
 from assay.core.errors import ConfigError
 from assay.core.observe import feature
-from assay.core.target import REGISTRY, Registry, Target, make_target
+from assay.core.target import REGISTRY, Registry, Target
 from assay.gen.bytesource import ByteSource
+from assay.harness.define import make_target
 from assay.http import routes as route_table
 from assay.http.callers import Response, app_kind, asgi_startup, call
 from assay.http.conformance import CHECKS, Conformance
@@ -123,7 +124,7 @@ def http_target(
     GET/HEAD/OPTIONS run unless allowed.  ``served_root`` plants a secret beside
     that folder for the ``path-escape`` oracle.  ``allow_5xx`` excludes
     documented 5xx (``"opId:503"``); ``checks`` picks conformance checks.  Other
-    keyword arguments are :func:`assay.core.target.make_target` settings.  The result
+    keyword arguments are :func:`assay.harness.define.make_target` settings.  The result
     carries ``assay_target``, so a module global holding it is discovered.
     """
     doc: Document | None = None

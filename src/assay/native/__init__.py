@@ -6,6 +6,6 @@ campaigns run libFuzzer bare under a supervising deadline (:mod:`assay.native.ca
 findings are replayed, minimized and published as artifacts (:mod:`assay.native.findings`).
 """
 
-from assay.native.config import NativeTarget, native_target
+from assay.core.native_target import NativeTarget, native_target
 
 __all__ = ["NativeTarget", "native_target"]

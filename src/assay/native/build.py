@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from assay.core.errors import BuildError, NativeError
-from assay.native.config import NativeTarget
+from assay.core.native_target import NativeTarget
 from assay.native.toolchain import Toolchain, file_sha256, find_toolchain
 from assay.store.atomic import TMP_PREFIX, fsync_dir, write_json
 

@@ -27,9 +27,9 @@ from pathlib import Path
 from typing import Any
 
 from assay.core.errors import NativeError
+from assay.core.native_target import NativeTarget
 from assay.engine.supervisor import FindingRecord, TargetOutcome
 from assay.native.build import BUILD_TIMEOUT, Build, ensure_build
-from assay.native.config import NativeTarget
 from assay.native.findings import Replayer, confirm, harness_flags, native_metadata, publish
 from assay.native.run import CASES_DEADLINE, DEADLINE_GRACE, NativeInterrupted, RunResult, run_fuzzer, sanitizer_env
 from assay.native.signature import parse_report, project_predicate

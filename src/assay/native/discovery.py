@@ -1,6 +1,6 @@
 """Finding native targets: ``[tool.assay.native.<name>]`` tables and module-level declarations.
 
-A :class:`~assay.native.config.NativeTarget` assigned at module level in a file that
+A :class:`~assay.core.native_target.NativeTarget` assigned at module level in a file that
 ``[tool.assay] targets`` names (what :func:`assay.native_target` returns) is a native
 target too.  Only target locations that exist are imported, so a project with native
 targets alone needs no ``fuzz/`` folder.
@@ -13,7 +13,7 @@ from pathlib import Path
 
 from assay.core.config import Project
 from assay.core.errors import NativeError
-from assay.native.config import NativeTarget
+from assay.core.native_target import NativeTarget
 
 
 def _python_locations(project: Project) -> list[Path]:

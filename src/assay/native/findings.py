@@ -20,8 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from assay.core.native_target import NativeTarget
 from assay.native.build import Build
-from assay.native.config import NativeTarget
 from assay.native.run import DEADLINE_GRACE, run_fuzzer
 from assay.native.signature import NativeFailure, parse_report, project_predicate
 from assay.store.artifacts import MAX_DIAGNOSTIC, SCHEMA_VERSION, runtime_identity

@@ -11,7 +11,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from assay.core.config import load_project
 from assay.core.verdict import Verdict
+from assay.native.replay import replay_native
 from assay.promote.emit import header, input_assignment, relative_posix, root_expression
 from assay.promote.rubric import Candidate
 from assay.store.artifacts import Artifact
@@ -19,9 +21,6 @@ from assay.store.artifacts import Artifact
 
 def replay_input(project_root: str | Path, target: str, data: bytes) -> Verdict | None:
     """Run ``data`` through native ``target`` of the project at ``project_root``; its verdict or None."""
-    from assay.cli.native import replay_native
-    from assay.core.config import load_project
-
     verdict, report = replay_native(load_project(project_root), target, data)
     if verdict is None:
         return None

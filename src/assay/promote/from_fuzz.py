@@ -17,7 +17,7 @@ frame) is the artifact's.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -171,13 +171,25 @@ class ExampleCandidate(ArtifactCandidate):
         return {**super().log_fields(), "example": self.example}
 
 
+#: Makes the candidate of an artifact that another backend found: (artifact, project root) -> candidate.
+BackendCandidate = Callable[[Artifact, Path], Candidate]
+#: Backends other than Python whose artifacts the promoter offers, by the ``backend`` their metadata
+#: names.  Filled through :func:`register_backend` from the package root (``native``), so that the
+#: promoter, below the backends, never imports them.
+BACKEND_CANDIDATES: dict[str, BackendCandidate] = {}
+
+
+def register_backend(name: str, make: BackendCandidate) -> None:
+    """Offer artifacts whose metadata names ``backend = name`` for promotion through ``make``."""
+    BACKEND_CANDIDATES[name] = make
+
+
 def candidate_for(artifact: Artifact, registry: Registry, project_root: Path) -> Candidate:
     """The candidate for ``artifact``; a problem (not an error) when it cannot be replayed."""
     meta = artifact.metadata
-    if meta.get("backend") == "native":  # replayed through the harness binary, not in Python
-        from assay.native.promote import NativeCandidate
-
-        return NativeCandidate(artifact, project_root)
+    backend = BACKEND_CANDIDATES.get(meta.get("backend") or "python")
+    if backend is not None:  # replayed by its own backend (a harness binary), not in Python
+        return backend(artifact, project_root)
     if artifact.target not in registry:
         return ArtifactCandidate(
             artifact,
