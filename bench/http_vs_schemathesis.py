@@ -25,15 +25,15 @@ counts as not found; its median time is shown only when found in most runs).
 
 from __future__ import annotations
 
-import argparse  # noqa: E402
-import json  # noqa: E402
-import os  # noqa: E402
-import shutil  # noqa: E402
-import statistics  # noqa: E402
+import argparse
+import json
+import os
+import shutil
+import statistics
 import sys
-import tempfile  # noqa: E402
-import time  # noqa: E402
-from collections.abc import Callable  # noqa: E402
+import tempfile
+import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
