@@ -18,10 +18,10 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "gen"))
 
-from real_schemas import azure_openai, metaschemas, schemastore  # noqa: E402
+from real_schemas import azure_openai, metaschemas, schemastore
 
-from assay.gen import schema as schemagen  # noqa: E402
-from assay.gen.strategy import get_strategy  # noqa: E402
+from assay.gen import schema as schemagen
+from assay.gen.strategy import get_strategy
 
 SEEDS = 2  #: seeds per schema and mode
 STRATEGY_SEEDS = 150  #: seeds per grammar strategy

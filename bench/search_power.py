@@ -7,7 +7,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import time_to_bug  # noqa: E402
+import time_to_bug
 
 if __name__ == "__main__":
     sys.exit(time_to_bug.search_power_main())

@@ -591,7 +591,7 @@ def callback_costs(n: int = 200_000) -> dict[str, float]:
             take_new()
 
     def empty(k):
-        for i in range(1, k + 1):
+        for _i in range(1, k + 1):
             pass
 
     return {

@@ -592,7 +592,7 @@ def ensure_venvs(names: set[str], allow_setup: bool) -> dict[str, str]:
             args.append("--fixed")
         subprocess.run(args, check=False)
         missing = {n for n in names if not venv_python(n).exists()}
-    return {n: "venv missing (run bench/historical/setup.sh)" for n in missing}
+    return dict.fromkeys(missing, "venv missing (run bench/historical/setup.sh)")
 
 
 FIXED_VENVS: set[str] = set()

@@ -54,7 +54,7 @@ def campaign(tmp_path):
 
 
 def pytest_configure(config):
-    if sys.version_info < (3, 12):
+    if sys.version_info < (3, 12):  # noqa: UP036 - a clear message on an older Python, not a collection error
         raise pytest.UsageError("assay's tests need Python 3.12+ (sys.monitoring)")
     # Compiled comparison twins are cached between campaigns (assay.feedback.twincache):
     # in a folder of this run's, not the user's cache; campaigns run as CLI subprocesses

@@ -100,8 +100,7 @@ def kept(data: bytes) -> list[int]:
 def counted(data: bytes) -> int:
     """A ``while`` condition with a second test."""
     i = 0
-    while i < len(data) and data[i] != 0x2C:
-        i += 1
+    while i < len(data) and data[i] != 0x2C: i += 1  # noqa: E701 - the body on the condition's line  # fmt: skip
     return i
 
 
@@ -109,8 +108,7 @@ def skipped(data: bytes) -> int:
     """``continue`` in a loop: the direction is a lone back jump."""
     n = 0
     for b in data:
-        if b == 0x20:
-            continue
+        if b == 0x20: continue  # noqa: E701 - the direction is a lone back jump  # fmt: skip
         n += 1
     return n
 
@@ -120,8 +118,7 @@ def tolerant(data: bytes) -> int:
     n = 0
     try:
         for b in data:
-            if b == 0x20:
-                continue
+            if b == 0x20: continue  # noqa: E701 - the direction is a lone back jump  # fmt: skip
             n += 10 // b
     except ZeroDivisionError:
         n = -1
@@ -169,13 +166,12 @@ def membership(token: object) -> int:
 def memo_counted(data: bytes) -> int:
     """``counted`` behind a memo cache (a C object wrapping the function)."""
     i = 0
-    while i < len(data) and data[i] != 0x2C:
-        i += 1
+    while i < len(data) and data[i] != 0x2C: i += 1  # noqa: E701 - the body on the condition's line  # fmt: skip
     return i
 
 
 class Signs:
-    @functools.cache
+    @functools.cache  # noqa: B019 - the memoized method is the subject under test
     def sign(self, ch: str) -> int:
         """A memoized method: a comparison a cache hit skips."""
         return 1 if ch == "+" else -1

@@ -33,7 +33,7 @@ def quadratic_runs(data: bytes) -> int:
     longest = max(map(len, re.findall(rb"<+", data)))
     total = 0
     if longest > RUN_LIMIT:
-        for k in range(longest):
+        for _k in range(longest):
             for _ in range(longest):
                 total += 1
     return total

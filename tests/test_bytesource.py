@@ -29,7 +29,9 @@ def test_exhausted_source_gives_the_smallest_values():
 
 
 def test_same_bytes_same_values():
-    draws = lambda: [(s := ByteSource(b"\x05\x10\xff\x00abc")).draw_int(0, 300), s.draw_bool(), s.draw_bytes(0, 4)]
+    def draws():
+        return [(s := ByteSource(b"\x05\x10\xff\x00abc")).draw_int(0, 300), s.draw_bool(), s.draw_bytes(0, 4)]
+
     assert draws() == draws()
 
 

@@ -249,7 +249,7 @@ def test_slow_unit_confirm_and_refuse():
 
     def quadratic(d: bytes) -> None:
         for i in range(len(d)):
-            d.count(b"a", 0, i)  # noqa: B018 - work, O(n^2) overall
+            d.count(b"a", 0, i)  # work, O(n^2) overall
 
     evidence = slow.confirm(quadratic, b"a" * 3000, 0.001)
     assert evidence is not None and min(evidence.growth) >= slow.SUPERLINEAR

@@ -226,7 +226,7 @@ def test_findings_lists_bugs_and_shows_one(project):
 
 
 def test_last_seen_and_runs_follow_later_runs(project):
-    (first,) = [p for p in (project / ".assay" / "artifacts" / "short").glob("*/seen.json")]
+    (first,) = list((project / ".assay" / "artifacts" / "short").glob("*/seen.json"))
     before = json.loads(first.read_text())
     assert before["runs"] == 1 and before["occurrences"] >= 1
     r = fuzz(project)

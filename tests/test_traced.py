@@ -146,8 +146,7 @@ def _one_line_loops(n: int) -> int:
     kept = sum(1 if b % 3 else 0 for b in range(n))  # a forward jump on most turns: not counted
     squares = [b * b for b in range(n)]
     i = 0
-    while i < n:
-        i += 1  # noqa: E701 - the loop on one line is the point
+    while i < n: i += 1  # noqa: E701 - the loop on one line is the point  # fmt: skip
     return kept + len(squares) + i
 
 

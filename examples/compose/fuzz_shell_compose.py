@@ -13,8 +13,8 @@ from pathlib import Path
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from shell_classifier import is_allowed  # noqa: E402
+from shell_classifier import is_allowed
 
-from assay.compose import composition_target  # noqa: E402
+from assay.compose import composition_target
 
 shell_compose = composition_target(is_allowed, Path(__file__).with_name("leaves.txt"), name="shell_compose")

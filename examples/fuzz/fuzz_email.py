@@ -160,7 +160,7 @@ def email_message(data: bytes) -> None:
     kinds = set()
     for part in msg.walk():
         kinds.update(type(d).__name__ for d in part.defects)
-        for name, value in part.items():  # parsing each header value happens here
+        for _name, value in part.items():  # parsing each header value happens here
             kinds.update(type(d).__name__ for d in getattr(value, "defects", ()))
     assay.feature("defects", tuple(sorted(kinds)))
     out = msg.as_bytes()

@@ -98,10 +98,12 @@ def toml_roundtrip(data: bytes) -> None:
     try:
         text = tomli_w.dumps(doc)
     except (TypeError, ValueError) as exc:
-        raise assay.InvariantViolation("roundtrip", f"tomli_w cannot write {doc!r}: {exc!r}", kind="dump-failed")
+        raise assay.InvariantViolation(
+            "roundtrip", f"tomli_w cannot write {doc!r}: {exc!r}", kind="dump-failed"
+        ) from exc
     try:
         again = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        raise assay.InvariantViolation("roundtrip", f"tomllib rejects {text!r}: {exc}", kind="reload-failed")
+        raise assay.InvariantViolation("roundtrip", f"tomllib rejects {text!r}: {exc}", kind="reload-failed") from exc
     if not _same(doc, again):
         raise assay.InvariantViolation("roundtrip", f"{doc!r} -> {text!r} -> {again!r}", kind="mismatch")

@@ -48,8 +48,7 @@ def maze_branch_mixed(data: bytes) -> None:
     chain = data[0] == 0x4D and data[1] == 0x41 and data[2] == 0x5A
     kept = [x for x in data[3:4] if chain and x == 0x45]
     n = 0
-    while kept and n < 2 and data[4 + n] == 0x21:
-        n += 1  # noqa: E701 - the body on the condition's line
+    while kept and n < 2 and data[4 + n] == 0x21: n += 1  # noqa: E701 - the body on the condition's line  # fmt: skip
     if n == 2:
         raise RuntimeError("maze: and chain, comprehension filter, while condition")
 

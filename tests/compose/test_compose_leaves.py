@@ -158,7 +158,7 @@ def test_a_leaf_the_classifier_raises_on_is_left_out() -> None:
         return True
 
     pool = build_pool(as_entries(["ls", "boom x"]), CallableClassifier(picky))
-    assert [l.text for l in pool.leaves] == ["ls"]
+    assert [leaf.text for leaf in pool.leaves] == ["ls"]
     assert pool.summary.rejected == {"classifier-error": 1}
     assert "cannot judge" in pool.summary.errors[0]["error"]
 

@@ -74,7 +74,7 @@ def test_first_segment_classifier_fails_open_with_a_stable_signature() -> None:
         "left": {"leaf": A0, "text": "ls -la"},
         "right": {"leaf": D0, "text": "rm -rf /"},
     }
-    assert {l["text"]: l["verdict"]["allowed"] for l in exc.data["leaves"]} == {"ls -la": True, "rm -rf /": False}
+    assert {e["text"]: e["verdict"]["allowed"] for e in exc.data["leaves"]} == {"ls -la": True, "rm -rf /": False}
     # the same bug through another pair of leaves is the same finding
     other = failure(t, Node(Leaf(A2), op(t, "and"), Leaf(D0)))
     assert other is not None and signature(other) == signature(exc)

@@ -100,7 +100,7 @@ def test_the_shrinker_ends_at_two_leaves() -> None:
         if sig is None:
             continue
         shrunk += 1
-        small = shrink(data, lambda c: verdict(c) == sig, max_cases=2000, structural=structural).data
+        small = shrink(data, lambda c: verdict(c) == sig, max_cases=2000, structural=structural).data  # noqa: B023 - shrink runs now
         case = target.composition.case(small)
         assert isinstance(case, Node) and count_leaves(case) == 2, (sig, target.composition.render(case))
         assert len(small) == 4

@@ -88,7 +88,7 @@ def test_pulse_interval_comes_from_the_environment(monkeypatch):
 def test_progress_line_logs_in_ci_by_default():
     clock, out = FakeClock(), io.StringIO()
     line = ProgressLine(out, lambda n: f"{n} done", clock=clock, live=False)
-    for t in range(0, 31):
+    for t in range(31):
         clock.now = 100.0 + t
         line(t)
     assert out.getvalue().splitlines() == ["10 done", "20 done", "30 done"]

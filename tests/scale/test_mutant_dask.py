@@ -21,7 +21,7 @@ import pytest
 pytest.importorskip("dask.distributed", reason="the dask extra is not installed (pip install 'assay[dask]')")
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "mutant"))
-from test_mutant_cli import SHOP, TESTS  # noqa: E402
+from test_mutant_cli import SHOP, TESTS
 
 sys.path.pop(0)
 

@@ -110,7 +110,7 @@ def test_a_retried_task_writes_nothing_twice(tmp_path):
     assert not any(f.new for f in again.findings)
     assert sorted(p for p in (tmp_path / "artifacts").rglob("*")) == files
     assert {p: os.stat(p).st_mtime_ns for p in stamps} == stamps
-    assert not [p for p in tmp_path.rglob(".tmp-*")]
+    assert not list(tmp_path.rglob(".tmp-*"))
     assert {f.artifact for f in again.findings} == {f.artifact for f in outcome.findings}
 
 

@@ -134,18 +134,18 @@ class LeafPool:
     summary: PoolSummary
 
     def __post_init__(self) -> None:
-        self.view = Pool(tuple(l.text for l in self.leaves), tuple(l.word_ends for l in self.leaves))
+        self.view = Pool(tuple(leaf.text for leaf in self.leaves), tuple(leaf.word_ends for leaf in self.leaves))
 
     def __len__(self) -> int:
         return len(self.leaves)
 
     @property
     def allowed_indices(self) -> list[int]:
-        return [l.index for l in self.leaves if l.allowed]
+        return [leaf.index for leaf in self.leaves if leaf.allowed]
 
     @property
     def denied_indices(self) -> list[int]:
-        return [l.index for l in self.leaves if not l.allowed]
+        return [leaf.index for leaf in self.leaves if not leaf.allowed]
 
 
 def build_pool(entries: Sequence[LeafEntry], classifier: Classifier, check: LeafCheck | None = None) -> LeafPool:
@@ -180,7 +180,7 @@ def build_pool(entries: Sequence[LeafEntry], classifier: Classifier, check: Leaf
                 }
             )
     disagreements.sort(key=lambda d: d["line"] or 0)
-    allowed = sum(1 for l in leaves if l.allowed)
+    allowed = sum(1 for leaf in leaves if leaf.allowed)
     summary = PoolSummary(
         candidates=len(entries),
         admitted=len(leaves),

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any, Union
+from typing import Any
 
 from assay.compose.operators import OperatorTable, fill
 from assay.gen.bytesource import ByteSource
@@ -46,7 +46,7 @@ class Node:
     right: Tree
 
 
-Tree = Union[Leaf, Node]
+Tree = Leaf | Node
 
 
 @dataclass(frozen=True)
@@ -70,7 +70,7 @@ class Embedded:
     inner: int
 
 
-Case = Union[Leaf, Node, Wrap, Redir, Embedded]
+Case = Leaf | Node | Wrap | Redir | Embedded
 
 
 @dataclass(frozen=True)

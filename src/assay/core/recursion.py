@@ -169,7 +169,7 @@ def _static_calls(live: Mapping[str, FrameType]) -> dict[str, set[str]]:
     seen = {ident for ident, *_ in queue}
     while queue:
         ident, code, globals_, free, owner = queue.pop(0)
-        for name, value, via_owner in _names(code, globals_, free, owner):
+        for _name, value, via_owner in _names(code, globals_, free, owner):
             # Exact type checks: isinstance may consult a user-defined __class__.
             fn = value.__func__ if type(value) in (staticmethod, classmethod) else value
             if type(fn) is not FunctionType:

@@ -126,7 +126,7 @@ def branch_layout(code: CodeType) -> BranchLayout:
             out = [] if nxt is None else [nxt]
         succs[ins.offset] = out
     # Predecessors among reachable instructions only (dead code does not make a join).
-    preds: dict[int, int] = {h: 1 for h in handlers}
+    preds: dict[int, int] = dict.fromkeys(handlers, 1)
     pred_lists: dict[int, list[int]] = {}
     reached: set[int] = set()
     stack = [instrs[0].offset, *handlers] if instrs else []

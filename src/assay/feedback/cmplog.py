@@ -96,7 +96,7 @@ _OPS: dict[type, tuple[int, Callable[[Any, Any], Any]]] = {
     ast.In: (6, lambda a, b: a in b),
     ast.NotIn: (7, lambda a, b: a not in b),
 }
-_BY_ID = {i: fn for i, fn in _OPS.values()}
+_BY_ID = dict(_OPS.values())
 _CALLS = ("startswith", "endswith", "get", "issuperset", "issubset", "match", "fullmatch", "search")
 #: Strings drawn once per regular expression (:func:`_record_regex`); each match
 #: gets :data:`REGEX_PAIRS` of them, chosen by the text it matched.

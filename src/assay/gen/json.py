@@ -560,7 +560,7 @@ class JsonStrategy:
             items.insert(i, donor)
             keys = list(target.keys)
             if target.kind == "object":
-                donor_keys = [k for k in b.keys] or [_gen_key(rng)]
+                donor_keys = list(b.keys) or [_gen_key(rng)]
                 keys.insert(i, rng.choice(donor_keys))
             out = _put(a, path, replace(target, items=tuple(items), keys=tuple(keys)))
         else:

@@ -30,7 +30,7 @@ _loop_pid = 0
 
 def app_kind(app: Any) -> str:
     """``"asgi"`` or ``"wsgi"``: an ``async`` callable is ASGI, anything else callable is WSGI."""
-    if inspect.iscoroutinefunction(app) or inspect.iscoroutinefunction(getattr(app, "__call__", None)):
+    if inspect.iscoroutinefunction(app) or inspect.iscoroutinefunction(getattr(app, "__call__", None)):  # noqa: B004 - the method itself is inspected
         return "asgi"
     if callable(app):
         return "wsgi"

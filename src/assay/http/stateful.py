@@ -71,7 +71,7 @@ def pointer_value(expression: str, response_body: Any) -> Any:
         raise ConfigError(f"link expression {expression!r} is not supported; use '$response.body#/pointer'")
     node = response_body
     fragment = expression[len(prefix) :].lstrip("#")
-    for raw in [t for t in fragment.split("/")[1:]]:
+    for raw in fragment.split("/")[1:]:
         token = raw.replace("~1", "/").replace("~0", "~")
         node = node[int(token)] if isinstance(node, list) else node[token]
     return node

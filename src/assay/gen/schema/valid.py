@@ -372,7 +372,7 @@ class _Generator:
                         declared.append(k)
             lo = max([p["minProperties"] for p, _ in parts if isinstance(p.get("minProperties"), int)], default=0)
             hi = min([p["maxProperties"] for p, _ in parts if isinstance(p.get("maxProperties"), int)], default=10**9)
-            keys = [k for k in required]
+            keys = list(required)
             rate = OPTIONAL_RATE * (0.6**depth) if depth < self.max_depth else 0.0
             # An optional key that some oneOf branch requires could satisfy a second branch.
             avoid = self._oneof_required(parts)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Union
 
 MAX_BYTES = 8192  #: hard bound on a rendered document
 MAX_PARSE_BYTES = 65536  #: larger input is not read (parse returns None)
@@ -107,8 +106,8 @@ class XmlDecl:
     standalone: str | None = None
 
 
-Node = Union[Element, Text, Ref, CData, Comment, PI]
-Misc = Union[Comment, PI, Text, Doctype]
+Node = Element | Text | Ref | CData | Comment | PI
+Misc = Comment | PI | Text | Doctype
 
 
 @dataclass(frozen=True, slots=True)
