@@ -98,7 +98,9 @@ def test_internal_error_exits_3_with_one_line_and_a_traceback_file(cli_main, mon
     def broken(args):
         raise RuntimeError("boom in assay's own code")
 
-    monkeypatch.setattr(cli_main, "cmd_targets", broken)
+    from assay.cli import targets as cli_targets
+
+    monkeypatch.setattr(cli_targets, "cmd_targets", broken)
     assert cli_main.main(["targets", "--project", str(HOSTILE)]) == 3
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("assay: internal error: RuntimeError: boom")

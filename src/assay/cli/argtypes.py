@@ -62,3 +62,10 @@ def shard(text: str) -> tuple[int | None, int]:
 def arguments_of(args: argparse.Namespace) -> dict[str, Any]:
     """A parsed command line as plain data, for reports."""
     return {k: (list(v) if isinstance(v, tuple) else v) for k, v in vars(args).items() if k != "func"}
+
+
+def add_project_arg(parser: argparse.ArgumentParser) -> None:
+    """``--project DIR``, which every command that reads ``[tool.assay]`` takes."""
+    parser.add_argument(
+        "--project", metavar="DIR", help="project folder holding pyproject.toml (default: current folder)"
+    )
