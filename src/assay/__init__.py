@@ -25,8 +25,8 @@ from assay.core.version import __version__
 from assay.gen.bytesource import ByteSource
 from assay.gen.strategy import Strategy, get_strategy, register_strategy
 from assay.harness.define import target
-from assay.harness.discovery import register_table_loader
-from assay.promote.from_fuzz import register_backend
+from assay.harness.tables import register_table_loader
+from assay.promote.backends import register_backend
 from assay.promote.regression import Failure, replay, replay_example, replay_steps, replay_test
 
 __all__ = [

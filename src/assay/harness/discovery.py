@@ -16,32 +16,19 @@ import importlib
 import importlib.util
 import sys
 import traceback
-from collections.abc import Callable, Iterable
 from pathlib import Path
 from types import ModuleType
-from typing import Any
 
 from assay.core.config import Project
 from assay.core.errors import TargetError
 from assay.core.target import REGISTRY, Registry, Target
 from assay.harness.define import make_target
+from assay.harness.tables import TABLE_LOADERS
 
 #: Module attributes where discovery keeps what it learned while importing a file.
 _REGISTERED, _SETUP, _IMPORTS = "__assay_registered__", "__assay_setup_callbacks__", "__assay_imports__"
 #: The function name atheris and libFuzzer harnesses use for their entry point.
 ENTRY_POINT = "TestOneInput"
-
-#: What turns one table of ``[tool.assay]`` into targets: (project root, the table) -> targets.
-TableLoader = Callable[[Path, Any], Iterable[Target]]
-#: ``[tool.assay.<table>]`` sections that declare targets, by table name.  Filled by the
-#: packages that define such tables (``http``), through :func:`register_table_loader`
-#: from the package root, so that discovery, below them, never imports them.
-TABLE_LOADERS: dict[str, TableLoader] = {}
-
-
-def register_table_loader(table: str, loader: TableLoader) -> None:
-    """Let ``[tool.assay.<table>]`` declare targets: ``loader(root, table)`` returns them."""
-    TABLE_LOADERS[table] = loader
 
 
 def load_targets(project: Project) -> Registry:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
 from assay.core.errors import ArtifactError
@@ -9,8 +10,19 @@ from assay.core.target import Target
 from assay.store.artifacts import Artifact
 
 
-def replay_mutant_artifact(target: Target, artifact: Artifact) -> int:
-    """Run the artifact's input once on each side, each in a fresh child; 1 while they still differ.
+@dataclass(frozen=True)
+class MutantReplay:
+    """One input run once on the original and once on the mutant: what ``assay replay`` shows."""
+
+    mutant_id: str
+    diff: str
+    input: bytes
+    #: ``describe(original, mutated)`` while the two sides differ; ``None`` once they agree.
+    difference: str | None
+
+
+def replay_mutant_artifact(target: Target, artifact: Artifact) -> MutantReplay:
+    """Run the artifact's input once on each side, each in a fresh child.
 
     The mutant is rebuilt from the artifact's metadata against the file as it is now;
     if its function changed since, the mutant no longer applies and that is said.
@@ -28,10 +40,5 @@ def replay_mutant_artifact(target: Target, artifact: Artifact) -> int:
         raise ArtifactError(f"{artifact.path}: the mutant cannot be rebuilt from its metadata ({exc})") from None
     patch = Patch.build(mutant, text)
     original, mutated = compare_in_children(target, patch, artifact.input)
-    print(f"mutant: {mutant.id}\n{meta.get('mutant_diff', '').rstrip()}")
-    print(f"input: {len(artifact.input)} bytes {artifact.input[:200]!r}{'...' if len(artifact.input) > 200 else ''}")
-    if same(original, mutated):
-        print("verdict: the original and the mutant agree on this input now (the difference is gone)")
-        return 0
-    print(f"verdict: differential\n{describe(original, mutated)}")
-    return 1
+    difference = None if same(original, mutated) else describe(original, mutated)
+    return MutantReplay(mutant.id, str(meta.get("mutant_diff", "")), artifact.input, difference)

@@ -9,19 +9,27 @@ guard), quarantines what does not reproduce identically, and emits
 :mod:`assay.findings.identity`).
 """
 
-from assay.promote.buckets import BucketStore
-from assay.promote.from_fuzz import promote_artifacts
-from assay.promote.quarantine import QuarantineLog
-from assay.promote.rubric import Candidate, Promoter
-from assay.promote.summary import Outcome, PromoteSummary, format_summary
+import importlib
+from typing import Any
 
-__all__ = [
-    "BucketStore",
-    "Candidate",
-    "Outcome",
-    "PromoteSummary",
-    "Promoter",
-    "QuarantineLog",
-    "format_summary",
-    "promote_artifacts",
-]
+#: The names this package hands on, by the module that defines them.  Loaded on first use:
+#: ``assay.replay`` (in :mod:`assay.promote.regression`) must not pull the promoter and the
+#: engine into every ``import assay``.
+_EXPORTS = {
+    "BucketStore": "assay.promote.buckets",
+    "Candidate": "assay.promote.rubric",
+    "Outcome": "assay.promote.summary",
+    "PromoteSummary": "assay.promote.summary",
+    "Promoter": "assay.promote.rubric",
+    "QuarantineLog": "assay.promote.quarantine",
+    "format_summary": "assay.promote.summary",
+    "promote_artifacts": "assay.promote.from_fuzz",
+}
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    """The exported name ``name``, imported from its module on first use."""
+    if name not in _EXPORTS:
+        raise AttributeError(f"module 'assay.promote' has no attribute {name!r}")
+    return getattr(importlib.import_module(_EXPORTS[name]), name)

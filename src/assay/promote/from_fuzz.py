@@ -17,7 +17,7 @@ frame) is the artifact's.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +29,7 @@ from assay.engine import wedges
 from assay.engine.execute import run_input
 from assay.engine.isolate import run_isolated
 from assay.findings.identity import identify, identify_metadata, is_third_party
+from assay.promote.backends import BACKEND_CANDIDATES
 from assay.promote.emit import ISOLATED_ORACLES, name_label, relative_posix, render_artifact_test, render_example_test
 from assay.promote.rubric import Candidate, Promoter
 from assay.promote.summary import PromoteSummary
@@ -169,19 +170,6 @@ class ExampleCandidate(ArtifactCandidate):
 
     def log_fields(self) -> dict[str, Any]:
         return {**super().log_fields(), "example": self.example}
-
-
-#: Makes the candidate of an artifact that another backend found: (artifact, project root) -> candidate.
-BackendCandidate = Callable[[Artifact, Path], Candidate]
-#: Backends other than Python whose artifacts the promoter offers, by the ``backend`` their metadata
-#: names.  Filled through :func:`register_backend` from the package root (``native``), so that the
-#: promoter, below the backends, never imports them.
-BACKEND_CANDIDATES: dict[str, BackendCandidate] = {}
-
-
-def register_backend(name: str, make: BackendCandidate) -> None:
-    """Offer artifacts whose metadata names ``backend = name`` for promotion through ``make``."""
-    BACKEND_CANDIDATES[name] = make
 
 
 def candidate_for(artifact: Artifact, registry: Registry, project_root: Path) -> Candidate:
