@@ -18,8 +18,8 @@ from pathlib import Path
 import assay
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
-TARGET = "golden_crash"
-SIGNATURE = "crash:signal:SIGABRT@golden_targets:golden_crash"
+TARGET = 'golden_crash'
+SIGNATURE = 'crash:signal:SIGABRT@golden_targets:golden_crash'
 INPUT = b"\x00CRASH\n"
 
 

@@ -17,8 +17,8 @@ from pathlib import Path
 import assay
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
-TARGET = "golden_invariant"
-SIGNATURE = "invariant:round-trip"
+TARGET = 'golden_invariant'
+SIGNATURE = 'invariant:round-trip'
 INPUT = (
     b"abcd\n"
     b"\x00\xffzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzz"

@@ -17,8 +17,8 @@ from pathlib import Path
 import assay
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
-TARGET = "golden_panic"
-SIGNATURE = "panic:builtins.ZeroDivisionError@golden_targets:divide<golden_targets:golden_panic"
+TARGET = 'golden_panic'
+SIGNATURE = 'panic:builtins.ZeroDivisionError@golden_targets:divide<golden_targets:golden_panic'
 INPUT = b"<a"
 
 

@@ -18,8 +18,8 @@ from pathlib import Path
 import assay
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
-TARGET = "golden_wedge"
-SIGNATURE = "wedge:timeout@golden_targets:golden_wedge"
+TARGET = 'golden_wedge'
+SIGNATURE = 'wedge:timeout@golden_targets:golden_wedge'
 INPUT = b"\xff\xfe"
 
 

@@ -19,10 +19,10 @@ from hypothesis import example
 import assay
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
-TEST = "golden_props.py::test_mean"
-MODULE = "golden_props"
-SIGNATURE = "panic:builtins.ZeroDivisionError@golden_props:mean<golden_props:test_mean"
-EXAMPLE = example(xs=[], label="")
+TEST = 'golden_props.py::test_mean'
+MODULE = 'golden_props'
+SIGNATURE = 'panic:builtins.ZeroDivisionError@golden_props:mean<golden_props:test_mean'
+EXAMPLE = example(xs=[], label='')
 
 
 def test_mean_ZeroDivisionError_f060648d88() -> None:

@@ -17,19 +17,19 @@ from pathlib import Path
 import assay
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
-MACHINE = "golden_props.py::Account"
-MODULE = "golden_props"
-SIGNATURE = "invariant:assert@golden_props:Account.within_limit#2b8acf79"
+MACHINE = 'golden_props.py::Account'
+MODULE = 'golden_props'
+SIGNATURE = 'invariant:assert@golden_props:Account.within_limit#2b8acf79'
 STEPS = (
-    "state = Account()",
-    "state.within_limit()",
-    "coins_0 = state.mint(value=76)",
-    "state.within_limit()",
-    "state.deposit(coin=coins_0)",
-    "state.within_limit()",
-    "state.deposit(coin=coins_0)",
-    "state.within_limit()",
-    "state.teardown()",
+    'state = Account()',
+    'state.within_limit()',
+    'coins_0 = state.mint(value=76)',
+    'state.within_limit()',
+    'state.deposit(coin=coins_0)',
+    'state.within_limit()',
+    'state.deposit(coin=coins_0)',
+    'state.within_limit()',
+    'state.teardown()',
 )
 
 
