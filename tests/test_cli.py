@@ -202,7 +202,7 @@ def test_an_interrupt_while_the_parser_imports_the_commands_is_exit_130(monkeypa
     """Ctrl-C at start-up (build_parser imports every command's module) ends like any interrupt: no traceback."""
     import signal
 
-    from assay.cli.main import main as cli
+    from assay.cli import main as cli
     from assay.core import interrupts
 
     def interrupted():

@@ -84,7 +84,7 @@ def test_other_unexpected_files_still_refused(tmp_path, name):
 @pytest.fixture
 def cli_main(monkeypatch):
     """``assay.cli.main.main`` in this process, with the signal handlers and notice sink it installs undone."""
-    from assay.cli.main import main as cli
+    from assay.cli import main as cli
     from assay.core import notices
 
     old = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
