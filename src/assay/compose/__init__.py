@@ -7,6 +7,8 @@ substituting a denied command can never loosen a verdict (the metamorphic family
 The classifier is its own oracle: trees of clean leaves are drawn from fuzz bytes,
 rendered with an operator table, and judged.  See :func:`composition_target` and
 ``assay compose --help``.
+
+Layer: may import the promoter and everything below; never http, mutant or native.
 """
 
 from assay.compose.classifier import (

@@ -3,5 +3,6 @@
 :mod:`~assay.findings.identity` names a bug (exception type and innermost project frame)
 however many signatures reached it; :mod:`~assay.findings.bug_entries` reads artifacts
 back into bug entries; :mod:`~assay.findings.explain` says a finding in a few lines.
-May import :mod:`assay.core` and :mod:`assay.store` only.
+Layer: may import feedback, gen, oracles, store and core (it imports core and store); never
+the engine, which groups its findings with it.
 """

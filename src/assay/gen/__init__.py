@@ -1,1 +1,4 @@
-"""Input generation: byte mutators, the byte-source API, structured strategies."""
+"""Input generation: byte mutators, the byte-source API, structured strategies.
+
+Layer: may import :mod:`assay.core` only; the strategies never know who runs them.
+"""

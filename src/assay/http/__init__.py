@@ -2,6 +2,8 @@
 
 Frameworks are never imported here: an app is driven through its own calling
 convention, and ``jsonschema`` is imported only when a response is checked.
+
+Layer: may import the promoter and everything below; never compose, mutant or native.
 """
 
 from assay.http.callers import app_kind, asgi_call, call

@@ -11,6 +11,8 @@ subclass) with a tag, a relation name and a kind, so the finding's signature is
 * ``http-5xx`` / ``path-escape``: :func:`wsgi_call`, :func:`no_5xx`,
   :func:`http_5xx`, :func:`plant_secret`, :func:`no_secret` (an in-process
   WSGI app).
+
+Layer: may import :mod:`assay.core` only; a target calls these, the engine never does.
 """
 
 from assay.oracles._common import Outcome

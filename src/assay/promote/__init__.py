@@ -7,6 +7,9 @@ Sources (fuzz artifacts, failing Hypothesis tests, failing state machines) becom
 guard), quarantines what does not reproduce identically, and emits
 ``test_<target>_<exception>_<bug id>.py`` for the rest (one per bug, see
 :mod:`assay.findings.identity`).
+
+Layer: may import reports and everything below; other backends' findings reach it through
+:mod:`assay.promote.backends`, filled by the package root, so it never imports them.
 """
 
 import importlib

@@ -2,4 +2,6 @@
 
 Every writer reads the JSON report (:func:`assay.reports.campaign.build_report`), so the
 files of one run always agree with each other.
+
+Layer: may import the engine and everything below it; never the promoter or a command.
 """

@@ -2,5 +2,6 @@
 
 :mod:`~assay.scaffold.project` finds the project's package and writes the example
 target; :mod:`~assay.scaffold.github` writes the GitHub Actions workflows
-(``--ci github``). May import :mod:`assay.core` only.
+(``--ci github``). Layer: may import anything below the CLI (it needs only
+:mod:`assay.core`); the CLI's ``assay init`` is its one caller.
 """
