@@ -1,7 +1,7 @@
 """mkdocs hook: the command-line reference page, rendered from assay's own argparse parser.
 
 The page ``reference/cli.md`` is generated at build time from
-``assay.cli.main.build_parser()`` (which registers the plugged commands of
+``assay.cli.main.build_parser()`` (which registers every command module of
 ``PLUGGED_COMMANDS`` too), so it cannot drift from the code: nothing of it is
 committed.  The checkout's ``src/`` goes first on ``sys.path`` so the build
 documents this tree, installed or not.
