@@ -2,7 +2,7 @@
 
 The page ``reference/cli.md`` is generated at build time from
 ``assay.cli.main.build_parser()`` (which registers every command module of
-``PLUGGED_COMMANDS`` too), so it cannot drift from the code: nothing of it is
+``COMMANDS``), so it cannot drift from the code: nothing of it is
 committed.  The checkout's ``src/`` goes first on ``sys.path`` so the build
 documents this tree, installed or not.
 """
