@@ -27,7 +27,7 @@ from assay.core.errors import AssayError
 from assay.mutant.apply import FunctionIndex
 from assay.mutant.execute import MutantResult, Plan, run_mutants
 from assay.mutant.model import Mutant
-from assay.mutant.session import MutationOptions, MutationPlugin, _lru_caches, _RecentKillers
+from assay.mutant.session import MutationOptions, MutationPlugin, RecentKillers, lru_caches
 
 #: One pytest session at a time per process: pytest, the working directory and the
 #: garbage collector's freeze are process-wide (a Dask worker may run several threads).
@@ -175,13 +175,13 @@ class BatchPlugin(MutationPlugin):
                 f"e.g. {self.baseline.failed[0]}"
             )
             return True
-        caches = _lru_caches(self.texts)
+        caches = lru_caches(self.texts)
 
         def in_child() -> None:
             for cache in caches:
                 cache.cache_clear()
 
-        killers = _RecentKillers()
+        killers = RecentKillers()
         for result in run_mutants(
             plans, self.texts, FunctionIndex(self.texts), self._run_test, 1, before_apply=in_child, order=killers.order
         ):

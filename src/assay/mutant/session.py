@@ -246,12 +246,12 @@ class MutationPlugin:
             plans.append(Plan(m, ordered, sum(passed[t] for t in ordered), gold))
             self.history_stats["gold_replays"] += bool(gold)
         self.index = FunctionIndex(self.texts)
-        caches = _lru_caches(self.texts)
+        caches = lru_caches(self.texts)
         deadline = None if opts.budget is None else time.monotonic() + opts.budget
         counts: dict[str, int] = {}
         for r in results.values():
             counts[r.verdict] = counts.get(r.verdict, 0) + 1
-        killers = _RecentKillers()
+        killers = RecentKillers()
 
         def in_child() -> None:
             for cache in caches:
@@ -313,7 +313,7 @@ class MutationPlugin:
         return None
 
 
-class _RecentKillers:
+class RecentKillers:
     """Tries first the tests that killed other mutants of the same function in this run.
 
     Mutants of one function tend to die by the same tests; putting those first
@@ -369,7 +369,7 @@ def _modules_by_file() -> dict[str, Any]:
     return out
 
 
-def _lru_caches(paths) -> list[Any]:
+def lru_caches(paths) -> list[Any]:
     """``functools`` caches around functions of the mutated files: cleared in every mutant's child,
     so a result the baseline memoized cannot hide the mutant."""
     wanted = {os.path.realpath(p) for p in paths}
