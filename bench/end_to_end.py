@@ -61,10 +61,10 @@ def trivial(data: bytes) -> int:
 
 
 def specs() -> dict[str, dict[str, Any]]:
-    import throughput as tp
+    from stdlib_targets import SPECS
 
     out = {"trivial": {"fn": trivial, "sources": (str(Path(__file__).resolve()),), "seeds": (b"hello",), "n": 200_000}}
-    for s in tp.SPECS:
+    for s in SPECS:
         if s.name in ("json.loads", "tomllib.loads", "urllib.parse"):
             out[s.name] = {"fn": s.fn, "sources": s.sources, "seeds": s.seeds, "n": 20_000}
     return out

@@ -34,7 +34,7 @@ sys.path[:0] = [{here!r}, {src!r}]
 from end_to_end import trivial
 from assay.engine import generate, worker
 from assay.engine.campaign import CampaignOptions, run_campaign
-from assay.core.target import make_target
+from assay.harness.define import make_target
 if {python_loop!r}:
     worker.Worker._hot_loop = lambda self, stream: None
 if {floor!r}:

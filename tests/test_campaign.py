@@ -339,7 +339,7 @@ def test_jobs_share_one_corpus_and_merge(planted, tmp_path):
 
 def test_worker_imports_entries_other_jobs_wrote(planted, tmp_path):
     from assay.engine import journal as jr
-    from assay.engine.worker import Plan, Worker
+    from assay.engine.worker import Worker, WorkerPlan
     from assay.feedback.scope import Scope
     from assay.feedback.sysmon import SysmonFeedback
     from assay.store.corpus import Corpus
@@ -347,7 +347,7 @@ def test_worker_imports_entries_other_jobs_wrote(planted, tmp_path):
     target = planted.get("planted_feature_only")
     shared = Corpus(tmp_path, target.name, target.max_len)
     shared.add(b"(((")
-    plan = Plan(
+    plan = WorkerPlan(
         target=target,
         tseed=1,
         initial=[],
@@ -379,7 +379,7 @@ def test_worker_imports_entries_other_jobs_wrote(planted, tmp_path):
 HASH_SEED_PROBE = """
 import sys, tempfile, tomllib
 from assay.engine.campaign import CampaignOptions, run_campaign
-from assay.core.target import make_target
+from assay.harness.define import make_target
 
 def toml(data):
     return tomllib.loads(data.decode("utf-8", "surrogateescape"))

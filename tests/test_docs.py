@@ -91,7 +91,17 @@ def test_site_builds_strict(tmp_path):
     pytest.importorskip("material", reason="mkdocs-material is not installed (pip install -e '.[docs]')")
     env = {**os.environ, "NO_MKDOCS_2_WARNING": "1", "PYTHONPATH": _pythonpath()}
     proc = subprocess.run(
-        [sys.executable, "-m", "mkdocs", "build", "--strict", "-f", str(ROOT / "mkdocs.yml"), "-d", str(tmp_path / "site")],
+        [
+            sys.executable,
+            "-m",
+            "mkdocs",
+            "build",
+            "--strict",
+            "-f",
+            str(ROOT / "mkdocs.yml"),
+            "-d",
+            str(tmp_path / "site"),
+        ],
         cwd=ROOT,
         env=env,
         capture_output=True,
@@ -196,7 +206,9 @@ def test_tour(shell_dir):
 
     def assay(*args: str, status: int) -> str:
         proc = subprocess.run(["assay", *args], cwd=proj, env=env, capture_output=True, text=True, timeout=120)
-        assert proc.returncode == status, f"assay {' '.join(args)}: exit {proc.returncode}\n{proc.stdout}\n{proc.stderr}"
+        assert proc.returncode == status, (
+            f"assay {' '.join(args)}: exit {proc.returncode}\n{proc.stdout}\n{proc.stderr}"
+        )
         return proc.stdout
 
     assay("init", status=0)

@@ -84,7 +84,7 @@ def test_a_worker_dying_between_a_record_and_its_case_loses_nothing(cut):
     chain, pending = j.chain_state()
     assert jr.digest(chain, pending) == reference(inputs[:cut], ring)
     j.reset()
-    j.start_chain(chain, pending)  # the next worker (Plan.chain, Plan.pending)
+    j.start_chain(chain, pending)  # the next worker (WorkerPlan.chain, WorkerPlan.pending)
     for k, data in enumerate(inputs[cut:], cut):
         j.record(data)
         j.begin(jr.GENERATED, k, jr.CASE, data)

@@ -12,14 +12,14 @@ from __future__ import annotations
 from typing import Any
 
 from assay.gen.schema.model import Error, Unsatisfiable
-from assay.gen.schema.resolve import _Doc
-from assay.gen.schema.values import _equal, _is_type, _search
+from assay.gen.schema.resolve import SchemaDocs
+from assay.gen.schema.values import is_type, json_equal, pattern_search
 
 
 def _unique(items: list[Any]) -> bool:
     for i in range(len(items)):
         for j in range(i + 1, len(items)):
-            if _equal(items[i], items[j]):
+            if json_equal(items[i], items[j]):
                 return False
     return True
 
@@ -39,7 +39,7 @@ def _not_multiple(value: float, divisor: float) -> bool:
 class _Checker:
     """Errors as ``jsonschema.iter_errors`` reports them: (keyword, instance path)."""
 
-    def __init__(self, doc: _Doc) -> None:
+    def __init__(self, doc: SchemaDocs) -> None:
         self.doc = doc
         self.draft = doc.draft
 
@@ -87,11 +87,11 @@ class _Checker:
         here = [(kw, path)]
         if kw == "type":
             types = arg if isinstance(arg, list) else [arg]
-            return [] if any(_is_type(value, t, draft) for t in types if isinstance(t, str)) else here
+            return [] if any(is_type(value, t, draft) for t in types if isinstance(t, str)) else here
         if kw == "enum":
-            return [] if any(_equal(value, e) for e in arg) else here
+            return [] if any(json_equal(value, e) for e in arg) else here
         if kw == "const" and draft >= 6:
-            return [] if _equal(value, arg) else here
+            return [] if json_equal(value, arg) else here
         if kw == "allOf":
             return [e for s in arg for e in sub(s, value, path)]
         if kw == "anyOf":
@@ -112,7 +112,7 @@ class _Checker:
             if kw == "maxLength":
                 return here if len(value) > arg else []
             if kw == "pattern":
-                return [] if _search(arg, value) else here
+                return [] if pattern_search(arg, value) else here
             return []
         if isinstance(value, list):
             return self._array(kw, arg, schema, value, path, sub, ok, here)
@@ -189,14 +189,18 @@ class _Checker:
             return [e for k, s in arg.items() if k in value for e in sub(s, value[k], path + (k,))]
         if kw == "patternProperties":
             return [
-                e for p, s in arg.items() for k, v in value.items() if _search(p, k) for e in sub(s, v, path + (k,))
+                e
+                for p, s in arg.items()
+                for k, v in value.items()
+                if pattern_search(p, k)
+                for e in sub(s, v, path + (k,))
             ]
         if kw == "additionalProperties":
             extras = [
                 k
                 for k in value
                 if k not in schema.get("properties", {})
-                and not any(_search(p, k) for p in schema.get("patternProperties", {}))
+                and not any(pattern_search(p, k) for p in schema.get("patternProperties", {}))
             ]
             if isinstance(arg, dict):
                 return [e for k in extras for e in sub(arg, value[k], path + (k,))]
@@ -249,7 +253,7 @@ class _Checker:
             if kw in schema:
                 keys |= {k for k, v in value.items() if self.valid(schema[kw], v, base)}
         for pattern in schema.get("patternProperties", {}):
-            keys |= {k for k in value if _search(pattern, k)}
+            keys |= {k for k in value if pattern_search(pattern, k)}
         for k, s in schema.get("dependentSchemas", {}).items():
             if k in value:
                 keys |= self._evaluated(s, value, base, depth + 1)

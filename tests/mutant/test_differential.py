@@ -17,7 +17,7 @@ from assay.mutant import outcome as oc
 from assay.mutant.apply import Patch
 from assay.mutant.differential import (
     INFRASTRUCTURE,
-    KILLED,
+    KILLED_BY_FUZZ,
     SURVIVED,
     FuzzOptions,
     compare_in_children,
@@ -115,7 +115,7 @@ def test_control_only_fuzzing_kills_is_upgraded_with_an_artifact(tmp_path):
     assert records.parse_record.__code__ is code
     evidence, patch = fuzz(mutant, tmp_path)
     assert records.parse_record.__code__ is code and not patch.applied  # never applied in the parent
-    assert evidence.status == KILLED, evidence.detail
+    assert evidence.status == KILLED_BY_FUZZ, evidence.detail
     assert evidence.target == "records" and evidence.cases > 0
     data = evidence.input
     art = Path(evidence.artifact)
@@ -171,7 +171,7 @@ def test_a_mutant_that_hangs_or_exits_is_infrastructure_never_a_kill(tmp_path, o
     assert Path(evidence.artifact).parent.parent.name == hashlib.sha256(mutant.id.encode()).hexdigest()
     # The parent goes on: the next survivor is fuzzed as usual.
     after, _ = fuzz(make_mutant(*CONTROL), tmp_path, root="next")
-    assert after.status == KILLED
+    assert after.status == KILLED_BY_FUZZ
 
 
 def test_a_mutant_that_ignores_its_soft_timeout_is_killed_by_pid_and_is_infrastructure(tmp_path):
@@ -237,13 +237,13 @@ def test_a_cache_filled_by_the_original_does_not_hide_the_mutant(tmp_path):
     # mutant's run reads, the mutant's code would never run on a key it was given.
     mutant = make_mutant("normalize_key", "key.strip().lower()", "key.strip()", "call.drop")
     evidence, _ = fuzz(mutant, tmp_path)
-    assert evidence.status == KILLED, evidence.detail
+    assert evidence.status == KILLED_BY_FUZZ, evidence.detail
 
 
 def test_same_seed_same_evidence(tmp_path):
     first, _ = fuzz(make_mutant(*CONTROL), tmp_path, root="one")
     second, _ = fuzz(make_mutant(*CONTROL), tmp_path, root="two")
-    assert first.status == second.status == KILLED
+    assert first.status == second.status == KILLED_BY_FUZZ
     assert (first.input, first.cases, first.original, first.mutated) == (
         second.input,
         second.cases,
@@ -255,7 +255,7 @@ def test_same_seed_same_evidence(tmp_path):
 def test_a_mutant_changing_only_an_exception_message_shape_is_killed(tmp_path):
     mutant = make_mutant("parse_record", '"bad record"', '"XXbad recordXX"', "string")
     evidence, _ = fuzz(mutant, tmp_path)
-    assert evidence.status == KILLED, evidence.detail
+    assert evidence.status == KILLED_BY_FUZZ, evidence.detail
     assert evidence.original["kind"] == evidence.mutated["kind"] == "raise"
     assert evidence.original["type"] == evidence.mutated["type"]
     assert "exception-shape" in evidence.detail
@@ -264,7 +264,7 @@ def test_a_mutant_changing_only_an_exception_message_shape_is_killed(tmp_path):
 def test_a_mutant_changing_only_a_semantic_feature_is_killed(tmp_path):
     mutant = make_mutant("parse_record", '"small"', '"tiny"', "string", index=1)
     evidence, _ = fuzz(mutant, tmp_path)
-    assert evidence.status == KILLED, evidence.detail
+    assert evidence.status == KILLED_BY_FUZZ, evidence.detail
     assert evidence.original["digest"] == evidence.mutated["digest"]
     assert evidence.original["features"] != evidence.mutated["features"]
 
@@ -320,7 +320,7 @@ def test_discovered_mutants_module_rebinding_killed_and_a_real_equivalent_surviv
     # MAX_VALUE = 8 -> 9 is applied by rebinding the module global, in the child only.
     rebound, _ = fuzz(_discovered("<module>::constant.adjust#0"), tmp_path, root="rebound")
     assert records.MAX_VALUE == 8
-    assert rebound.status == KILLED, rebound.detail
+    assert rebound.status == KILLED_BY_FUZZ, rebound.detail
     assert len(rebound.mutated["repr"]) > len(rebound.original["repr"])
     # `len(value) > MAX_VALUE` -> `>=`: cutting a value of exactly MAX_VALUE changes nothing.
     boundary, _ = fuzz(_discovered("parse_record::compare.boundary#0"), tmp_path, cases=300, root="boundary")

@@ -32,7 +32,7 @@ from assay.core.target import Target
 from assay.core.timeline import Timeline
 from assay.core.verdict import Verdict, is_timeout_wedge
 from assay.engine import execute, isolate, journal as jr, procs, sandbox, strays, wedges
-from assay.engine.worker import Plan, Worker, install_soft_timeout
+from assay.engine.worker import Worker, WorkerPlan, install_soft_timeout
 from assay.feedback import edgesplit
 from assay.feedback.cmplog import CmpLog
 from assay.feedback.scope import Scope
@@ -152,7 +152,7 @@ class Supervisor:
             strategy=strategy and f"{strategy.name}@{strategy.version}",
             initial_manifest=initial_manifest,
         )
-        self.plan = Plan(
+        self.plan = WorkerPlan(
             target=target,
             tseed=tseed,
             initial=initial,

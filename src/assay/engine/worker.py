@@ -93,7 +93,7 @@ HOT_DONE, HOT_PYTHON, HOT_REPAIR, HOT_RAN, HOT_SIGNAL = 0, 1, 2, 3, 4
 
 
 @dataclass
-class Plan:
+class WorkerPlan:
     """Everything a (re)started worker needs; inherited through ``fork``."""
 
     target: Target
@@ -122,7 +122,7 @@ class Plan:
 
 
 class Worker:
-    def __init__(self, plan: Plan, feedback: Feedback, journal: jr.Journal, send) -> None:
+    def __init__(self, plan: WorkerPlan, feedback: Feedback, journal: jr.Journal, send) -> None:
         self.plan = plan
         self.target = plan.target
         self.feedback = feedback

@@ -49,6 +49,7 @@ from __future__ import annotations
 
 import ast
 import functools
+import hashlib
 import heapq
 import operator
 import re
@@ -375,6 +376,13 @@ def _located(new: ast.AST, old: ast.AST) -> ast.AST:
     return ast.fix_missing_locations(ast.copy_location(new, old))
 
 
+@functools.cache
+def _rewriter_digest() -> bytes:
+    """A digest of this module's source: which rewriter a cached twin came from (:meth:`TwinCache.key`)."""
+    with open(__file__, "rb") as fh:
+        return hashlib.sha256(fh.read()).digest()
+
+
 def _twin_codes(path: str, rewriter: _Rewriter, cache: TwinCache) -> dict[tuple[str, int], CodeType]:
     """Instrumented code objects of ``path``, by (qualname, first line); from ``cache`` when it has them."""
     try:
@@ -383,7 +391,7 @@ def _twin_codes(path: str, rewriter: _Rewriter, cache: TwinCache) -> dict[tuple[
     except OSError:
         return {}
     first_site, first_vsite = rewriter.next_site, rewriter.next_vsite
-    key = cache.key(source, path, first_site, first_vsite)
+    key = cache.key(source, path, first_site, first_vsite, _rewriter_digest())
     cached = cache.load(key)
     if cached is not None:
         module_code, sites, vsites = cached

@@ -12,6 +12,10 @@ the marshalled code instead (1 ms for json's files, 7 ms for email's).
 Entries hold code, as ``__pycache__`` does: the folder is as trusted as the user's
 own files.
 
+The caller names its rewriter (:meth:`TwinCache.key`'s ``rewriter``: CmpLog passes a
+digest of its own module's source), so this module needs nothing from
+:mod:`assay.feedback.cmplog` and the two do not import each other.
+
 Where: ``$ASSAY_CACHE_DIR/twins`` (an empty ``ASSAY_CACHE_DIR`` turns the cache off),
 else ``$XDG_CACHE_HOME/assay/twins``, else ``~/.cache/assay/twins``.  Entries are
 written atomically (:mod:`assay.store.atomic`); past :data:`MAX_ENTRIES` the least
@@ -53,20 +57,9 @@ def default_root() -> Path | None:
 
 @functools.cache
 def _salt() -> bytes:
-    """What else the twins depend on: the Python build, assay, and the rewriter's source."""
-    from assay.feedback import cmplog
-
-    rewriter = Path(cmplog.__file__).read_bytes()
+    """What else the twins depend on: the entry layout, the Python build and assay."""
     return hashlib.sha256(
-        b"\0".join(
-            [
-                str(_FORMAT).encode(),
-                sys.version.encode(),
-                str(marshal.version).encode(),
-                __version__.encode(),
-                rewriter,
-            ]
-        )
+        b"\0".join([str(_FORMAT).encode(), sys.version.encode(), str(marshal.version).encode(), __version__.encode()])
     ).digest()
 
 
@@ -87,11 +80,15 @@ class TwinCache:
         """The cache at :func:`default_root`."""
         return cls(default_root())
 
-    def key(self, source: bytes, path: str, first_site: int, first_vsite: int) -> str:
-        """The entry name of ``path``'s twin, compiled from ``source`` with these first sites."""
+    def key(self, source: bytes, path: str, first_site: int, first_vsite: int, rewriter: bytes) -> str:
+        """The entry name of ``path``'s twin, compiled from ``source`` with these first sites.
+
+        ``rewriter`` identifies the code that rewrote it (a digest of its source), so a changed rewriter misses.
+        """
         if self.root is None:
             return ""
         h = hashlib.sha256(_salt())
+        h.update(rewriter)
         h.update(f"\0{path}\0{first_site}\0{first_vsite}\0".encode("utf-8", "surrogateescape"))
         h.update(source)
         return h.hexdigest()[:40]

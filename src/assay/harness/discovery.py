@@ -51,7 +51,7 @@ def load_targets(project: Project) -> Registry:
             "(or pass --project DIR), or name a harness file: `assay fuzz path/to/harness.py`"
         )
     for entry in [] if only_tables else project.targets:
-        for module in _import_entry(project.root, entry):
+        for module in import_entry(project.root, entry):
             for tgt in targets_in(module):
                 registry.add(tgt)
     for table in tables:
@@ -109,7 +109,7 @@ def harness_targets(module: ModuleType) -> list[Target]:
     return list(made)
 
 
-def _import_entry(root: Path, entry: str) -> list[ModuleType]:
+def import_entry(root: Path, entry: str) -> list[ModuleType]:
     make_importable(root)
     path = (root / entry) if not Path(entry).is_absolute() else Path(entry)
     if path.is_dir():

@@ -25,9 +25,9 @@ import pytest
 
 from assay.core.errors import AssayError
 from assay.mutant.apply import FunctionIndex
-from assay.mutant.execute import MutantResult, Plan, run_mutants
+from assay.mutant.execute import MutantResult, MutantRunPlan, run_mutants
 from assay.mutant.model import Mutant
-from assay.mutant.session import MutationOptions, MutationPlugin, _lru_caches, _RecentKillers
+from assay.mutant.session import MutationOptions, MutationPlugin, RecentKillers, lru_caches
 
 #: One pytest session at a time per process: pytest, the working directory and the
 #: garbage collector's freeze are process-wide (a Dask worker may run several threads).
@@ -58,7 +58,7 @@ class MutantBatch:
 
 
 def make_batches(
-    plans: list[Plan], texts: dict[str, str], root: Path, pytest_args: list[str], size: int
+    plans: list[MutantRunPlan], texts: dict[str, str], root: Path, pytest_args: list[str], size: int
 ) -> list[MutantBatch]:
     """Consecutive plans (in discovery order, so a function's mutants stay together), ``size`` per batch."""
     files = tuple(sorted((path, _sha(text)) for path, text in texts.items()))
@@ -154,7 +154,8 @@ class BatchPlugin(MutationPlugin):
                 self.problem = f"this worker's copy of {path} differs from the one the mutants were made from"
                 return True
         plans = [
-            Plan(Mutant.from_json(m), list(tests), seconds, list(gold)) for m, tests, seconds, gold in self.batch.plans
+            MutantRunPlan(Mutant.from_json(m), list(tests), seconds, list(gold))
+            for m, tests, seconds, gold in self.batch.plans
         ]
         wanted = {t for p in plans for t in p.tests}
         missing = sorted(wanted - set(self.items))
@@ -175,13 +176,13 @@ class BatchPlugin(MutationPlugin):
                 f"e.g. {self.baseline.failed[0]}"
             )
             return True
-        caches = _lru_caches(self.texts)
+        caches = lru_caches(self.texts)
 
         def in_child() -> None:
             for cache in caches:
                 cache.cache_clear()
 
-        killers = _RecentKillers()
+        killers = RecentKillers()
         for result in run_mutants(
             plans, self.texts, FunctionIndex(self.texts), self._run_test, 1, before_apply=in_child, order=killers.order
         ):

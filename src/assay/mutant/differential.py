@@ -100,7 +100,7 @@ from assay.store.artifacts import Finding, build_metadata, write_artifact
 from assay.store.corpus import Corpus, check_all
 
 #: Outcomes of a survivor's differential fuzzing.
-KILLED, SURVIVED, INFRASTRUCTURE = "killed-by-fuzz", "survived", "infrastructure"
+KILLED_BY_FUZZ, SURVIVED, INFRASTRUCTURE = "killed-by-fuzz", "survived", "infrastructure"
 #: Oracle tag of a differential kill.
 ORACLE = "differential"
 #: Hex digits of sha256(mutant id) folded into a kill's signature key.
@@ -139,7 +139,7 @@ class SurvivorEvidence:
     """What differential fuzzing established about one survivor."""
 
     mutant_id: str
-    status: str  # KILLED | SURVIVED | INFRASTRUCTURE
+    status: str  # KILLED_BY_FUZZ | SURVIVED | INFRASTRUCTURE
     target: str | None  # the target that told them apart (or the last one run)
     cases: int  # inputs executed on both sides, over all targets
     edges: int  # branch edges + lines of the original reached, summed over targets (a died child reports none)
@@ -294,7 +294,7 @@ class _Campaign:
             twin_pid, twin_conn = diffrun.spawn_twin(target, self.patch, twin_journal, twin_capture)
             pids.append(twin_pid)
             control_reader, control_writer = Pipe(duplex=False)
-            plan = diffrun.Plan(
+            plan = diffrun.SurvivorFuzzPlan(
                 target=target,
                 sources=self.sources,
                 strategy=self.strategy,
@@ -474,12 +474,12 @@ class _Campaign:
             mutation_operators=list(ops),
             case_index=pos,
             extra={
-                **self._extra(KILLED, original, mutated, phase),
+                **self._extra(KILLED_BY_FUZZ, original, mutated, phase),
                 "shrink_cases": shrink_cases,
                 "cases_before_kill": cases,
             },
         )
-        self._publish(KILLED, finding, original, mutated, f"{self.target.name}: {detail}")
+        self._publish(KILLED_BY_FUZZ, finding, original, mutated, f"{self.target.name}: {detail}")
         return "stop"
 
     def _guard(self, data: bytes) -> tuple[oc.Identity, oc.Identity] | None:

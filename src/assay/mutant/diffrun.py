@@ -54,7 +54,7 @@ RESTART_CHECK_EVERY = 64
 
 
 @dataclass
-class Plan:
+class SurvivorFuzzPlan:
     """What the original's process needs (inherited through ``fork``); ``twin`` is its connection to the mutant's."""
 
     target: Target
@@ -187,7 +187,7 @@ class Twin:
             raise TwinLost(str(exc)) from None
 
 
-def campaign_child(plan: Plan, send: Callable[[tuple], None]) -> None:
+def campaign_child(plan: SurvivorFuzzPlan, send: Callable[[tuple], None]) -> None:
     """The original's campaign loop (see :mod:`assay.mutant.differential` for the protocol)."""
     isolate.child_setup(plan.capture, plan.target.rss_limit_mb)
     install_alarm()
@@ -203,7 +203,7 @@ def campaign_child(plan: Plan, send: Callable[[tuple], None]) -> None:
 
 
 class _Loop:
-    def __init__(self, plan: Plan, feedback: SysmonFeedback, send: Callable[[tuple], None]) -> None:
+    def __init__(self, plan: SurvivorFuzzPlan, feedback: SysmonFeedback, send: Callable[[tuple], None]) -> None:
         self.plan = plan
         self.feedback = feedback
         self.send = send

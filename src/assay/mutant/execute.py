@@ -59,7 +59,7 @@ MAX_TEXT = 2000
 #: crash.
 MAX_RESUMES = 2
 
-KILLED = "killed"
+KILLED_BY_TEST = "killed"
 SURVIVED = "survived"
 UNREACHED = "unreached"
 TIMEOUT = "timeout"
@@ -69,11 +69,11 @@ KILLED_BY_FUZZ = "killed-by-fuzz"
 #: ``killed_by`` of a module-level mutant whose mutated assignment raises (the module would not import).
 IMPORT_KILL = "<import>"
 #: Every verdict, in the order reports list them.
-VERDICTS = (KILLED, KILLED_BY_FUZZ, SURVIVED, UNREACHED, TIMEOUT, ERROR, INVALID)
+VERDICTS = (KILLED_BY_TEST, KILLED_BY_FUZZ, SURVIVED, UNREACHED, TIMEOUT, ERROR, INVALID)
 
 
 @dataclass
-class Plan:
+class MutantRunPlan:
     """What one mutant's child runs: its tests in order, within its time limits."""
 
     mutant: Mutant
@@ -134,13 +134,13 @@ class MutantResult:
 
 
 def run_mutants(
-    plans: list[Plan],
+    plans: list[MutantRunPlan],
     texts: dict[str, str],
     index: FunctionIndex,
     run_test: Callable[[str, str | None], str | None],
     jobs: int = 1,
     before_apply: Callable[[], None] | None = None,
-    order: Callable[[Plan], None] | None = None,
+    order: Callable[[MutantRunPlan], None] | None = None,
 ) -> Iterator[MutantResult]:
     """Run every plan in a forked child, at most ``jobs`` at once; yield results as they finish.
 
@@ -225,12 +225,12 @@ def run_mutants(
             job.slot.close()
 
 
-def _merge(plan: Plan, last: MutantResult) -> MutantResult:
+def _merge(plan: MutantRunPlan, last: MutantResult) -> MutantResult:
     """One verdict from a mutant's children: killed if any test failed, else timeout, else error."""
     if not plan.ended:
         return last
     every = [*plan.ended, last]
-    if last.verdict == KILLED:
+    if last.verdict == KILLED_BY_TEST:
         final = last
     else:
         final = next((r for r in every if r.verdict == TIMEOUT), None) or next(r for r in every if r.verdict == ERROR)
@@ -257,7 +257,7 @@ _SLOT = struct.Struct("i")
 @dataclass
 class _Running:
     pid: int
-    plan: Plan
+    plan: MutantRunPlan
     capture: str
     start: float
     slot: mmap.mmap
@@ -297,7 +297,7 @@ def _cpu_seconds(pid: int) -> float:
 
 def _child(
     writer,
-    plan: Plan,
+    plan: MutantRunPlan,
     texts: dict[str, str],
     index: FunctionIndex,
     run_test: Callable[[str, str | None], str | None],
@@ -320,19 +320,19 @@ def _child(
     try:
         patch.apply()
     except Exception as exc:  # a module-level mutant whose assignment raises: the module would not import
-        writer.send((KILLED, IMPORT_KILL, f"{type(exc).__name__}: {exc}"[:MAX_TEXT], 0))
+        writer.send((KILLED_BY_TEST, IMPORT_KILL, f"{type(exc).__name__}: {exc}"[:MAX_TEXT], 0))
         return
     for k, nodeid in enumerate(plan.tests):
         nextid = plan.tests[k + 1] if k + 1 < len(plan.tests) else None
         _SLOT.pack_into(slot, 0, k + 1)
         failure = run_test(nodeid, nextid)
         if failure is not None:
-            writer.send((KILLED, nodeid, failure[:MAX_TEXT], k + 1))
+            writer.send((KILLED_BY_TEST, nodeid, failure[:MAX_TEXT], k + 1))
             return
     writer.send((SURVIVED, None, "", len(plan.tests)))
 
 
-def _result(plan: Plan, message: Any, status: int, capture: str, elapsed: float) -> MutantResult:
+def _result(plan: MutantRunPlan, message: Any, status: int, capture: str, elapsed: float) -> MutantResult:
     try:
         if message is None:
             output = read_tail(capture)
@@ -348,10 +348,10 @@ def _result(plan: Plan, message: Any, status: int, capture: str, elapsed: float)
                 detail=f"the mutant's child {what} before its tests finished\n{output[-MAX_TEXT:]}".rstrip(),
             )
         verdict, test, text, ran = message
-        if verdict == KILLED:
+        if verdict == KILLED_BY_TEST:
             return MutantResult(
                 plan.mutant,
-                KILLED,
+                KILLED_BY_TEST,
                 killed_by=test,
                 failure=text,
                 tests_selected=len(plan.tests),

@@ -6,7 +6,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable
 from typing import Any
 
-from assay.mutant.execute import KILLED, KILLED_BY_FUZZ, SURVIVED, VERDICTS, MutantResult
+from assay.mutant.execute import KILLED_BY_FUZZ, KILLED_BY_TEST, SURVIVED, VERDICTS, MutantResult
 
 SCHEMA_VERSION = 1
 #: Verdicts listed one by one in the terminal summary (the rest are only counted).
@@ -24,8 +24,8 @@ def counts(results: Iterable[MutantResult]) -> dict[str, int]:
 
 def score(c: dict[str, int]) -> float | None:
     """Killed (by tests or fuzzing) over killed plus survived plus unreached (import-time ones aside)."""
-    judged = c[KILLED] + c[KILLED_BY_FUZZ] + c[SURVIVED] + c["unreached"] - c.get("import_time", 0)
-    return None if judged == 0 else (c[KILLED] + c[KILLED_BY_FUZZ]) / judged
+    judged = c[KILLED_BY_TEST] + c[KILLED_BY_FUZZ] + c[SURVIVED] + c["unreached"] - c.get("import_time", 0)
+    return None if judged == 0 else (c[KILLED_BY_TEST] + c[KILLED_BY_FUZZ]) / judged
 
 
 def summary(results: list[MutantResult], elapsed: float, unrun: int = 0) -> str:

@@ -28,11 +28,11 @@ from assay.mutant import selection
 from assay.mutant.apply import FunctionIndex
 from assay.mutant.discover import mutants_in_file
 from assay.mutant.execute import (
-    KILLED,
+    KILLED_BY_TEST,
     SURVIVED,
     UNREACHED,
     MutantResult,
-    Plan,
+    MutantRunPlan,
     run_mutants,
 )
 from assay.mutant.history import History, project_digest, selection_digest
@@ -64,7 +64,7 @@ class MutationOptions:
     budget: float | None = None  # seconds for the mutant phase (the rest are left unrun)
     #: Runs the plans elsewhere (``--executor dask``): ``remote(plans, texts)`` yields
     #: their results as they arrive; None forks them here, ``jobs`` at a time.
-    remote: Callable[[list[Plan], dict[str, str]], Iterator[MutantResult]] | None = None
+    remote: Callable[[list[MutantRunPlan], dict[str, str]], Iterator[MutantResult]] | None = None
 
 
 @dataclass
@@ -214,7 +214,7 @@ class MutationPlugin:
             if test in passed:
                 for hit in hits:
                     by_line.setdefault(hit, []).append(test)
-        plans: list[Plan] = []
+        plans: list[MutantRunPlan] = []
         results: dict[str, MutantResult] = {}
         selections: dict[str, str] = {}
         for m in self.mutants:
@@ -243,15 +243,15 @@ class MutationPlugin:
                     continue
             gold = [t for t in (history.killers(m.id, m.digest) if history else []) if t in passed]
             ordered = gold + [t for t in tests if t not in gold]
-            plans.append(Plan(m, ordered, sum(passed[t] for t in ordered), gold))
+            plans.append(MutantRunPlan(m, ordered, sum(passed[t] for t in ordered), gold))
             self.history_stats["gold_replays"] += bool(gold)
         self.index = FunctionIndex(self.texts)
-        caches = _lru_caches(self.texts)
+        caches = lru_caches(self.texts)
         deadline = None if opts.budget is None else time.monotonic() + opts.budget
         counts: dict[str, int] = {}
         for r in results.values():
             counts[r.verdict] = counts.get(r.verdict, 0) + 1
-        killers = _RecentKillers()
+        killers = RecentKillers()
 
         def in_child() -> None:
             for cache in caches:
@@ -313,7 +313,7 @@ class MutationPlugin:
         return None
 
 
-class _RecentKillers:
+class RecentKillers:
     """Tries first the tests that killed other mutants of the same function in this run.
 
     Mutants of one function tend to die by the same tests; putting those first
@@ -325,7 +325,7 @@ class _RecentKillers:
         self.by_function: dict[tuple[str, str], list[str]] = {}
 
     def learn(self, result: MutantResult) -> None:
-        if result.verdict == KILLED and result.killed_by:
+        if result.verdict == KILLED_BY_TEST and result.killed_by:
             key = (result.mutant.path, result.mutant.qualname)
             tests = self.by_function.setdefault(key, [])
             if result.killed_by in tests:
@@ -333,7 +333,7 @@ class _RecentKillers:
             tests.insert(0, result.killed_by)
             del tests[MAX_RECENT_KILLERS:]
 
-    def order(self, plan: Plan) -> None:
+    def order(self, plan: MutantRunPlan) -> None:
         recent = self.by_function.get((plan.mutant.path, plan.mutant.qualname))
         if not recent:
             return
@@ -369,7 +369,7 @@ def _modules_by_file() -> dict[str, Any]:
     return out
 
 
-def _lru_caches(paths) -> list[Any]:
+def lru_caches(paths) -> list[Any]:
     """``functools`` caches around functions of the mutated files: cleared in every mutant's child,
     so a result the baseline memoized cannot hide the mutant."""
     wanted = {os.path.realpath(p) for p in paths}

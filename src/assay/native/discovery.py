@@ -42,11 +42,11 @@ def has_python_targets(project: Project) -> bool:
 
 def load_native_targets(project: Project) -> dict[str, NativeTarget]:
     """Every native target of ``project`` by name (pyproject tables first, then Python declarations)."""
-    from assay.harness.discovery import _import_entry
+    from assay.harness.discovery import import_entry
 
     targets: dict[str, NativeTarget] = dict(project.native)
     for location in _python_locations(project):
-        for module in _import_entry(project.root, str(location)):
+        for module in import_entry(project.root, str(location)):
             for value in list(vars(module).values()):
                 if not isinstance(value, NativeTarget):
                     continue

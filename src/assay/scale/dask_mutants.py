@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from assay.mutant.batch import make_batches, result_from_json, run_batch
-from assay.mutant.execute import MutantResult, Plan
+from assay.mutant.execute import MutantResult, MutantRunPlan
 from assay.mutant.model import Mutant
 from assay.scale.dask_executor import dask_client, import_distributed
 
@@ -46,7 +46,7 @@ def dask_mutant_runner(
     scheduler: str | None = None,
     batch_size: int = BATCH_SIZE,
     cluster: dict[str, Any] | None = None,
-) -> Callable[[list[Plan], dict[str, str]], Iterator[MutantResult]]:
+) -> Callable[[list[MutantRunPlan], dict[str, str]], Iterator[MutantResult]]:
     """A :attr:`MutationOptions.remote <assay.mutant.session.MutationOptions.remote>` that runs the plans on Dask.
 
     The cluster (or the connection to ``scheduler``) opens when the first plans
@@ -54,7 +54,7 @@ def dask_mutant_runner(
     """
     import_distributed()  # a missing extra fails before pytest starts
 
-    def remote(plans: list[Plan], texts: dict[str, str]) -> Iterator[MutantResult]:
+    def remote(plans: list[MutantRunPlan], texts: dict[str, str]) -> Iterator[MutantResult]:
         if not plans:
             return
         mutants = {p.mutant.id: p.mutant for p in plans}

@@ -6,8 +6,8 @@ import random
 from dataclasses import replace
 
 from assay.gen.http1.model import (
-    _FRAMING_NAMES,
     CRLF,
+    FRAMING_NAMES,
     MAX_BODY,
     MAX_CHUNKS,
     MAX_HEADERS,
@@ -18,15 +18,15 @@ from assay.gen.http1.model import (
     Http1Message,
     Http1Stream,
 )
-from assay.gen.http1.parse import _body_forbidden
+from assay.gen.http1.parse import body_forbidden
 
-_METHODS = (
+METHODS = (
     (b"GET",) * 6
     + (b"POST",) * 4
     + (b"PUT", b"DELETE", b"HEAD", b"OPTIONS", b"PATCH", b"CONNECT", b"TRACE", b"PURGE", b"M-SEARCH", b"PROPFIND")
 )
-_BODY_METHODS = (b"POST", b"PUT", b"PATCH", b"PROPFIND")
-_HOSTS = (
+BODY_METHODS = (b"POST", b"PUT", b"PATCH", b"PROPFIND")
+HOSTS = (
     b"example.com",
     b"localhost",
     b"127.0.0.1",
@@ -59,7 +59,7 @@ _SEGMENTS = (
 )
 _QUERY_KEYS = (b"q", b"id", b"page", b"sort", b"a[]", b"utm_source", b"x", b"")
 _QUERY_VALUES = (b"1", b"", b"abc", b"%20", b"a+b", b"%26", b"true", b"-1", b"%E2%9C%93", b"=", b"?")
-_REASONS = {
+REASONS = {
     b"100": b"Continue",
     b"103": b"Early Hints",
     b"200": b"OK",
@@ -78,9 +78,9 @@ _REASONS = {
     b"502": b"Bad Gateway",
     b"503": b"Service Unavailable",
 }
-_STATUSES = (b"200",) * 6 + tuple(_REASONS)
+STATUSES = (b"200",) * 6 + tuple(REASONS)
 
-_REQUEST_HEADERS: tuple[tuple[bytes, tuple[bytes, ...]], ...] = (
+REQUEST_HEADERS: tuple[tuple[bytes, tuple[bytes, ...]], ...] = (
     (b"User-Agent", (b"curl/8.5.0", b"Mozilla/5.0 (X11; Linux x86_64)", b"assay/1")),
     (b"Accept", (b"*/*", b"text/html,application/xhtml+xml;q=0.9", b"application/json", b"image/*;q=0.8")),
     (b"Accept-Encoding", (b"gzip, deflate, br", b"identity", b"*;q=0")),
@@ -98,7 +98,7 @@ _REQUEST_HEADERS: tuple[tuple[bytes, tuple[bytes, ...]], ...] = (
     (b"X-Request-Id", (b"7f3c9a", b"", b"\xe2\x9c\x93")),
     (b"Via", (b"1.1 proxy", b"HTTP/1.1 a, 1.0 b")),
 )
-_RESPONSE_HEADERS: tuple[tuple[bytes, tuple[bytes, ...]], ...] = (
+RESPONSE_HEADERS: tuple[tuple[bytes, tuple[bytes, ...]], ...] = (
     (b"Date", (b"Mon, 01 Jan 2024 00:00:00 GMT", b"Sun, 06 Nov 1994 08:49:37 GMT")),
     (b"Server", (b"nginx", b"Apache/2.4.58 (Unix)", b"assay")),
     (
@@ -123,8 +123,8 @@ _CONTENT_TYPES = (
     b"application/octet-stream",
     b"multipart/form-data; boundary=xyz",
 )
-_CHUNK_EXTS = (b";a", b";name=value", b';q="quoted ; value"', b";a=1;b=2", b"; spaced=1", b";x=")
-_TRAILERS = (
+CHUNK_EXTS = (b";a", b";name=value", b';q="quoted ; value"', b";a=1;b=2", b"; spaced=1", b";x=")
+TRAILERS = (
     (b"Expires", b"Wed, 21 Oct 2015 07:28:00 GMT"),
     (b"X-Checksum", b"abc123"),
     (b"Server-Timing", b"db;dur=53"),
@@ -139,7 +139,7 @@ _BODIES: tuple[bytes, ...] = (
     b"0\r\n\r\n",
     b"GET / HTTP/1.1\r\nHost: x\r\n\r\n",
 )
-_INTERESTING_VALUES = (
+INTERESTING_VALUES = (
     b"",
     b" ",
     b"0",
@@ -160,7 +160,7 @@ _INTERESTING_VALUES = (
 )
 
 
-def _odd_case(name: bytes, rng: random.Random) -> bytes:
+def odd_case(name: bytes, rng: random.Random) -> bytes:
     roll = rng.random()
     if roll < 0.35:
         return name.lower()
@@ -169,17 +169,17 @@ def _odd_case(name: bytes, rng: random.Random) -> bytes:
     return bytes(c ^ 0x20 if chr(c).isalpha() and rng.random() < 0.5 else c for c in name)
 
 
-def _header(name: bytes, value: bytes, rng: random.Random, odd: bool = True) -> Header:
+def make_header(name: bytes, value: bytes, rng: random.Random, odd: bool = True) -> Header:
     sep, trail = b" ", b""
     if odd and rng.random() < ODD_RATE:
-        name = _odd_case(name, rng)
+        name = odd_case(name, rng)
     if odd and rng.random() < ODD_RATE:
         sep = rng.choice((b"", b"  ", b"\t", b" \t"))
         trail = rng.choice((b"", b" ", b"\t", b"  "))
     return Header(name, value, sep, trail)
 
 
-def _fold(header: Header, rng: random.Random) -> Header:
+def fold_header(header: Header, rng: random.Random) -> Header:
     words = header.value.split(b" ")
     if len(words) < 2:
         return replace(header, value=header.value + CRLF + rng.choice((b" ", b"\t", b"  ")) + b"cont")
@@ -201,7 +201,7 @@ def _gen_path(rng: random.Random) -> bytes:
     return path
 
 
-def _gen_target(method: bytes, host: bytes, rng: random.Random) -> bytes:
+def gen_target(method: bytes, host: bytes, rng: random.Random) -> bytes:
     if method == b"CONNECT":
         return host.split(b":")[0] + b":" + rng.choice((b"443", b"80", b"8443"))
     if method == b"OPTIONS" and rng.random() < 0.5:
@@ -212,14 +212,14 @@ def _gen_target(method: bytes, host: bytes, rng: random.Random) -> bytes:
     return _gen_path(rng)
 
 
-def _gen_host(rng: random.Random) -> bytes:
-    host = rng.choice(_HOSTS)
+def gen_host(rng: random.Random) -> bytes:
+    host = rng.choice(HOSTS)
     if rng.random() < 0.3:
         host += b":" + rng.choice((b"80", b"8080", b"443", b"65535", b"0"))
     return host
 
 
-def _gen_body(rng: random.Random) -> bytes:
+def gen_body(rng: random.Random) -> bytes:
     roll = rng.random()
     if roll < 0.4:
         return rng.choice(_BODIES)
@@ -230,7 +230,7 @@ def _gen_body(rng: random.Random) -> bytes:
     return bytes(rng.randrange(256) for _ in range(rng.randint(0, MAX_BODY)))
 
 
-def _size_spelling(n: int, rng: random.Random) -> bytes:
+def size_spelling(n: int, rng: random.Random) -> bytes:
     text = b"%x" % n
     roll = rng.random()
     if roll < 0.15:
@@ -248,26 +248,26 @@ def _gen_chunks(body: bytes, rng: random.Random) -> tuple[Chunk, ...]:
     bounds = [0] + cuts + [len(body)]
     chunks = []
     for lo, hi in zip(bounds, bounds[1:]):
-        ext = rng.choice(_CHUNK_EXTS) if rng.random() < 0.15 else b""
-        chunks.append(Chunk(_size_spelling(hi - lo, rng), body[lo:hi], ext))
+        ext = rng.choice(CHUNK_EXTS) if rng.random() < 0.15 else b""
+        chunks.append(Chunk(size_spelling(hi - lo, rng), body[lo:hi], ext))
     return tuple(chunks)
 
 
-def _with_body(message: Http1Message, framing: str, body: bytes, rng: random.Random) -> Http1Message:
+def with_body(message: Http1Message, framing: str, body: bytes, rng: random.Random) -> Http1Message:
     """``message`` carrying ``body`` with consistent framing headers (old ones removed)."""
-    headers = [h for h in message.headers if h.name.lower() not in _FRAMING_NAMES]
+    headers = [h for h in message.headers if h.name.lower() not in FRAMING_NAMES]
     if framing == "length":
-        headers.insert(rng.randint(0, len(headers)), _header(b"Content-Length", str(len(body)).encode(), rng))
+        headers.insert(rng.randint(0, len(headers)), make_header(b"Content-Length", str(len(body)).encode(), rng))
         return replace(message, headers=tuple(headers), framing="length", body=body, chunks=(), trailers=())
     if framing == "chunked":
         headers.insert(
             rng.randint(0, len(headers)),
-            _header(b"Transfer-Encoding", rng.choice((b"chunked",) * 5 + (b"Chunked",)), rng),
+            make_header(b"Transfer-Encoding", rng.choice((b"chunked",) * 5 + (b"Chunked",)), rng),
         )
         trailers: tuple[Header, ...] = ()
         if rng.random() < 0.2:
-            trailers = tuple(_header(n, v, rng, odd=False) for n, v in rng.sample(_TRAILERS, rng.randint(1, 2)))
-        last_ext = rng.choice(_CHUNK_EXTS) if rng.random() < 0.1 else b""
+            trailers = tuple(make_header(n, v, rng, odd=False) for n, v in rng.sample(TRAILERS, rng.randint(1, 2)))
+        last_ext = rng.choice(CHUNK_EXTS) if rng.random() < 0.1 else b""
         return replace(
             message,
             headers=tuple(headers),
@@ -291,79 +291,79 @@ def _gen_headers(table: tuple[tuple[bytes, tuple[bytes, ...]], ...], rng: random
     headers: list[Header] = []
     for _ in range(rng.randint(0, min(6, MAX_HEADERS))):
         name, values = rng.choice(table)
-        headers.append(_header(name, rng.choice(values), rng))
+        headers.append(make_header(name, rng.choice(values), rng))
     if headers and rng.random() < 0.2:
         # A repeated field: same name, another value (legal for list-valued fields).
         name, values = rng.choice(table)
-        headers.append(_header(name, rng.choice(values), rng))
-        headers.append(_header(name, rng.choice(values), rng))
+        headers.append(make_header(name, rng.choice(values), rng))
+        headers.append(make_header(name, rng.choice(values), rng))
     if headers and rng.random() < 0.05:
         i = rng.randrange(len(headers))
-        headers[i] = _fold(headers[i], rng)
+        headers[i] = fold_header(headers[i], rng)
     return headers
 
 
 def _gen_request(rng: random.Random, last: bool) -> Http1Message:
-    method = rng.choice(_METHODS)
-    host = _gen_host(rng)
+    method = rng.choice(METHODS)
+    host = gen_host(rng)
     version = b"HTTP/1.0" if last and rng.random() < 0.1 else b"HTTP/1.1"
-    headers = _gen_headers(_REQUEST_HEADERS, rng)
+    headers = _gen_headers(REQUEST_HEADERS, rng)
     if version == b"HTTP/1.1" or rng.random() < 0.7:
-        headers.insert(rng.randint(0, len(headers)), _header(b"Host", host, rng))
+        headers.insert(rng.randint(0, len(headers)), make_header(b"Host", host, rng))
     if rng.random() < 0.2:
         token = b"close" if last and rng.random() < 0.5 else b"keep-alive"
-        headers.append(_header(b"Connection", token, rng))
+        headers.append(make_header(b"Connection", token, rng))
     message = Http1Message(
-        "request", method=method, target=_gen_target(method, host, rng), version=version, headers=tuple(headers)
+        "request", method=method, target=gen_target(method, host, rng), version=version, headers=tuple(headers)
     )
-    if method in _BODY_METHODS or rng.random() < 0.1:
-        body = _gen_body(rng)
+    if method in BODY_METHODS or rng.random() < 0.1:
+        body = gen_body(rng)
         if body and not any(h.name.lower() == b"content-type" for h in headers):
             message = replace(
-                message, headers=message.headers + (_header(b"Content-Type", rng.choice(_CONTENT_TYPES), rng),)
+                message, headers=message.headers + (make_header(b"Content-Type", rng.choice(_CONTENT_TYPES), rng),)
             )
-        return _with_body(message, "chunked" if rng.random() < 0.35 else "length", body, rng)
+        return with_body(message, "chunked" if rng.random() < 0.35 else "length", body, rng)
     return message
 
 
 def _gen_response(rng: random.Random, last: bool) -> Http1Message:
-    status = rng.choice(_STATUSES)
+    status = rng.choice(STATUSES)
     while last and status[:1] == b"1":
         # An interim (1xx) response must be followed by a final one.
-        status = rng.choice(_STATUSES)
+        status = rng.choice(STATUSES)
     version = b"HTTP/1.0" if last and rng.random() < 0.1 else b"HTTP/1.1"
     roll = rng.random()
-    reason: bytes | None = _REASONS.get(status, b"OK")
+    reason: bytes | None = REASONS.get(status, b"OK")
     if roll < 0.08:
         reason = b""
     elif roll < 0.14:
         reason = None
     elif roll < 0.18:
         reason = rng.choice((b"Okay \t then", b"\xc3\x9cber", b"Not  Found  "))
-    headers = _gen_headers(_RESPONSE_HEADERS, rng)
+    headers = _gen_headers(RESPONSE_HEADERS, rng)
     if rng.random() < 0.2:
-        headers.append(_header(b"Connection", b"close" if last and rng.random() < 0.5 else b"keep-alive", rng))
+        headers.append(make_header(b"Connection", b"close" if last and rng.random() < 0.5 else b"keep-alive", rng))
     message = Http1Message("response", version=version, status=status, reason=reason, headers=tuple(headers))
-    if _body_forbidden(message):
+    if body_forbidden(message):
         return message
-    body = _gen_body(rng)
+    body = gen_body(rng)
     if body:
         message = replace(
-            message, headers=message.headers + (_header(b"Content-Type", rng.choice(_CONTENT_TYPES), rng),)
+            message, headers=message.headers + (make_header(b"Content-Type", rng.choice(_CONTENT_TYPES), rng),)
         )
     roll = rng.random()
     if last and roll < 0.08:
         # Read-to-close framing only works for the last message on the connection.
-        return _with_body(message, "close", body, rng)
-    return _with_body(message, "chunked" if roll < 0.35 else "length", body, rng)
+        return with_body(message, "close", body, rng)
+    return with_body(message, "chunked" if roll < 0.35 else "length", body, rng)
 
 
-def _fresh_message(kind: str, rng: random.Random, last: bool) -> Http1Message:
+def fresh_message(kind: str, rng: random.Random, last: bool) -> Http1Message:
     return _gen_request(rng, last) if kind == "request" else _gen_response(rng, last)
 
 
 def generate_stream(kind: str, rng: random.Random) -> Http1Stream:
     """A fresh valid stream of ``kind`` messages; only the last may close the connection."""
     count = 1 if rng.random() < 0.6 else rng.randint(2, MAX_MESSAGES)
-    messages = tuple(_fresh_message(kind, rng, i == count - 1) for i in range(count))
+    messages = tuple(fresh_message(kind, rng, i == count - 1) for i in range(count))
     return Http1Stream(messages)

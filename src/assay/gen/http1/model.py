@@ -17,8 +17,8 @@ MAX_SHRINK = 64  #: bound on shrink candidates per call
 MAX_TOKENS = 64  #: bound on dictionary tokens per value
 
 CRLF = b"\r\n"
-_OWS = b" \t"
-_FRAMING_NAMES = (b"content-length", b"transfer-encoding")
+OWS = b" \t"
+FRAMING_NAMES = (b"content-length", b"transfer-encoding")
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,34 +7,34 @@ from collections.abc import Callable
 from dataclasses import replace
 
 from assay.gen.http1.generate import (
-    _BODY_METHODS,
-    _CHUNK_EXTS,
-    _HOSTS,
-    _INTERESTING_VALUES,
-    _METHODS,
-    _REASONS,
-    _REQUEST_HEADERS,
-    _RESPONSE_HEADERS,
-    _STATUSES,
-    _TRAILERS,
-    _fold,
-    _gen_body,
-    _gen_host,
-    _gen_target,
-    _header,
-    _odd_case,
-    _size_spelling,
-    _with_body,
+    BODY_METHODS,
+    CHUNK_EXTS,
+    HOSTS,
+    INTERESTING_VALUES,
+    METHODS,
+    REASONS,
+    REQUEST_HEADERS,
+    RESPONSE_HEADERS,
+    STATUSES,
+    TRAILERS,
+    fold_header,
+    gen_body,
+    gen_host,
+    gen_target,
+    make_header,
+    odd_case,
+    size_spelling,
+    with_body,
 )
-from assay.gen.http1.model import _FRAMING_NAMES, Chunk, Header, Http1Message
-from assay.gen.http1.parse import _body_forbidden
+from assay.gen.http1.model import FRAMING_NAMES, Chunk, Header, Http1Message
+from assay.gen.http1.parse import body_forbidden
 
 _Op = Callable[[Http1Message, random.Random], Http1Message]
 
 
 def _pick_header(message: Http1Message, rng: random.Random, framing_ok: bool = False) -> int | None:
     indexes = [
-        i for i, h in enumerate(message.headers) if framing_ok or h.name.lower() not in _FRAMING_NAMES + (b"host",)
+        i for i, h in enumerate(message.headers) if framing_ok or h.name.lower() not in FRAMING_NAMES + (b"host",)
     ]
     return rng.choice(indexes) if indexes else None
 
@@ -46,7 +46,7 @@ def _set_header(message: Http1Message, i: int, header: Header) -> Http1Message:
 
 
 def _table(message: Http1Message) -> tuple[tuple[bytes, tuple[bytes, ...]], ...]:
-    return _REQUEST_HEADERS if message.kind == "request" else _RESPONSE_HEADERS
+    return REQUEST_HEADERS if message.kind == "request" else RESPONSE_HEADERS
 
 
 def _op_header_value(m: Http1Message, rng: random.Random) -> Http1Message:
@@ -55,14 +55,14 @@ def _op_header_value(m: Http1Message, rng: random.Random) -> Http1Message:
         return _op_header_add(m, rng)
     h = m.headers[i]
     known = dict(_table(m)).get(h.name, ())
-    value = rng.choice(known) if known and rng.random() < 0.5 else rng.choice(_INTERESTING_VALUES)
+    value = rng.choice(known) if known and rng.random() < 0.5 else rng.choice(INTERESTING_VALUES)
     return _set_header(m, i, replace(h, value=value))
 
 
 def _op_header_add(m: Http1Message, rng: random.Random) -> Http1Message:
     name, values = rng.choice(_table(m))
     headers = list(m.headers)
-    headers.insert(rng.randint(0, len(headers)), _header(name, rng.choice(values), rng))
+    headers.insert(rng.randint(0, len(headers)), make_header(name, rng.choice(values), rng))
     return replace(m, headers=tuple(headers))
 
 
@@ -86,7 +86,7 @@ def _op_header_case(m: Http1Message, rng: random.Random) -> Http1Message:
     i = _pick_header(m, rng, framing_ok=True)
     if i is None:
         return m
-    return _set_header(m, i, replace(m.headers[i], name=_odd_case(m.headers[i].name, rng)))
+    return _set_header(m, i, replace(m.headers[i], name=odd_case(m.headers[i].name, rng)))
 
 
 def _op_header_ws(m: Http1Message, rng: random.Random) -> Http1Message:
@@ -106,7 +106,7 @@ def _op_header_fold(m: Http1Message, rng: random.Random) -> Http1Message:
     i = _pick_header(m, rng)
     if i is None:
         return m
-    return _set_header(m, i, _fold(m.headers[i], rng))
+    return _set_header(m, i, fold_header(m.headers[i], rng))
 
 
 def _op_header_swap(m: Http1Message, rng: random.Random) -> Http1Message:
@@ -124,34 +124,34 @@ def _op_start_line(m: Http1Message, rng: random.Random) -> Http1Message:
         return replace(m, version=rng.choice((b"HTTP/1.1", b"HTTP/1.0", b"HTTP/1.1", b"HTTP/2.0", b"HTTP/1.9")))
     if m.kind == "request":
         if roll < 0.6:
-            method = rng.choice(_METHODS)
+            method = rng.choice(METHODS)
             target = m.target
             if (method == b"CONNECT") != (m.method == b"CONNECT") or m.target == b"*":
-                target = _gen_target(method, rng.choice(_HOSTS), rng)
+                target = gen_target(method, rng.choice(HOSTS), rng)
             return replace(m, method=method, target=target)
         if m.target.startswith(b"/") and rng.random() < 0.5:
             return replace(m, target=m.target + rng.choice((b"/", b"/x", b"?a=1", b"&b", b"%41", b"/..")))
-        return replace(m, target=_gen_target(m.method, _gen_host(rng), rng))
-    if _body_forbidden(m) or m.framing == "none":
+        return replace(m, target=gen_target(m.method, gen_host(rng), rng))
+    if body_forbidden(m) or m.framing == "none":
         status = rng.choice((b"204", b"304", b"100", b"103"))
     else:
-        status = rng.choice([s for s in _STATUSES if s[:1] != b"1" and s not in (b"204", b"304")])
-    return replace(m, status=status, reason=rng.choice((_REASONS.get(status, b"OK"), b"", b"Whatever")))
+        status = rng.choice([s for s in STATUSES if s[:1] != b"1" and s not in (b"204", b"304")])
+    return replace(m, status=status, reason=rng.choice((REASONS.get(status, b"OK"), b"", b"Whatever")))
 
 
 def _op_body(m: Http1Message, rng: random.Random) -> Http1Message:
-    if _body_forbidden(m) or (
-        m.kind == "request" and m.framing == "none" and m.method not in _BODY_METHODS and rng.random() < 0.5
+    if body_forbidden(m) or (
+        m.kind == "request" and m.framing == "none" and m.method not in BODY_METHODS and rng.random() < 0.5
     ):
         return _op_header_value(m, rng)
     current = m.body if m.framing != "chunked" else b"".join(c.data for c in m.chunks)
     roll = rng.random()
     if roll < 0.3:
-        body = _gen_body(rng)
+        body = gen_body(rng)
     elif roll < 0.5 and current:
         body = current[: rng.randrange(len(current))]
     elif roll < 0.7:
-        body = current + _gen_body(rng)[:64]
+        body = current + gen_body(rng)[:64]
     else:
         body = bytearray(current or b"x")
         body[rng.randrange(len(body))] = rng.randrange(256)
@@ -159,7 +159,7 @@ def _op_body(m: Http1Message, rng: random.Random) -> Http1Message:
     framing = m.framing if m.framing in ("length", "chunked", "close") else "length"
     if rng.random() < 0.15 and framing != "close":
         framing = "chunked" if framing == "length" else "length"
-    return _with_body(m, framing, body, rng)
+    return with_body(m, framing, body, rng)
 
 
 def _op_chunks(m: Http1Message, rng: random.Random) -> Http1Message:
@@ -168,8 +168,8 @@ def _op_chunks(m: Http1Message, rng: random.Random) -> Http1Message:
     chunks = list(m.chunks)
     roll = rng.random()
     if roll < 0.25 or not chunks:
-        data = _gen_body(rng)[:128] or b"z"
-        chunks.insert(rng.randint(0, len(chunks)), Chunk(_size_spelling(len(data), rng), data))
+        data = gen_body(rng)[:128] or b"z"
+        chunks.insert(rng.randint(0, len(chunks)), Chunk(size_spelling(len(data), rng), data))
     elif roll < 0.4:
         del chunks[rng.randrange(len(chunks))]
     elif roll < 0.55:
@@ -178,30 +178,30 @@ def _op_chunks(m: Http1Message, rng: random.Random) -> Http1Message:
         if len(data) > 1:
             cut = rng.randint(1, len(data) - 1)
             chunks[i : i + 1] = [
-                Chunk(_size_spelling(cut, rng), data[:cut]),
-                Chunk(_size_spelling(len(data) - cut, rng), data[cut:]),
+                Chunk(size_spelling(cut, rng), data[:cut]),
+                Chunk(size_spelling(len(data) - cut, rng), data[cut:]),
             ]
     elif roll < 0.7:
         i = rng.randrange(len(chunks))
-        ext = b"" if chunks[i].ext else rng.choice(_CHUNK_EXTS)
+        ext = b"" if chunks[i].ext else rng.choice(CHUNK_EXTS)
         chunks[i] = replace(chunks[i], ext=ext)
     elif roll < 0.8:
         i = rng.randrange(len(chunks))
-        chunks[i] = replace(chunks[i], size=_size_spelling(len(chunks[i].data), rng))
+        chunks[i] = replace(chunks[i], size=size_spelling(len(chunks[i].data), rng))
     elif roll < 0.9:
         trailers = list(m.trailers)
         if trailers and rng.random() < 0.5:
             del trailers[rng.randrange(len(trailers))]
         else:
-            name, value = rng.choice(_TRAILERS)
-            trailers.append(_header(name, value, rng, odd=False))
+            name, value = rng.choice(TRAILERS)
+            trailers.append(make_header(name, value, rng, odd=False))
         return replace(m, trailers=tuple(trailers))
     else:
-        return replace(m, last=replace(m.last, ext=b"" if m.last.ext else rng.choice(_CHUNK_EXTS)))
+        return replace(m, last=replace(m.last, ext=b"" if m.last.ext else rng.choice(CHUNK_EXTS)))
     return replace(m, chunks=tuple(chunks))
 
 
-_VALID_OPS: tuple[tuple[_Op, int], ...] = (
+VALID_OPS: tuple[tuple[_Op, int], ...] = (
     (_op_header_value, 4),
     (_op_header_add, 3),
     (_op_header_dup, 2),
@@ -223,7 +223,7 @@ def _framing_index(m: Http1Message, name: bytes) -> int | None:
     return None
 
 
-def _invalid(m: Http1Message, rng: random.Random) -> Http1Message:
+def invalid_message(m: Http1Message, rng: random.Random) -> Http1Message:
     """``m`` with one adjacent protocol violation."""
     cl = _framing_index(m, b"content-length")
     te = _framing_index(m, b"transfer-encoding")
@@ -241,14 +241,14 @@ def _invalid(m: Http1Message, rng: random.Random) -> Http1Message:
         headers[cl] = replace(headers[cl], value=str(n).encode())
     elif kind == "cl_dup":
         other = str(len(m.body) + rng.choice((0, 1))).encode()
-        headers.insert(rng.randint(0, len(headers)), _header(b"Content-Length", other, rng))
+        headers.insert(rng.randint(0, len(headers)), make_header(b"Content-Length", other, rng))
     elif kind == "cl_bad":
         headers[cl] = replace(
             headers[cl],
             value=rng.choice((b"-1", b"+5", b"0x10", b"1 2", b"", b"1,2", b"99999999999999999999", "١".encode())),
         )
     elif kind == "cl_te":
-        headers.insert(rng.randint(0, len(headers)), _header(b"Transfer-Encoding", b"chunked", rng))
+        headers.insert(rng.randint(0, len(headers)), make_header(b"Transfer-Encoding", b"chunked", rng))
     elif kind == "te_bad":
         headers[te] = replace(
             headers[te],
@@ -283,7 +283,7 @@ def _invalid(m: Http1Message, rng: random.Random) -> Http1Message:
         if host is not None and rng.random() < 0.5:
             del headers[host]
         else:
-            headers.insert(rng.randint(0, len(headers)), _header(b"Host", _gen_host(rng), rng))
+            headers.insert(rng.randint(0, len(headers)), make_header(b"Host", gen_host(rng), rng))
     else:
         if m.kind == "request":
             field = rng.choice(("method", "target", "version"))
@@ -297,7 +297,7 @@ def _invalid(m: Http1Message, rng: random.Random) -> Http1Message:
     return replace(m, headers=tuple(headers))
 
 
-def _weighted(ops: tuple[tuple[_Op, int], ...], rng: random.Random) -> _Op:
+def pick_weighted(ops: tuple[tuple[_Op, int], ...], rng: random.Random) -> _Op:
     total = sum(w for _, w in ops)
     roll = rng.randrange(total)
     for op, weight in ops:

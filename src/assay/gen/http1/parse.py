@@ -5,10 +5,10 @@ from __future__ import annotations
 from dataclasses import replace
 
 from assay.gen.http1.model import (
-    _OWS,
     CRLF,
     MAX_PARSE_BYTES,
     MAX_PARSE_CHUNKS,
+    OWS,
     Chunk,
     Header,
     Http1Message,
@@ -35,9 +35,9 @@ def _split_header(line: bytes, eol: bytes) -> Header:
     if colon <= 0:
         raise _Reject
     rest = line[colon + 1 :]
-    stripped = rest.lstrip(_OWS)
+    stripped = rest.lstrip(OWS)
     sep = rest[: len(rest) - len(stripped)]
-    value = stripped.rstrip(_OWS)
+    value = stripped.rstrip(OWS)
     return Header(line[:colon], value, sep, stripped[len(value) :], eol)
 
 
@@ -54,7 +54,7 @@ def _read_fields(data: bytes, pos: int) -> tuple[list[Header], bytes, int]:
             prev = headers[-1]
             # Keep the fold verbatim inside the value: trail + eol + continuation.
             folded = prev.value + prev.trail + prev.eol + line
-            value = folded.rstrip(_OWS)
+            value = folded.rstrip(OWS)
             headers[-1] = replace(prev, value=value, trail=folded[len(value) :], eol=eol)
         else:
             headers.append(_split_header(line, eol))
@@ -79,7 +79,7 @@ def _content_length(headers: list[Header]) -> int | None:
     return None
 
 
-def _body_forbidden(message: Http1Message) -> bool:
+def body_forbidden(message: Http1Message) -> bool:
     return message.kind == "response" and (message.status[:1] == b"1" or message.status in (b"204", b"304"))
 
 
@@ -107,7 +107,7 @@ def _read_message(data: bytes, pos: int, kind: str) -> tuple[Http1Message, int]:
         )
     headers, head_end, pos = _read_fields(data, pos)
     message = replace(message, headers=tuple(headers), head_end=head_end)
-    if _body_forbidden(message):
+    if body_forbidden(message):
         return message, pos
     if _is_chunked(headers):
         chunks: list[Chunk] = []

@@ -6,9 +6,9 @@ import random
 from collections.abc import Iterator
 from dataclasses import replace
 
-from assay.gen.http1.generate import _fresh_message, _with_body, generate_stream
+from assay.gen.http1.generate import fresh_message, generate_stream, with_body
 from assay.gen.http1.model import (
-    _FRAMING_NAMES,
+    FRAMING_NAMES,
     INVALID_RATE,
     MAX_BYTES,
     MAX_MESSAGES,
@@ -19,8 +19,8 @@ from assay.gen.http1.model import (
     Http1Stream,
     render_stream,
 )
-from assay.gen.http1.mutate import _VALID_OPS, _invalid, _weighted
-from assay.gen.http1.parse import _body_forbidden, parse_stream
+from assay.gen.http1.mutate import VALID_OPS, invalid_message, pick_weighted
+from assay.gen.http1.parse import body_forbidden, parse_stream
 
 
 class Http1Strategy:
@@ -64,7 +64,7 @@ class Http1Strategy:
         if roll < 0.08:
             op = rng.choice(("add", "drop", "dup", "swap"))
             if op == "add" and len(messages) < 2 * MAX_MESSAGES:
-                messages.insert(rng.randint(0, len(messages) - 1), _fresh_message(value.kind, rng, last=False))
+                messages.insert(rng.randint(0, len(messages) - 1), fresh_message(value.kind, rng, last=False))
             elif op == "drop" and len(messages) > 1:
                 del messages[rng.randrange(len(messages))]
             elif op == "dup" and len(messages) < 2 * MAX_MESSAGES:
@@ -76,9 +76,9 @@ class Http1Strategy:
         else:
             i = rng.randrange(len(messages))
             if rng.random() < INVALID_RATE:
-                messages[i] = _invalid(messages[i], rng)
+                messages[i] = invalid_message(messages[i], rng)
             else:
-                messages[i] = _weighted(_VALID_OPS, rng)(messages[i], rng)
+                messages[i] = pick_weighted(VALID_OPS, rng)(messages[i], rng)
         out = Http1Stream(tuple(messages))
         return out if len(render_stream(out)) <= MAX_BYTES else value
 
@@ -92,18 +92,18 @@ class Http1Strategy:
         roll = rng.random()
         if roll < 0.35 or donor.kind != a.kind:
             # Header fields are kind-agnostic; framing headers stay the recipient's.
-            fields = [h for h in donor.headers if h.name.lower() not in _FRAMING_NAMES + (b"host",)]
+            fields = [h for h in donor.headers if h.name.lower() not in FRAMING_NAMES + (b"host",)]
             if fields:
                 headers = list(messages[i].headers)
                 for field in rng.sample(fields, rng.randint(1, min(3, len(fields)))):
                     headers.insert(rng.randint(0, len(headers)), field)
                 messages[i] = replace(messages[i], headers=tuple(headers))
-        elif roll < 0.6 and not _body_forbidden(messages[i]) and donor.framing != "none":
+        elif roll < 0.6 and not body_forbidden(messages[i]) and donor.framing != "none":
             body = donor.body if donor.framing != "chunked" else b"".join(c.data for c in donor.chunks)
             framing = messages[i].framing if messages[i].framing != "none" else donor.framing
             if framing == "close" and i != len(messages) - 1:
                 framing = "length"
-            messages[i] = _with_body(messages[i], framing, body, rng)
+            messages[i] = with_body(messages[i], framing, body, rng)
         else:
             j = rng.randrange(len(b.messages))
             messages = messages[: i + 1] + list(b.messages[j:])
@@ -165,7 +165,7 @@ class Http1Strategy:
                 candidates.append(put(i, _shrunk_body(m, b"")))
                 candidates.append(put(i, _shrunk_body(m, m.body[: len(m.body) // 2])))
             for j, h in enumerate(m.headers):
-                if h.name.lower() in _FRAMING_NAMES:
+                if h.name.lower() in FRAMING_NAMES:
                     continue
                 candidates.append(put(i, replace(m, headers=m.headers[:j] + m.headers[j + 1 :])))
         for candidate in candidates:

@@ -49,9 +49,9 @@ from typing import Any
 
 from assay.core.errors import ConfigError
 from assay.gen.bytesource import ByteSource
-from assay.gen.schema.adjacent import _Adjacent
-from assay.gen.schema.draw import _ByteDraw, _Draw, _RandomDraw
-from assay.gen.schema.judge import _Judge
+from assay.gen.schema.adjacent import Adjacent
+from assay.gen.schema.draw import ByteDraw, Draw, RandomDraw
+from assay.gen.schema.judge import Judge
 from assay.gen.schema.model import (
     DEFAULT_DEPTH,
     HARD_DEPTH,
@@ -60,13 +60,13 @@ from assay.gen.schema.model import (
     MAX_ITEMS,
     MAX_STRING,
     MODES,
+    AttemptFailed,
     Generated,
     Unsatisfiable,
-    _Fail,
 )
-from assay.gen.schema.resolve import _Doc, _draft_of
-from assay.gen.schema.valid import _Generator
-from assay.gen.schema.values import _pointer, _put
+from assay.gen.schema.resolve import SchemaDocs, draft_of
+from assay.gen.schema.valid import ValueGenerator
+from assay.gen.schema.values import json_pointer, put_at
 
 __all__ = [
     "DEFAULT_DEPTH",
@@ -84,16 +84,18 @@ __all__ = [
 ]
 
 
-def _setup(schema: Any, root: Any | None, draft: int | None, resources: Mapping[str, Any] | None) -> tuple[_Doc, Any]:
+def prepare_schema(
+    schema: Any, root: Any | None, draft: int | None, resources: Mapping[str, Any] | None
+) -> tuple[SchemaDocs, Any]:
     if not isinstance(schema, (dict, bool)):
         raise ConfigError(f"a JSON Schema must be an object or a boolean, not {type(schema).__name__}")
     document = root if root is not None else schema
-    chosen = draft if draft is not None else _draft_of(document)
+    chosen = draft if draft is not None else draft_of(document)
     if chosen == 3:
         raise ConfigError("draft 3 schemas are not supported; declare draft 4 or later in $schema")
     if chosen not in (4, 6, 7, 2019, 2020):
         raise ConfigError(f"unknown JSON Schema draft {chosen!r}; use 4, 6, 7, 2019 or 2020")
-    return _Doc(document, chosen, resources), schema
+    return SchemaDocs(document, chosen, resources), schema
 
 
 def check(
@@ -109,37 +111,37 @@ def check(
     ``jsonschema``'s top-level ``iter_errors`` for the draft in force, with
     references resolved as generation resolves them (``format`` is not asserted).
     """
-    doc, schema = _setup(schema, root, draft, resources)
-    return [(kw, _pointer(p)) for kw, p in _Judge(doc).errors(schema, value, doc.base, ())]
+    doc, schema = prepare_schema(schema, root, draft, resources)
+    return [(kw, json_pointer(p)) for kw, p in Judge(doc).errors(schema, value, doc.base, ())]
 
 
-_NO_BASE = object()
+NO_BASE = object()
 
 
-def _valid(gen: _Generator, schema: Any) -> Any:
+def valid_value(gen: ValueGenerator, schema: Any) -> Any:
     last = "no attempt"
     for _ in range(MAX_ATTEMPTS):
         try:
             value = gen.value([(schema, gen.doc.base)], 0)
             errors = gen.checker.errors(schema, value, gen.doc.base, ())
-        except (_Fail, Unsatisfiable) as exc:
+        except (AttemptFailed, Unsatisfiable) as exc:
             last = str(exc)
             continue
         if not errors:
             return value
-        last = f"{errors[0][0]} at {_pointer(errors[0][1]) or '/'}"
+        last = f"{errors[0][0]} at {json_pointer(errors[0][1]) or '/'}"
     raise Unsatisfiable(
         f"no valid value found in {MAX_ATTEMPTS} attempts (last failure: {last}); "
         "simplify the schema or use adjacent mode"
     )
 
 
-def _adjacent(gen: _Generator, schema: Any, base: Any = _NO_BASE) -> Generated:
+def adjacent_value(gen: ValueGenerator, schema: Any, base: Any = NO_BASE) -> Generated:
     """A one-violation value: from ``base`` (a valid value) when given, else from a fresh valid value."""
-    adj = _Adjacent(gen)
+    adj = Adjacent(gen)
     last = "no violation site"
     for _ in range(3):
-        base_value = _valid(gen, schema) if base is _NO_BASE else base
+        base_value = valid_value(gen, schema) if base is NO_BASE else base
         sites: list = []
         adj.sites([(schema, gen.doc.base)], base_value, (), sites)
         by_keyword: dict[str, list[tuple[tuple[Any, ...], Any]]] = {}
@@ -158,7 +160,7 @@ def _adjacent(gen: _Generator, schema: Any, base: Any = _NO_BASE) -> Generated:
                     continue
                 path, new = queues[kw].pop()
                 tries += 1
-                candidate = _put(base_value, path, new)
+                candidate = put_at(base_value, path, new)
                 try:
                     errors = gen.checker.errors(schema, candidate, gen.doc.base, ())
                 except Unsatisfiable:
@@ -166,15 +168,19 @@ def _adjacent(gen: _Generator, schema: Any, base: Any = _NO_BASE) -> Generated:
                 if len(errors) == 1 and errors[0][1] == path and (kw == "" or errors[0][0] == kw):
                     claim = errors[0][0]
                     return Generated(
-                        candidate, "adjacent", claim, _pointer(path), f"{claim} violated at {_pointer(path) or '/'}"
+                        candidate,
+                        "adjacent",
+                        claim,
+                        json_pointer(path),
+                        f"{claim} violated at {json_pointer(path) or '/'}",
                     )
-                last = f"{kw or 'a type change'} at {_pointer(path) or '/'} gave {len(errors)} errors"
+                last = f"{kw or 'a type change'} at {json_pointer(path) or '/'} gave {len(errors)} errors"
     raise Unsatisfiable(f"no single-violation value found ({last}); the schema may accept every value")
 
 
 def _run(
     schema: Any,
-    draw: _Draw,
+    draw: Draw,
     mode: str,
     root: Any | None,
     draft: int | None,
@@ -183,18 +189,18 @@ def _run(
 ) -> Generated:
     if mode not in MODES:
         raise ConfigError(f"mode must be one of {', '.join(MODES)}, not {mode!r}")
-    doc, schema = _setup(schema, root, draft, resources)
-    gen = _Generator(doc, draw, max_depth)
+    doc, schema = prepare_schema(schema, root, draft, resources)
+    gen = ValueGenerator(doc, draw, max_depth)
     if mode == "mixed":
         if draw.chance(0.5):
             try:
-                return _adjacent(gen, schema)
+                return adjacent_value(gen, schema)
             except Unsatisfiable:
                 pass
-        return Generated(_valid(gen, schema), "valid")
+        return Generated(valid_value(gen, schema), "valid")
     if mode == "adjacent":
-        return _adjacent(gen, schema)
-    return Generated(_valid(gen, schema), "valid")
+        return adjacent_value(gen, schema)
+    return Generated(valid_value(gen, schema), "valid")
 
 
 def generate(
@@ -216,7 +222,7 @@ def generate(
     the mode exists or can be found, and :class:`~assay.core.errors.ConfigError` for a
     malformed schema or a reference that does not resolve.
     """
-    return _run(schema, _RandomDraw(rng), mode, root, draft, resources, max_depth)
+    return _run(schema, RandomDraw(rng), mode, root, draft, resources, max_depth)
 
 
 def from_bytes(
@@ -237,7 +243,7 @@ def from_bytes(
     a function of ``data`` alone.
     """
     try:
-        return _run(schema, _ByteDraw(ByteSource(data)), mode, root, draft, resources, max_depth)
+        return _run(schema, ByteDraw(ByteSource(data)), mode, root, draft, resources, max_depth)
     except Unsatisfiable:
         seed = int.from_bytes(hashlib.blake2b(data, digest_size=8).digest(), "big")
-        return _run(schema, _RandomDraw(random.Random(seed)), mode, root, draft, resources, max_depth)
+        return _run(schema, RandomDraw(random.Random(seed)), mode, root, draft, resources, max_depth)

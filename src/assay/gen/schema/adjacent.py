@@ -6,15 +6,15 @@ import copy
 import math
 from typing import Any
 
-from assay.gen.schema.model import HARD_DEPTH, MAX_ITEMS, Unsatisfiable, _Fail
-from assay.gen.schema.valid import _Generator
-from assay.gen.schema.values import _as_list, _equal, _is_type, _search
+from assay.gen.schema.model import HARD_DEPTH, MAX_ITEMS, AttemptFailed, Unsatisfiable
+from assay.gen.schema.valid import ValueGenerator
+from assay.gen.schema.values import as_list, is_type, json_equal, pattern_search
 
 
-class _Adjacent:
+class Adjacent:
     """Finds locations in a valid value and the single-keyword violations they admit."""
 
-    def __init__(self, gen: _Generator) -> None:
+    def __init__(self, gen: ValueGenerator) -> None:
         self.gen = gen
         self.draft = gen.doc.draft
 
@@ -28,7 +28,7 @@ class _Adjacent:
         try:
             for schema, base in schemas:
                 self.gen.flatten(schema, base, False, parts)
-        except _Fail:
+        except AttemptFailed:
             return
         out.append((path, parts, value))
         if isinstance(value, dict):
@@ -48,11 +48,11 @@ class _Adjacent:
         types = None
         for p, _ in parts:
             if "type" in p:
-                names = {t for t in _as_list(p["type"]) if isinstance(t, str)}
+                names = {t for t in as_list(p["type"]) if isinstance(t, str)}
                 types = names if types is None else types & names
         samples = (None, True, 7, 1.5, "assay", [], {})
         if types is not None:
-            out += [("type", v) for v in samples if not any(_is_type(v, name, draft) for name in types)]
+            out += [("type", v) for v in samples if not any(is_type(v, name, draft) for name in types)]
         for kw in ("anyOf", "oneOf", "not"):
             if any(kw in p for p, _ in parts):
                 # Whatever single keyword rejects a plain value of another type is the claim.
@@ -71,7 +71,7 @@ class _Adjacent:
                 if p.get("additionalProperties") is False:
                     for key in ("assay_extra", "x", "zz-extra"):
                         if key not in (p.get("properties") or {}) and not any(
-                            _search(pat, key) for pat in (p.get("patternProperties") or {})
+                            pattern_search(pat, key) for pat in (p.get("patternProperties") or {})
                         ):
                             out.append(("additionalProperties", {**value, key: None}))
                             break
@@ -98,7 +98,7 @@ class _Adjacent:
                 if isinstance(p.get("pattern"), str):
                     for v in ("", "~", " ", "\x00", "assay", value[::-1], value + "\n!", "!" + value):
                         try:
-                            if not _search(p["pattern"], v):
+                            if not pattern_search(p["pattern"], v):
                                 out.append(("pattern", v))
                         except Unsatisfiable:
                             break
@@ -127,9 +127,9 @@ class _Adjacent:
             for _ in range(4):
                 try:
                     item = self.gen.value(schemas, self.gen.max_depth)
-                except _Fail:
+                except AttemptFailed:
                     return None
-                if all(not _equal(item, other) for other in items):
+                if all(not json_equal(item, other) for other in items):
                     break
             items.append(item)
         return items
@@ -183,4 +183,4 @@ def _outside(allowed: list[Any], value: Any) -> list[Any]:
         pool = [{**value, "assay": None}, {}]
     else:
         pool = [0, "null"]
-    return [v for v in pool if not any(_equal(v, a) for a in allowed)]
+    return [v for v in pool if not any(json_equal(v, a) for a in allowed)]

@@ -9,7 +9,7 @@ from typing import Any
 from assay.gen.bytesource import ByteSource
 
 
-class _Draw:
+class Draw:
     """Choices drawn from a ``random.Random`` or from fuzz bytes."""
 
     def int(self, lo: int, hi: int) -> int:
@@ -32,7 +32,7 @@ class _Draw:
         return items
 
 
-class _RandomDraw(_Draw):
+class RandomDraw(Draw):
     def __init__(self, rng: random.Random) -> None:
         self.rng = rng
 
@@ -43,7 +43,7 @@ class _RandomDraw(_Draw):
         return self.rng.random() < p
 
 
-class _ByteDraw(_Draw):
+class ByteDraw(Draw):
     """Exhausted bytes choose the simplest option (low ints, no optional parts)."""
 
     def __init__(self, source: ByteSource) -> None:

@@ -6,7 +6,7 @@ it claims.  ``jsonschema`` (the ``assay[schema]`` extra) is imported only here
 and only when a schema is generated for; without it generation stops with one
 message saying what to install.
 
-References resolve the way :class:`~assay.gen.schema.resolve._Doc` resolves
+References resolve the way :class:`~assay.gen.schema.resolve.SchemaDocs` resolves
 them for generation: every document it indexed (the root under its base URI,
 embedded ``$id``\\ s, ``resources``) goes into one ``referencing`` registry,
 crawled once per document and kept (:data:`MAX_CACHED`) so per-input
@@ -21,7 +21,7 @@ from typing import Any
 
 from assay.core.errors import ConfigError
 from assay.gen.schema.model import Error, Unsatisfiable
-from assay.gen.schema.resolve import _Doc
+from assay.gen.schema.resolve import SchemaDocs
 
 MAX_CACHED = 64  #: registries kept, one per (document, draft, resources): the HTTP surfaces use one per operation
 
@@ -41,7 +41,7 @@ def _jsonschema() -> Any:
     return jsonschema
 
 
-def _setup(doc: _Doc) -> tuple[Any, Any]:
+def _setup(doc: SchemaDocs) -> tuple[Any, Any]:
     """The validator class and crawled registry for ``doc`` (cached by document identity)."""
     key = (id(doc.root), doc.draft, id(doc.resources))
     hit = _CACHE.get(key)
@@ -74,10 +74,10 @@ def _setup(doc: _Doc) -> tuple[Any, Any]:
     return cls, registry
 
 
-class _Judge:
+class Judge:
     """``jsonschema``'s verdict on values, as ``(keyword, instance path)`` errors."""
 
-    def __init__(self, doc: _Doc) -> None:
+    def __init__(self, doc: SchemaDocs) -> None:
         self.doc = doc
         self.cls, self.registry = _setup(doc)
         self._resolvers: dict[str, Any] = {}

@@ -17,7 +17,7 @@ MAX_STRING = 2048  #: longest string generated
 OPTIONAL_RATE = 0.5  #: chance to include an optional property at the top level
 EXTRA_RATE = 0.15  #: chance to add an undeclared property where the schema allows one
 THEN_RATE = 0.35  #: chance to generate for an if-block's "then" side (else its "else" side)
-_ROOT_URI = "urn:assay:schema"
+ROOT_URI = "urn:assay:schema"
 
 
 class Unsatisfiable(ConfigError):
@@ -35,7 +35,7 @@ class Generated:
     detail: str = ""
 
 
-class _Fail(Exception):
+class AttemptFailed(Exception):
     """This attempt cannot produce a value (another attempt may)."""
 
 

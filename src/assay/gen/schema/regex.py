@@ -6,14 +6,14 @@ import random
 import re
 from typing import Any
 
-from assay.gen.schema.draw import _Draw, _RandomDraw
+from assay.gen.schema.draw import Draw, RandomDraw
 from assay.gen.schema.model import Unsatisfiable
 
-_ALPHABET = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 -_.:/@+"
-_UNICODE = "éß中😀Ω\u00a0"
+ALPHABET = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 -_.:/@+"
+UNICODE_SAMPLES = "éß中😀Ω\u00a0"
 
 
-def _regex_string(pattern: str, draw: _Draw, flags: int = 0) -> str:
+def regex_string(pattern: str, draw: Draw, flags: int = 0) -> str:
     """A string ``re.search(pattern, s)`` should accept (checked by the caller)."""
     try:
         import re._parser as sre_parse  # type: ignore[import-not-found]
@@ -34,11 +34,11 @@ def full_matches(compiled: re.Pattern, count: int, seed: int, longest: int) -> l
     Strings of a bytes pattern are bytes.  Constructs the generator cannot build
     (or draws the pattern then rejects: lookarounds, negated classes) give fewer.
     """
-    draw = _RandomDraw(random.Random(seed))
+    draw = RandomDraw(random.Random(seed))
     out: list[str | bytes] = []
     for _ in range(4 * count):
         try:
-            text: str | bytes = _regex_string(compiled.pattern, draw, compiled.flags)
+            text: str | bytes = regex_string(compiled.pattern, draw, compiled.flags)
             if isinstance(compiled.pattern, bytes):
                 text = text.encode("latin-1")  # type: ignore[union-attr]
         except (Unsatisfiable, UnicodeEncodeError, RecursionError):
@@ -50,7 +50,7 @@ def full_matches(compiled: re.Pattern, count: int, seed: int, longest: int) -> l
     return out
 
 
-def _emit(items: Any, draw: _Draw, groups: dict[int, str], sp: Any) -> str:
+def _emit(items: Any, draw: Draw, groups: dict[int, str], sp: Any) -> str:
     c = sp  # constants live on the parser module (re._constants re-exported)
     out: list[str] = []
     for op, av in items:
@@ -60,7 +60,7 @@ def _emit(items: Any, draw: _Draw, groups: dict[int, str], sp: Any) -> str:
         elif name == "NOT_LITERAL":
             out.append(next(ch for ch in "ab0" if ord(ch) != av))
         elif name == "ANY":
-            out.append(draw.choice(_ALPHABET))
+            out.append(draw.choice(ALPHABET))
         elif name == "IN":
             out.append(_emit_class(av, draw))
         elif name == "BRANCH":
@@ -88,7 +88,7 @@ def _emit(items: Any, draw: _Draw, groups: dict[int, str], sp: Any) -> str:
     return "".join(out)
 
 
-def _emit_class(items: list[tuple[Any, Any]], draw: _Draw) -> str:
+def _emit_class(items: list[tuple[Any, Any]], draw: Draw) -> str:
     negate = any(str(op) == "NEGATE" for op, _ in items)
     candidates: list[str] = []
     for op, av in items:
@@ -113,7 +113,7 @@ def _emit_class(items: list[tuple[Any, Any]], draw: _Draw) -> str:
             elif cat.endswith("SPACE"):
                 candidates += list(" \t\n")
     if negate:
-        pool = [ch for ch in _ALPHABET + _UNICODE if ch not in candidates]
+        pool = [ch for ch in ALPHABET + UNICODE_SAMPLES if ch not in candidates]
         # Character-class categories in a negated set: filter with the real regex.
         return draw.choice(pool or ["~"])
     return draw.choice(candidates or ["a"])

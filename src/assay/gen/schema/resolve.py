@@ -8,10 +8,10 @@ from typing import Any
 from urllib.parse import unquote, urldefrag, urljoin
 
 from assay.core.errors import ConfigError
-from assay.gen.schema.model import _ROOT_URI
+from assay.gen.schema.model import ROOT_URI
 
 
-def _draft_of(schema: Any) -> int:
+def draft_of(schema: Any) -> int:
     uri = schema.get("$schema", "") if isinstance(schema, dict) else ""
     if not isinstance(uri, str) or not uri:
         return 2020
@@ -46,7 +46,7 @@ _NOT_SCHEMA = frozenset(
 )
 
 
-class _Doc:
+class SchemaDocs:
     """The documents a schema can refer to, indexed by URI and anchor."""
 
     def __init__(self, root: Any, draft: int, resources: Mapping[str, Any] | None) -> None:
@@ -56,7 +56,7 @@ class _Doc:
         self.by_uri: dict[str, Any] = {}
         self.anchors: dict[tuple[str, str], Any] = {}
         self.dynamic: dict[tuple[str, str], Any] = {}
-        self.base = self._id_base(root, _ROOT_URI)
+        self.base = self._id_base(root, ROOT_URI)
         self._index(root, self.base)
         for uri, contents in (resources or {}).items():
             uri = urldefrag(uri)[0]

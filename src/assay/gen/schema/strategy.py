@@ -27,13 +27,13 @@ from pathlib import Path
 from typing import Any
 
 from assay.core.errors import ConfigError
-from assay.gen.schema import _NO_BASE, _adjacent, _setup, _valid
-from assay.gen.schema.adjacent import _Adjacent
-from assay.gen.schema.draw import _RandomDraw
-from assay.gen.schema.judge import _Judge
-from assay.gen.schema.model import DEFAULT_DEPTH, Generated, Unsatisfiable, _Fail
-from assay.gen.schema.valid import _Generator
-from assay.gen.schema.values import _pointer, _put
+from assay.gen.schema import NO_BASE, adjacent_value, prepare_schema, valid_value
+from assay.gen.schema.adjacent import Adjacent
+from assay.gen.schema.draw import RandomDraw
+from assay.gen.schema.judge import Judge
+from assay.gen.schema.model import DEFAULT_DEPTH, AttemptFailed, Generated, Unsatisfiable
+from assay.gen.schema.valid import ValueGenerator
+from assay.gen.schema.values import json_pointer, put_at
 from assay.gen.strategy import get_strategy, register_strategy, spec
 
 TARGET_MODES = ("valid", "adjacent", "both")
@@ -56,8 +56,8 @@ class SchemaStrategy:
         self.schema = schema
         self.mode = mode
         self.max_len = max_len
-        self.doc, self.entry = _setup(schema, None, None, None)
-        self.judge = _Judge(self.doc)
+        self.doc, self.entry = prepare_schema(schema, None, None, None)
+        self.judge = Judge(self.doc)
         try:
             canonical = json.dumps([schema, mode, max_len], sort_keys=True, separators=(",", ":"), ensure_ascii=True)
         except (TypeError, ValueError) as exc:
@@ -79,7 +79,7 @@ class SchemaStrategy:
             return Generated(value, "valid")
         if len(errors) == 1:
             kw, path = errors[0]
-            return Generated(value, "adjacent", kw, _pointer(path), f"{kw} violated at {_pointer(path) or '/'}")
+            return Generated(value, "adjacent", kw, json_pointer(path), f"{kw} violated at {json_pointer(path) or '/'}")
         return Generated(value, "invalid", detail=f"{len(errors)} errors")
 
     # -- the Strategy protocol ------------------------------------------------
@@ -125,12 +125,12 @@ class SchemaStrategy:
             path, parts, _current = sites[rng.randrange(len(sites))]
             try:
                 new = gen.value(parts, len(path))
-            except (_Fail, Unsatisfiable, ConfigError):
+            except (AttemptFailed, Unsatisfiable, ConfigError):
                 continue
-            made = self.classify(_put(value.value, path, new))
+            made = self.classify(put_at(value.value, path, new))
             if made.mode == "valid" and want == "adjacent":  # break one keyword of it
                 try:
-                    made = _adjacent(gen, self.entry, made.value)
+                    made = adjacent_value(gen, self.entry, made.value)
                 except Unsatisfiable:
                     continue
             if made.mode == want and self._fits(made):
@@ -144,7 +144,7 @@ class SchemaStrategy:
         common = [path for path, _parts, _ in self._sites(gen, a.value) if path and repr(path) in in_b]
         if common:
             path = common[rng.randrange(len(common))]
-            made = self.classify(_put(a.value, path, in_b[repr(path)]))
+            made = self.classify(put_at(a.value, path, in_b[repr(path)]))
             if made.mode in self._accept and (self.mode != "both" or made.mode == a.mode) and self._fits(made):
                 return made
         return self.mutate(a, rng)
@@ -180,7 +180,7 @@ class SchemaStrategy:
             else:
                 continue
             for s in simpler:
-                yield Generated(_put(value.value, path, s), value.mode)
+                yield Generated(put_at(value.value, path, s), value.mode)
                 count += 1
                 if count >= MAX_SHRINK:
                     return
@@ -191,8 +191,8 @@ class SchemaStrategy:
         """Whether the engine can hand ``made`` over whole (it cuts input at ``max_len``)."""
         return len(self.render(made)) <= self.max_len
 
-    def _generator(self, rng: random.Random) -> _Generator:
-        return _Generator(self.doc, _RandomDraw(rng), DEFAULT_DEPTH)
+    def _generator(self, rng: random.Random) -> ValueGenerator:
+        return ValueGenerator(self.doc, RandomDraw(rng), DEFAULT_DEPTH)
 
     def _want(self, rng: random.Random) -> str:
         """The kind of the next value: the mode's, or in ``both`` mode one coin from the case RNG."""
@@ -205,15 +205,15 @@ class SchemaStrategy:
         gen = self._generator(rng)
         if want == "adjacent":
             try:
-                return _adjacent(gen, self.entry, _NO_BASE)
+                return adjacent_value(gen, self.entry, NO_BASE)
             except Unsatisfiable:
                 if self.mode == "adjacent":
                     raise
-        return Generated(_valid(gen, self.entry), "valid")
+        return Generated(valid_value(gen, self.entry), "valid")
 
-    def _sites(self, gen: _Generator, value: Any) -> list[tuple[tuple[Any, ...], Any, Any]]:
+    def _sites(self, gen: ValueGenerator, value: Any) -> list[tuple[tuple[Any, ...], Any, Any]]:
         sites: list[tuple[tuple[Any, ...], Any, Any]] = []
-        _Adjacent(gen).sites([(self.entry, self.doc.base)], value, (), sites)
+        Adjacent(gen).sites([(self.entry, self.doc.base)], value, (), sites)
         return sites or [((), [(self.entry, self.doc.base)], value)]
 
 
@@ -224,7 +224,7 @@ def _title(schema: Any) -> str:
 
 def _holds(path: tuple[Any, ...], pointer: str) -> bool:
     """Whether the location ``path`` is ``pointer``'s or one of its ancestors."""
-    here = _pointer(path)
+    here = json_pointer(path)
     return pointer == here or pointer.startswith(here + "/")
 
 

@@ -7,8 +7,8 @@ import math
 from typing import Any
 
 from assay.core.errors import ConfigError
-from assay.gen.schema.draw import _Draw
-from assay.gen.schema.judge import _Judge
+from assay.gen.schema.draw import Draw
+from assay.gen.schema.judge import Judge
 from assay.gen.schema.model import (
     EXTRA_RATE,
     HARD_DEPTH,
@@ -16,12 +16,12 @@ from assay.gen.schema.model import (
     MAX_STRING,
     OPTIONAL_RATE,
     THEN_RATE,
+    AttemptFailed,
     Unsatisfiable,
-    _Fail,
 )
-from assay.gen.schema.regex import _ALPHABET, _UNICODE, _regex_string
-from assay.gen.schema.resolve import _Doc
-from assay.gen.schema.values import _as_list, _equal, _search
+from assay.gen.schema.regex import ALPHABET, UNICODE_SAMPLES, regex_string
+from assay.gen.schema.resolve import SchemaDocs
+from assay.gen.schema.values import as_list, json_equal, pattern_search
 
 _FORMATS: dict[str, tuple[str, ...]] = {
     "date-time": ("2024-01-02T03:04:05Z", "1970-01-01T00:00:00+00:00", "2024-02-29T23:59:60.999-08:00"),
@@ -48,12 +48,12 @@ _FORMATS: dict[str, tuple[str, ...]] = {
 _TYPES = ("null", "boolean", "integer", "number", "string", "array", "object")
 
 
-class _Generator:
-    def __init__(self, doc: _Doc, draw: _Draw, max_depth: int) -> None:
+class ValueGenerator:
+    def __init__(self, doc: SchemaDocs, draw: Draw, max_depth: int) -> None:
         self.doc = doc
         self.draw = draw
         self.max_depth = max_depth
-        self.checker = _Judge(doc)
+        self.checker = Judge(doc)
 
     # -- flattening ----------------------------------------------------------
 
@@ -64,11 +64,11 @@ class _Generator:
         ``if`` joins the list too (generation); without, they are left out (site search).
         """
         if hops > 48:
-            raise _Fail("reference chain too long")
+            raise AttemptFailed("reference chain too long")
         if schema is True or schema is None:
             return
         if schema is False:
-            raise _Fail("false schema")
+            raise AttemptFailed("false schema")
         if not isinstance(schema, dict):
             return
         draft = self.doc.draft
@@ -104,7 +104,7 @@ class _Generator:
     def value(self, schemas: list[tuple[Any, str]], depth: int) -> Any:
         """A value satisfying every ``(schema, base URI)`` in ``schemas``."""
         if depth > HARD_DEPTH:
-            raise _Fail("required structure nests deeper than the hard depth bound")
+            raise AttemptFailed("required structure nests deeper than the hard depth bound")
         parts: list[tuple[dict, str]] = []
         for schema, base in schemas:
             self.flatten(schema, base, True, parts)
@@ -114,7 +114,7 @@ class _Generator:
             pool = [consts[0]] if consts else enums[0]
             options = [v for v in pool if self._fits(parts, v)]
             if not options:
-                raise _Fail("no enum/const member satisfies the other keywords")
+                raise AttemptFailed("no enum/const member satisfies the other keywords")
             return copy.deepcopy(self.draw.choice(options))
         types = self._types(parts)
         kind = self._pick_type(types, parts, depth)
@@ -144,12 +144,12 @@ class _Generator:
         for p, _ in parts:
             if "type" not in p:
                 continue
-            names = {t for t in _as_list(p["type"]) if isinstance(t, str)}
+            names = {t for t in as_list(p["type"]) if isinstance(t, str)}
             if "number" in names:
                 names.add("integer")
             allowed = names if allowed is None else allowed & names
         if allowed is not None and not allowed:
-            raise _Fail("the schemas at one location allow no common type")
+            raise AttemptFailed("the schemas at one location allow no common type")
         return allowed
 
     def _pick_type(self, types: set[str] | None, parts: list[tuple[dict, str]], depth: int) -> str:
@@ -219,7 +219,7 @@ class _Generator:
                 ihi = ilo + 10**6
             if ilo > ihi:
                 if integer:
-                    raise _Fail("no integer within the bounds")
+                    raise AttemptFailed("no integer within the bounds")
             else:
                 step = 1
                 for m in multiples:
@@ -228,7 +228,7 @@ class _Generator:
                 klo, khi = -(-ilo // step), ihi // step
                 if klo > khi:
                     if integer:
-                        raise _Fail("no multiple within the bounds")
+                        raise AttemptFailed("no multiple within the bounds")
                 else:
                     roll = self.draw.int(0, 9)
                     if roll == 0:
@@ -254,27 +254,28 @@ class _Generator:
         lo = max([p["minLength"] for p, _ in parts if isinstance(p.get("minLength"), int)], default=0)
         hi = min([p["maxLength"] for p, _ in parts if isinstance(p.get("maxLength"), int)], default=MAX_STRING)
         if lo > hi or lo > MAX_STRING:
-            raise _Fail("string length bounds are empty or too large")
+            raise AttemptFailed("string length bounds are empty or too large")
         patterns = [p["pattern"] for p, _ in parts if isinstance(p.get("pattern"), str)]
         formats = [p["format"] for p, _ in parts if isinstance(p.get("format"), str)]
         if patterns:
             for _ in range(6):
                 try:
-                    text = _regex_string(patterns[0], self.draw)
+                    text = regex_string(patterns[0], self.draw)
                 except Unsatisfiable as exc:
-                    raise _Fail(str(exc)) from None
+                    raise AttemptFailed(str(exc)) from None
                 if len(text) < lo:
                     text += "a" * (lo - len(text))
-                if lo <= len(text) <= hi and all(_search(p, text) for p in patterns):
+                if lo <= len(text) <= hi and all(pattern_search(p, text) for p in patterns):
                     return text
-            raise _Fail(f"could not satisfy pattern {patterns[0]!r} within length {lo}..{hi}")
+            raise AttemptFailed(f"could not satisfy pattern {patterns[0]!r} within length {lo}..{hi}")
         if formats and formats[0] in _FORMATS and self.draw.chance(0.85):
             text = self.draw.choice(_FORMATS[formats[0]])
             if lo <= len(text) <= hi:
                 return text
         size = self.draw.int(lo, min(hi, lo + 12))
         chars = [
-            self.draw.choice(_ALPHABET) if self.draw.int(0, 9) else self.draw.choice(_UNICODE) for _ in range(size)
+            self.draw.choice(ALPHABET) if self.draw.int(0, 9) else self.draw.choice(UNICODE_SAMPLES)
+            for _ in range(size)
         ]
         return "".join(chars)
 
@@ -305,7 +306,7 @@ class _Generator:
         lo = max([p["minItems"] for p, _ in parts if isinstance(p.get("minItems"), int)], default=0)
         hi = min([p["maxItems"] for p, _ in parts if isinstance(p.get("maxItems"), int)], default=MAX_ITEMS)
         if lo > MAX_ITEMS or lo > hi:
-            raise _Fail("array size bounds are empty or too large")
+            raise AttemptFailed("array size bounds are empty or too large")
         extra = 0 if depth >= self.max_depth else 3
         size = self.draw.int(lo, min(hi, lo + extra))
         unique = any(p.get("uniqueItems") is True for p, _ in parts)
@@ -318,18 +319,18 @@ class _Generator:
             schemas, allowed = self._item_schemas(parts, i)
             if not allowed:
                 if i < lo:
-                    raise _Fail("minItems exceeds the positions the schema allows")
+                    raise AttemptFailed("minItems exceeds the positions the schema allows")
                 break
             if i == target:
                 schemas = schemas + contains
             for _ in range(4):
                 item = self.value(schemas, depth + 1)
-                if not unique or all(not _equal(item, other) for other in items):
+                if not unique or all(not json_equal(item, other) for other in items):
                     break
             else:
                 if len(items) >= lo:
                     break
-                raise _Fail("could not find enough distinct items")
+                raise AttemptFailed("could not find enough distinct items")
             items.append(item)
         return items
 
@@ -343,7 +344,7 @@ class _Generator:
                 out.append((props[key], b))
                 matched = True
             for pattern, s in (p.get("patternProperties") or {}).items():
-                if _search(pattern, key):
+                if pattern_search(pattern, key):
                     out.append((s, b))
                     matched = True
             if not matched and "additionalProperties" in p:
@@ -396,12 +397,12 @@ class _Generator:
             while len(keys) < lo:
                 extra = self._extra_key(parts, len(keys))
                 if extra is None or extra in keys:
-                    raise _Fail("minProperties needs more properties than the schema allows")
+                    raise AttemptFailed("minProperties needs more properties than the schema allows")
                 keys.append(extra)
             while len(keys) > hi:
                 optional = [k for k in keys if k not in required]
                 if not optional:
-                    raise _Fail("maxProperties is below the number of required properties")
+                    raise AttemptFailed("maxProperties is below the number of required properties")
                 keys.remove(optional[-1])
             # Property dependencies pull in more keys (and, for schema dependencies, more parts).
             grown = False
@@ -430,7 +431,7 @@ class _Generator:
         for k in keys:
             schemas = self._property_schemas(parts, k)
             if schemas is None:
-                raise _Fail(f"property {k!r} is both required and forbidden")
+                raise AttemptFailed(f"property {k!r} is both required and forbidden")
             out[k] = self.value(schemas, depth + 1)
         return out
 
@@ -454,11 +455,11 @@ class _Generator:
             if names:
                 try:
                     key = self.value(names + [({"type": "string"}, self.doc.base)], self.max_depth)
-                except _Fail:
+                except AttemptFailed:
                     return None
             elif patterns and self.draw.chance(0.6):
                 try:
-                    key = _regex_string(self.draw.choice(patterns), self.draw)
+                    key = regex_string(self.draw.choice(patterns), self.draw)
                 except Unsatisfiable:
                     continue
             else:

@@ -8,7 +8,7 @@ from typing import Any
 from assay.gen.schema.model import Unsatisfiable
 
 
-def _is_type(value: Any, name: str, draft: int) -> bool:
+def is_type(value: Any, name: str, draft: int) -> bool:
     if name == "object":
         return isinstance(value, dict)
     if name == "array":
@@ -38,14 +38,14 @@ def _unbool(value: Any) -> Any:
     return value
 
 
-def _equal(a: Any, b: Any) -> bool:
+def json_equal(a: Any, b: Any) -> bool:
     """JSON equality as ``jsonschema`` has it: ``True`` is not ``1``, ``1`` is ``1.0``."""
     if isinstance(a, str) or isinstance(b, str):
         return a == b
     if isinstance(a, list) and isinstance(b, list):
-        return len(a) == len(b) and all(_equal(x, y) for x, y in zip(a, b))
+        return len(a) == len(b) and all(json_equal(x, y) for x, y in zip(a, b))
     if isinstance(a, dict) and isinstance(b, dict):
-        return a.keys() == b.keys() and all(_equal(a[k], b[k]) for k in a)
+        return a.keys() == b.keys() and all(json_equal(a[k], b[k]) for k in a)
     if isinstance(a, (list, dict)) or isinstance(b, (list, dict)):
         return False
     return _unbool(a) == _unbool(b)
@@ -66,26 +66,26 @@ def _regex(pattern: str) -> re.Pattern[str]:
     return compiled
 
 
-def _search(pattern: str, text: str) -> bool:
+def pattern_search(pattern: str, text: str) -> bool:
     return _regex(pattern).search(text) is not None
 
 
-def _as_list(x: Any) -> list[Any]:
+def as_list(x: Any) -> list[Any]:
     return x if isinstance(x, list) else [x]
 
 
-def _pointer(path: tuple[Any, ...]) -> str:
+def json_pointer(path: tuple[Any, ...]) -> str:
     return "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in path)
 
 
-def _put(value: Any, path: tuple[Any, ...], new: Any) -> Any:
+def put_at(value: Any, path: tuple[Any, ...], new: Any) -> Any:
     if not path:
         return new
     head, rest = path[0], path[1:]
     if isinstance(value, dict):
         out = dict(value)
-        out[head] = _put(value[head], rest, new)
+        out[head] = put_at(value[head], rest, new)
         return out
     out_list = list(value)
-    out_list[head] = _put(value[head], rest, new)
+    out_list[head] = put_at(value[head], rest, new)
     return out_list

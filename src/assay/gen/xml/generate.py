@@ -27,7 +27,7 @@ from assay.gen.xml.model import (
     XmlDocument,
 )
 
-_ELEMENT_NAMES = (
+ELEMENT_NAMES = (
     "root",
     "item",
     "a",
@@ -58,7 +58,7 @@ _ELEMENT_NAMES = (
     "Body",
     "feed",
 )
-_ATTR_NAMES = (
+ATTR_NAMES = (
     "id",
     "class",
     "href",
@@ -77,8 +77,8 @@ _ATTR_NAMES = (
     "_a",
     "b.c",
 )
-_PREFIXES = ("p", "ns", "x", "soap", "xs", "svg", "a1", "ñ")
-_URIS = (
+PREFIXES = ("p", "ns", "x", "soap", "xs", "svg", "a1", "ñ")
+URIS = (
     "http://example.com/ns",
     "urn:x-assay:a",
     "http://www.w3.org/2000/svg",
@@ -117,27 +117,27 @@ _WORDS = (
     "=",
     "/",
 )
-_PREDEFINED = ("lt", "gt", "amp", "quot", "apos")
-_CHAR_REFS = ("#65", "#x41", "#xE9", "#233", "#x1F600", "#x10FFFF", "#x9", "#xA", "#xD", "#32", "#x20AC", "#x0000041")
-_COMMENTS = ("", " comment ", "a-b", " <tag> & stuff ", "é", "\n multi\n line\n")
-_PI_TARGETS = ("pi", "xml-stylesheet", "php", "target", "x.y", "proc-ins")
-_PI_DATA = ("", "data", 'href="style.css" type="text/css"', "echo 1; ", "? >", "<x>", "a=b&c")
-_CDATA = ("", "<not-a-tag>", "a & b", "]]", "]>", "x]]y", "if (a < b && c > d) {}", "😀")
-_ENCODINGS = (None, "UTF-8", "utf-8", "Utf-8")
+PREDEFINED_ENTITIES = ("lt", "gt", "amp", "quot", "apos")
+CHAR_REFS = ("#65", "#x41", "#xE9", "#233", "#x1F600", "#x10FFFF", "#x9", "#xA", "#xD", "#32", "#x20AC", "#x0000041")
+COMMENTS = ("", " comment ", "a-b", " <tag> & stuff ", "é", "\n multi\n line\n")
+PI_TARGETS = ("pi", "xml-stylesheet", "php", "target", "x.y", "proc-ins")
+PI_DATA = ("", "data", 'href="style.css" type="text/css"', "echo 1; ", "? >", "<x>", "a=b&c")
+CDATA_TEXTS = ("", "<not-a-tag>", "a & b", "]]", "]>", "x]]y", "if (a < b && c > d) {}", "😀")
+ENCODINGS = (None, "UTF-8", "utf-8", "Utf-8")
 
 
 @dataclass(slots=True)
-class _Entity:
+class EntityDef:
     name: str
     value: str
     depth: int
     markup: bool
 
 
-class _Ctx:
+class GenContext:
     """What generation can refer to: declared entities and the element budget."""
 
-    def __init__(self, rng: random.Random, entities: list[_Entity], budget: int) -> None:
+    def __init__(self, rng: random.Random, entities: list[EntityDef], budget: int) -> None:
         self.rng = rng
         self.entities = entities
         self.budget = budget
@@ -146,22 +146,22 @@ class _Ctx:
         return [e.name for e in self.entities if not e.markup]
 
 
-def _gen_text(rng: random.Random) -> str:
+def gen_text(rng: random.Random) -> str:
     out = "".join(rng.choice(_WORDS) for _ in range(rng.randint(1, 5))).replace("]]>", "]] >")
     # Never end in "]": two adjacent text nodes could otherwise spell "]]>".
     return out + "." if out.endswith("]") else out
 
 
-def _gen_attr_value(rng: random.Random, ctx: _Ctx, quote: str) -> str:
+def gen_attr_value(rng: random.Random, ctx: GenContext, quote: str) -> str:
     parts: list[str] = []
     for _ in range(rng.randint(0, 4)):
         roll = rng.random()
         if roll < 0.7:
-            parts.append(_gen_text(rng).replace(quote, ""))
+            parts.append(gen_text(rng).replace(quote, ""))
         elif roll < 0.85:
-            parts.append("&" + rng.choice(_PREDEFINED) + ";")
+            parts.append("&" + rng.choice(PREDEFINED_ENTITIES) + ";")
         elif roll < 0.93:
-            parts.append("&" + rng.choice(_CHAR_REFS) + ";")
+            parts.append("&" + rng.choice(CHAR_REFS) + ";")
         else:
             names = ctx.text_entities()
             if names:
@@ -169,85 +169,85 @@ def _gen_attr_value(rng: random.Random, ctx: _Ctx, quote: str) -> str:
     return "".join(parts)
 
 
-def _gen_qname(rng: random.Random, pool: tuple[str, ...], scope: frozenset[str], p: float) -> str:
+def gen_qname(rng: random.Random, pool: tuple[str, ...], scope: frozenset[str], p: float) -> str:
     local = rng.choice(pool)
     if scope and rng.random() < p:
         return rng.choice(sorted(scope)) + ":" + local
     return local
 
 
-def _local(name: str) -> str:
+def local_name(name: str) -> str:
     return name.rsplit(":", 1)[-1]
 
 
-def _prefix(name: str) -> str | None:
+def name_prefix(name: str) -> str | None:
     return name.split(":", 1)[0] if ":" in name else None
 
 
-def _declared(attrs: tuple[Attr, ...] | list[Attr]) -> set[str]:
+def declared_prefixes(attrs: tuple[Attr, ...] | list[Attr]) -> set[str]:
     return {a.name[6:] for a in attrs if a.name.startswith("xmlns:")}
 
 
-def _gen_attrs(rng: random.Random, ctx: _Ctx, scope: frozenset[str]) -> tuple[list[Attr], frozenset[str]]:
+def _gen_attrs(rng: random.Random, ctx: GenContext, scope: frozenset[str]) -> tuple[list[Attr], frozenset[str]]:
     attrs: list[Attr] = []
     if rng.random() < 0.15:
-        prefix = rng.choice(_PREFIXES)
-        attrs.append(Attr("xmlns:" + prefix, rng.choice(_URIS), rng.choice('""\'')))
+        prefix = rng.choice(PREFIXES)
+        attrs.append(Attr("xmlns:" + prefix, rng.choice(URIS), rng.choice('""\'')))
         scope = scope | {prefix}
     if rng.random() < 0.08:
-        attrs.append(Attr("xmlns", rng.choice(_URIS + ("",))))
+        attrs.append(Attr("xmlns", rng.choice(URIS + ("",))))
     locals_used: set[str] = set()
     for _ in range(rng.randint(0, MAX_ATTRS)):
-        name = _gen_qname(rng, _ATTR_NAMES, scope, 0.2)
-        if _local(name) in locals_used:
+        name = gen_qname(rng, ATTR_NAMES, scope, 0.2)
+        if local_name(name) in locals_used:
             continue
-        locals_used.add(_local(name))
+        locals_used.add(local_name(name))
         quote = '"' if rng.random() < 0.8 else "'"
-        attrs.append(Attr(name, _gen_attr_value(rng, ctx, quote), quote))
+        attrs.append(Attr(name, gen_attr_value(rng, ctx, quote), quote))
     rng.shuffle(attrs)
     return attrs, scope
 
 
-def _gen_leaf(rng: random.Random, ctx: _Ctx) -> Node:
+def gen_leaf(rng: random.Random, ctx: GenContext) -> Node:
     roll = rng.random()
     if roll < 0.55:
-        return Text(_gen_text(rng))
+        return Text(gen_text(rng))
     if roll < 0.7:
-        return Ref(rng.choice(_PREDEFINED))
+        return Ref(rng.choice(PREDEFINED_ENTITIES))
     if roll < 0.78:
-        return Ref(rng.choice(_CHAR_REFS))
+        return Ref(rng.choice(CHAR_REFS))
     if roll < 0.85 and ctx.entities:
         return Ref(rng.choice(ctx.entities).name)
     if roll < 0.9:
-        return CData(rng.choice(_CDATA))
+        return CData(rng.choice(CDATA_TEXTS))
     if roll < 0.95:
-        return Comment(rng.choice(_COMMENTS))
-    return PI(rng.choice(_PI_TARGETS), rng.choice(_PI_DATA))
+        return Comment(rng.choice(COMMENTS))
+    return PI(rng.choice(PI_TARGETS), rng.choice(PI_DATA))
 
 
-def _gen_element(rng: random.Random, ctx: _Ctx, depth: int, scope: frozenset[str]) -> Element:
+def gen_element(rng: random.Random, ctx: GenContext, depth: int, scope: frozenset[str]) -> Element:
     ctx.budget -= 1
     attrs, scope = _gen_attrs(rng, ctx, scope)
-    name = _gen_qname(rng, _ELEMENT_NAMES, scope, 0.3)
+    name = gen_qname(rng, ELEMENT_NAMES, scope, 0.3)
     children: list[Node] = []
     if depth < MAX_DEPTH and rng.random() < 0.85:
         for _ in range(rng.randint(0, MAX_CHILDREN)):
             if ctx.budget > 0 and rng.random() < 0.45:
-                children.append(_gen_element(rng, ctx, depth + 1, scope))
+                children.append(gen_element(rng, ctx, depth + 1, scope))
             else:
-                children.append(_gen_leaf(rng, ctx))
+                children.append(gen_leaf(rng, ctx))
     return Element(name, tuple(attrs), tuple(children), empty=not children and rng.random() < 0.5)
 
 
-def _gen_entities(rng: random.Random) -> list[_Entity]:
-    entities: list[_Entity] = []
+def gen_entities(rng: random.Random) -> list[EntityDef]:
+    entities: list[EntityDef] = []
     for i in range(rng.randint(0, 4)):
         name = rng.choice(("e", "ent", "copy", "x", "é", "long")) + str(i)
         if rng.random() < 0.2:
             value = rng.choice(("<b>bold</b>", "<i x='1'/>", "t<!-- c -->t", "<a>&amp;</a>"))
-            entities.append(_Entity(name, value, 0, True))
+            entities.append(EntityDef(name, value, 0, True))
             continue
-        parts = [_gen_text(rng).replace('"', "").replace("%", "")]
+        parts = [gen_text(rng).replace('"', "").replace("%", "")]
         depth = 0
         refs = 0
         markup = False
@@ -263,12 +263,12 @@ def _gen_entities(rng: random.Random) -> list[_Entity]:
             elif roll < 0.6:
                 parts.append("&" + rng.choice(("#233", "#x41", "#x1F600", "#169")) + ";")
             else:
-                parts.append(_gen_text(rng).replace('"', "").replace("%", ""))
-        entities.append(_Entity(name, "".join(parts), depth, markup))
+                parts.append(gen_text(rng).replace('"', "").replace("%", ""))
+        entities.append(EntityDef(name, "".join(parts), depth, markup))
     return entities
 
 
-def _content_model(rng: random.Random, names: list[str]) -> str:
+def content_model(rng: random.Random, names: list[str]) -> str:
     picks = rng.sample(names, min(len(names), rng.randint(1, 3))) if names else ["a"]
     roll = rng.random()
     if roll < 0.2:
@@ -279,7 +279,7 @@ def _content_model(rng: random.Random, names: list[str]) -> str:
     return "(" + sep.join(n + rng.choice(("", "?", "*", "+")) for n in picks) + ")" + rng.choice(("", "?", "*", "+"))
 
 
-def _attlist_body(rng: random.Random) -> str:
+def attlist_body(rng: random.Random) -> str:
     defs = []
     for attr in rng.sample(("id", "kind", "lang", "fixed", "note"), rng.randint(1, 3)):
         roll = rng.random()
@@ -296,25 +296,25 @@ def _attlist_body(rng: random.Random) -> str:
     return " ".join(defs)
 
 
-def _element_names(node: Element, out: list[str], limit: int = 64) -> list[str]:
+def collect_element_names(node: Element, out: list[str], limit: int = 64) -> list[str]:
     if len(out) < limit and node.name not in out:
         out.append(node.name)
     for child in node.children:
         if isinstance(child, Element):
-            _element_names(child, out, limit)
+            collect_element_names(child, out, limit)
     return out
 
 
-def _gen_doctype(rng: random.Random, root: Element, entities: list[_Entity]) -> Doctype:
+def gen_doctype(rng: random.Random, root: Element, entities: list[EntityDef]) -> Doctype:
     items: list = [Text("\n")]
-    names = _element_names(root, [])
+    names = collect_element_names(root, [])
     decls: list = [Decl("ENTITY", e.name, '"' + e.value + '"') for e in entities]
     for _ in range(rng.randint(0, 3)):
-        decls.append(Decl("ELEMENT", rng.choice(names), _content_model(rng, names)))
+        decls.append(Decl("ELEMENT", rng.choice(names), content_model(rng, names)))
     for _ in range(rng.randint(0, 2)):
-        decls.append(Decl("ATTLIST", rng.choice(names), _attlist_body(rng)))
+        decls.append(Decl("ATTLIST", rng.choice(names), attlist_body(rng)))
     if rng.random() < 0.2:
-        decls.append(Comment(rng.choice(_COMMENTS)))
+        decls.append(Comment(rng.choice(COMMENTS)))
     # Entities must come in declaration order (an entity's value may refer to earlier ones).
     entity_decls = [d for d in decls if isinstance(d, Decl) and d.kind == "ENTITY"]
     others = [d for d in decls if not (isinstance(d, Decl) and d.kind == "ENTITY")]
@@ -328,21 +328,21 @@ def _gen_doctype(rng: random.Random, root: Element, entities: list[_Entity]) -> 
 def generate_document(rng: random.Random) -> XmlDocument:
     """A fresh namespace-well-formed document whose entities are declared and bounded."""
     with_dtd = rng.random() < 0.3
-    entities = _gen_entities(rng) if with_dtd else []
-    ctx = _Ctx(rng, entities, MAX_ELEMENTS)
-    root = _gen_element(rng, ctx, 0, frozenset())
+    entities = gen_entities(rng) if with_dtd else []
+    ctx = GenContext(rng, entities, MAX_ELEMENTS)
+    root = gen_element(rng, ctx, 0, frozenset())
     decl = None
     if rng.random() < 0.6:
-        decl = XmlDecl("1.0", rng.choice(_ENCODINGS), rng.choice((None, None, "yes", "no")))
+        decl = XmlDecl("1.0", rng.choice(ENCODINGS), rng.choice((None, None, "yes", "no")))
     prolog: list[Misc] = []
     if decl is not None:
         prolog.append(Text("\n"))
     if rng.random() < 0.15:
-        prolog += [Comment(rng.choice(_COMMENTS)), Text("\n")]
+        prolog += [Comment(rng.choice(COMMENTS)), Text("\n")]
     if with_dtd:
-        prolog += [_gen_doctype(rng, root, entities), Text("\n")]
+        prolog += [gen_doctype(rng, root, entities), Text("\n")]
     if rng.random() < 0.1:
-        prolog += [PI(rng.choice(_PI_TARGETS), rng.choice(_PI_DATA)), Text("\n")]
+        prolog += [PI(rng.choice(PI_TARGETS), rng.choice(PI_DATA)), Text("\n")]
     epilog: tuple = ()
     if rng.random() < 0.2:
         epilog = (Text("\n"), rng.choice((Comment("end"), PI("pi", "x"), Text("\n"))))

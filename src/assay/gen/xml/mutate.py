@@ -6,32 +6,32 @@ import random
 from dataclasses import replace
 
 from assay.gen.xml.generate import (
-    _ATTR_NAMES,
-    _CDATA,
-    _CHAR_REFS,
-    _COMMENTS,
-    _ELEMENT_NAMES,
-    _ENCODINGS,
-    _PI_DATA,
-    _PI_TARGETS,
-    _PREDEFINED,
-    _PREFIXES,
-    _URIS,
-    _attlist_body,
-    _content_model,
-    _Ctx,
-    _declared,
-    _element_names,
-    _Entity,
-    _gen_attr_value,
-    _gen_doctype,
-    _gen_element,
-    _gen_entities,
-    _gen_leaf,
-    _gen_qname,
-    _gen_text,
-    _local,
-    _prefix,
+    ATTR_NAMES,
+    CDATA_TEXTS,
+    CHAR_REFS,
+    COMMENTS,
+    ELEMENT_NAMES,
+    ENCODINGS,
+    PI_DATA,
+    PI_TARGETS,
+    PREDEFINED_ENTITIES,
+    PREFIXES,
+    URIS,
+    EntityDef,
+    GenContext,
+    attlist_body,
+    collect_element_names,
+    content_model,
+    declared_prefixes,
+    gen_attr_value,
+    gen_doctype,
+    gen_element,
+    gen_entities,
+    gen_leaf,
+    gen_qname,
+    gen_text,
+    local_name,
+    name_prefix,
 )
 from assay.gen.xml.model import (
     MAX_DEPTH,
@@ -49,12 +49,12 @@ from assay.gen.xml.model import (
     XmlDecl,
     XmlDocument,
 )
-from assay.gen.xml.parse import _REF_RE
+from assay.gen.xml.parse import REF_RE
 
 Path = tuple[int, ...]
 
 
-def _paths(root: Element, limit: int = 512) -> list[tuple[Path, Node]]:
+def node_paths(root: Element, limit: int = 512) -> list[tuple[Path, Node]]:
     """Every node under (and including) the root, depth first."""
     out: list[tuple[Path, Node]] = []
     stack: list[tuple[Path, Node]] = [((), root)]
@@ -68,7 +68,7 @@ def _paths(root: Element, limit: int = 512) -> list[tuple[Path, Node]]:
 
 
 def _element_paths(root: Element) -> list[Path]:
-    return [p for p, n in _paths(root) if isinstance(n, Element)]
+    return [p for p, n in node_paths(root) if isinstance(n, Element)]
 
 
 def _get(root: Element, path: Path) -> Node:
@@ -79,79 +79,83 @@ def _get(root: Element, path: Path) -> Node:
     return node
 
 
-def _put(root: Element, path: Path, new: Node) -> Element:
+def put_node(root: Element, path: Path, new: Node) -> Element:
     if not path:
         assert isinstance(new, Element)
         return new
     children = list(root.children)
     head = children[path[0]]
-    children[path[0]] = _put(head, path[1:], new) if len(path) > 1 else new  # type: ignore[arg-type]
+    children[path[0]] = put_node(head, path[1:], new) if len(path) > 1 else new  # type: ignore[arg-type]
     return replace(root, children=tuple(children))
 
 
-def _splice(root: Element, path: Path, index: int, nodes: list[Node], remove: int = 0) -> Element:
+def splice(root: Element, path: Path, index: int, nodes: list[Node], remove: int = 0) -> Element:
     """The element at ``path`` with ``remove`` children at ``index`` replaced by ``nodes``."""
     parent = _get(root, path)
     assert isinstance(parent, Element)
     children = list(parent.children)
     children[index : index + remove] = nodes
-    return _put(root, path, replace(parent, children=tuple(children), empty=parent.empty and not children))
+    return put_node(root, path, replace(parent, children=tuple(children), empty=parent.empty and not children))
 
 
-def _scope(root: Element, path: Path) -> frozenset[str]:
+def scope_at(root: Element, path: Path) -> frozenset[str]:
     """Prefixes declared on the element at ``path`` and its ancestors."""
     scope: set[str] = set()
     node: Node = root
-    scope |= _declared(root.attrs)
+    scope |= declared_prefixes(root.attrs)
     for i in path:
         assert isinstance(node, Element)
         node = node.children[i]
         if isinstance(node, Element):
-            scope |= _declared(node.attrs)
+            scope |= declared_prefixes(node.attrs)
     return frozenset(scope)
 
 
-def _doctype(doc: XmlDocument) -> Doctype | None:
+def doctype_of(doc: XmlDocument) -> Doctype | None:
     for node in doc.prolog:
         if isinstance(node, Doctype):
             return node
     return None
 
 
-def _entities(doc: XmlDocument) -> list[_Entity]:
-    doctype = _doctype(doc)
-    out: list[_Entity] = []
+def entities_of(doc: XmlDocument) -> list[EntityDef]:
+    doctype = doctype_of(doc)
+    out: list[EntityDef] = []
     for item in (doctype.subset or ()) if doctype else ():
         if isinstance(item, Decl) and item.kind == "ENTITY" and not item.name.startswith("%"):
-            out.append(_Entity(item.name, item.body[1:-1], MAX_ENTITY_DEPTH, "<" in item.body))
+            out.append(EntityDef(item.name, item.body[1:-1], MAX_ENTITY_DEPTH, "<" in item.body))
     # An entity that refers to one with markup carries markup too (matters in attribute values).
     changed = True
     while changed:
         changed = False
         marked = {e.name for e in out if e.markup}
         for e in out:
-            if not e.markup and any(m.group(1) in marked for m in _REF_RE.finditer(e.value)):
+            if not e.markup and any(m.group(1) in marked for m in REF_RE.finditer(e.value)):
                 e.markup = changed = True
     return out
 
 
-def _sanitize(node: Node, scope: frozenset[str], entities: set[str]) -> Node:
+def sanitize(node: Node, scope: frozenset[str], entities: set[str]) -> Node:
     """``node`` made safe to place where ``scope`` prefixes and ``entities`` are declared."""
     if isinstance(node, Ref):
-        if node.name.startswith("#") or node.name in _PREDEFINED or node.name in entities:
+        if node.name.startswith("#") or node.name in PREDEFINED_ENTITIES or node.name in entities:
             return node
         return Text(node.name)
     if not isinstance(node, Element):
         return node
-    scope = scope | _declared(node.attrs)
-    name = node.name if _prefix(node.name) in (None, "xml") or _prefix(node.name) in scope else _local(node.name)
+    scope = scope | declared_prefixes(node.attrs)
+    name = (
+        node.name
+        if name_prefix(node.name) in (None, "xml") or name_prefix(node.name) in scope
+        else local_name(node.name)
+    )
     attrs: list[Attr] = []
     seen: set[str] = set()
     for a in node.attrs:
         aname = a.name
-        p = _prefix(aname)
+        p = name_prefix(aname)
         if p not in (None, "xmlns", "xml") and p not in scope:
-            aname = _local(aname)
+            aname = local_name(aname)
         if aname in seen:
             continue
         seen.add(aname)
@@ -159,184 +163,182 @@ def _sanitize(node: Node, scope: frozenset[str], entities: set[str]) -> Node:
             replace(
                 a,
                 name=aname,
-                value=_REF_RE.sub(
+                value=REF_RE.sub(
                     lambda m: (
                         m.group(0)
-                        if m.group(1).startswith("#") or m.group(1) in _PREDEFINED or m.group(1) in entities
+                        if m.group(1).startswith("#") or m.group(1) in PREDEFINED_ENTITIES or m.group(1) in entities
                         else m.group(1)
                     ),
                     a.value,
                 ),
             )
         )
-    children = tuple(_sanitize(c, scope, entities) for c in node.children)
+    children = tuple(sanitize(c, scope, entities) for c in node.children)
     return Element(name, tuple(attrs), children, node.empty, node.end_name)
 
 
 # ---------------------------------------------------------------- mutation
 
 
-def _random_element(doc: XmlDocument, rng: random.Random) -> tuple[Path, Element]:
+def random_element(doc: XmlDocument, rng: random.Random) -> tuple[Path, Element]:
     path = rng.choice(_element_paths(doc.root))
     node = _get(doc.root, path)
     assert isinstance(node, Element)
     return path, node
 
 
-def _with_root(doc: XmlDocument, root: Element) -> XmlDocument:
+def with_root(doc: XmlDocument, root: Element) -> XmlDocument:
     return replace(doc, root=root)
 
 
 def _mut_rename(doc: XmlDocument, rng: random.Random) -> XmlDocument:
-    path, el = _random_element(doc, rng)
-    scope = _scope(doc.root, path)
-    names = _element_names(doc.root, [])
+    path, el = random_element(doc, rng)
+    scope = scope_at(doc.root, path)
+    names = collect_element_names(doc.root, [])
     if rng.random() < 0.5:
         name = rng.choice(names)
-        if _prefix(name) is not None and _prefix(name) not in scope:
-            name = _local(name)
+        if name_prefix(name) is not None and name_prefix(name) not in scope:
+            name = local_name(name)
     else:
-        name = _gen_qname(rng, _ELEMENT_NAMES, scope, 0.3)
-    return _with_root(doc, _put(doc.root, path, replace(el, name=name, end_name=None)))
+        name = gen_qname(rng, ELEMENT_NAMES, scope, 0.3)
+    return with_root(doc, put_node(doc.root, path, replace(el, name=name, end_name=None)))
 
 
 def _mut_attr(doc: XmlDocument, rng: random.Random) -> XmlDocument:
-    path, el = _random_element(doc, rng)
-    scope = _scope(doc.root, path)
-    ctx = _Ctx(rng, _entities(doc), 0)
+    path, el = random_element(doc, rng)
+    scope = scope_at(doc.root, path)
+    ctx = GenContext(rng, entities_of(doc), 0)
     attrs = list(el.attrs)
     roll = rng.random()
     plain = [i for i, a in enumerate(attrs) if not a.name.startswith("xmlns")]
     if roll < 0.35 or not plain:
-        used = {_local(a.name) for a in attrs if not a.name.startswith("xmlns")}
-        name = _gen_qname(rng, _ATTR_NAMES, scope, 0.2)
-        if _local(name) in used:
+        used = {local_name(a.name) for a in attrs if not a.name.startswith("xmlns")}
+        name = gen_qname(rng, ATTR_NAMES, scope, 0.2)
+        if local_name(name) in used:
             return doc
         quote = rng.choice('""\'')
-        attrs.insert(rng.randint(0, len(attrs)), Attr(name, _gen_attr_value(rng, ctx, quote), quote))
+        attrs.insert(rng.randint(0, len(attrs)), Attr(name, gen_attr_value(rng, ctx, quote), quote))
     elif roll < 0.55:
         del attrs[rng.choice(plain)]
     elif roll < 0.85:
         i = rng.choice(plain)
-        attrs[i] = replace(attrs[i], value=_gen_attr_value(rng, ctx, attrs[i].quote))
+        attrs[i] = replace(attrs[i], value=gen_attr_value(rng, ctx, attrs[i].quote))
     else:
         i = rng.choice(plain)
         quote = "'" if attrs[i].quote == '"' else '"'
         attrs[i] = replace(
             attrs[i], value=attrs[i].value.replace(quote, "&" + ("quot" if quote == '"' else "apos") + ";"), quote=quote
         )
-    return _with_root(doc, _put(doc.root, path, replace(el, attrs=tuple(attrs))))
+    return with_root(doc, put_node(doc.root, path, replace(el, attrs=tuple(attrs))))
 
 
 def _mut_namespace(doc: XmlDocument, rng: random.Random) -> XmlDocument:
-    path, el = _random_element(doc, rng)
-    prefix = rng.choice(_PREFIXES)
+    path, el = random_element(doc, rng)
+    prefix = rng.choice(PREFIXES)
     attrs = [a for a in el.attrs if a.name != "xmlns:" + prefix]
-    attrs.append(Attr("xmlns:" + prefix, rng.choice(_URIS)))
+    attrs.append(Attr("xmlns:" + prefix, rng.choice(URIS)))
     el = replace(el, attrs=tuple(attrs))
     if rng.random() < 0.6:
-        el = replace(el, name=prefix + ":" + _local(el.name), end_name=None)
-    return _with_root(doc, _put(doc.root, path, el))
+        el = replace(el, name=prefix + ":" + local_name(el.name), end_name=None)
+    return with_root(doc, put_node(doc.root, path, el))
 
 
 def _mut_insert(doc: XmlDocument, rng: random.Random) -> XmlDocument:
-    path, el = _random_element(doc, rng)
-    ctx = _Ctx(rng, _entities(doc), 4)
+    path, el = random_element(doc, rng)
+    ctx = GenContext(rng, entities_of(doc), 4)
     if len(path) < MAX_DEPTH + 2 and rng.random() < 0.4:
-        node: Node = _gen_element(rng, ctx, MAX_DEPTH - 1, _scope(doc.root, path))
+        node: Node = gen_element(rng, ctx, MAX_DEPTH - 1, scope_at(doc.root, path))
     else:
-        node = _gen_leaf(rng, ctx)
-    return _with_root(doc, _splice(doc.root, path, rng.randint(0, len(el.children)), [node]))
+        node = gen_leaf(rng, ctx)
+    return with_root(doc, splice(doc.root, path, rng.randint(0, len(el.children)), [node]))
 
 
 def _mut_delete(doc: XmlDocument, rng: random.Random) -> XmlDocument:
-    path, el = _random_element(doc, rng)
+    path, el = random_element(doc, rng)
     if not el.children:
-        return _with_root(doc, _put(doc.root, path, replace(el, empty=not el.empty)))
-    return _with_root(doc, _splice(doc.root, path, rng.randrange(len(el.children)), [], remove=1))
+        return with_root(doc, put_node(doc.root, path, replace(el, empty=not el.empty)))
+    return with_root(doc, splice(doc.root, path, rng.randrange(len(el.children)), [], remove=1))
 
 
 def _mut_duplicate(doc: XmlDocument, rng: random.Random) -> XmlDocument:
-    path, el = _random_element(doc, rng)
+    path, el = random_element(doc, rng)
     if not el.children:
         return _mut_insert(doc, rng)
     i = rng.randrange(len(el.children))
-    return _with_root(doc, _splice(doc.root, path, i, [el.children[i]]))
+    return with_root(doc, splice(doc.root, path, i, [el.children[i]]))
 
 
 def _mut_swap(doc: XmlDocument, rng: random.Random) -> XmlDocument:
-    path, el = _random_element(doc, rng)
+    path, el = random_element(doc, rng)
     if len(el.children) < 2:
         return _mut_insert(doc, rng)
     children = list(el.children)
     i, j = rng.sample(range(len(children)), 2)
     children[i], children[j] = children[j], children[i]
-    return _with_root(doc, _put(doc.root, path, replace(el, children=tuple(children))))
+    return with_root(doc, put_node(doc.root, path, replace(el, children=tuple(children))))
 
 
 def _mut_move(doc: XmlDocument, rng: random.Random) -> XmlDocument:
     """Cut a subtree and paste it under another element, fixing prefixes and references."""
-    nodes = [(p, n) for p, n in _paths(doc.root) if p]
+    nodes = [(p, n) for p, n in node_paths(doc.root) if p]
     if not nodes:
         return _mut_insert(doc, rng)
     src, node = rng.choice(nodes)
-    root = _splice(doc.root, src[:-1], src[-1], [], remove=1)
+    root = splice(doc.root, src[:-1], src[-1], [], remove=1)
     dest = rng.choice(_element_paths(root))
     parent = _get(root, dest)
     assert isinstance(parent, Element)
-    entities = {e.name for e in _entities(doc)}
-    moved = _sanitize(node, _scope(root, dest), entities)
-    return _with_root(doc, _splice(root, dest, rng.randint(0, len(parent.children)), [moved]))
+    entities = {e.name for e in entities_of(doc)}
+    moved = sanitize(node, scope_at(root, dest), entities)
+    return with_root(doc, splice(root, dest, rng.randint(0, len(parent.children)), [moved]))
 
 
 def _mut_wrap(doc: XmlDocument, rng: random.Random) -> XmlDocument:
-    nodes = [(p, n) for p, n in _paths(doc.root) if p]
+    nodes = [(p, n) for p, n in node_paths(doc.root) if p]
     if not nodes or rng.random() < 0.2:
-        return replace(doc, root=Element(rng.choice(_ELEMENT_NAMES), (), (doc.root,)))
+        return replace(doc, root=Element(rng.choice(ELEMENT_NAMES), (), (doc.root,)))
     path, node = rng.choice(nodes)
     if isinstance(node, Element) and rng.random() < 0.5:
         # Unwrap: the element's children take its place (prefixes it declared must stay declared).
-        scope = _scope(doc.root, path[:-1])
-        entities = {e.name for e in _entities(doc)}
-        kids = [_sanitize(c, scope, entities) for c in node.children]
-        return _with_root(doc, _splice(doc.root, path[:-1], path[-1], kids, remove=1))
-    wrapper = Element(rng.choice(_ELEMENT_NAMES), (), (node,))
-    return _with_root(doc, _put(doc.root, path, wrapper))
+        scope = scope_at(doc.root, path[:-1])
+        entities = {e.name for e in entities_of(doc)}
+        kids = [sanitize(c, scope, entities) for c in node.children]
+        return with_root(doc, splice(doc.root, path[:-1], path[-1], kids, remove=1))
+    wrapper = Element(rng.choice(ELEMENT_NAMES), (), (node,))
+    return with_root(doc, put_node(doc.root, path, wrapper))
 
 
 def _mut_text(doc: XmlDocument, rng: random.Random) -> XmlDocument:
-    leaves = [(p, n) for p, n in _paths(doc.root) if not isinstance(n, Element)]
+    leaves = [(p, n) for p, n in node_paths(doc.root) if not isinstance(n, Element)]
     if not leaves:
         return _mut_insert(doc, rng)
     path, node = rng.choice(leaves)
-    ctx = _Ctx(rng, _entities(doc), 0)
+    ctx = GenContext(rng, entities_of(doc), 0)
     if isinstance(node, Text):
-        new: Node = Text(_gen_text(rng)) if rng.random() < 0.5 else Text(node.raw + _gen_text(rng))
+        new: Node = Text(gen_text(rng)) if rng.random() < 0.5 else Text(node.raw + gen_text(rng))
     elif isinstance(node, Ref):
-        new = Ref(rng.choice(_CHAR_REFS + _PREDEFINED + tuple(ctx.text_entities())))
+        new = Ref(rng.choice(CHAR_REFS + PREDEFINED_ENTITIES + tuple(ctx.text_entities())))
     elif isinstance(node, CData):
-        new = CData(rng.choice(_CDATA) + node.text[:16])
+        new = CData(rng.choice(CDATA_TEXTS) + node.text[:16])
     elif isinstance(node, Comment):
-        new = Comment(rng.choice(_COMMENTS))
+        new = Comment(rng.choice(COMMENTS))
     else:
-        new = PI(rng.choice(_PI_TARGETS), rng.choice(_PI_DATA))
-    return _with_root(doc, _put(doc.root, path, new))
+        new = PI(rng.choice(PI_TARGETS), rng.choice(PI_DATA))
+    return with_root(doc, put_node(doc.root, path, new))
 
 
 def _mut_prolog(doc: XmlDocument, rng: random.Random) -> XmlDocument:
     roll = rng.random()
     if roll < 0.3:
         if doc.decl is None:
-            return replace(doc, decl=XmlDecl("1.0", rng.choice(_ENCODINGS), rng.choice((None, "yes", "no"))))
+            return replace(doc, decl=XmlDecl("1.0", rng.choice(ENCODINGS), rng.choice((None, "yes", "no"))))
         if rng.random() < 0.3:
             return replace(doc, decl=None)
         return replace(
-            doc, decl=replace(doc.decl, encoding=rng.choice(_ENCODINGS), standalone=rng.choice((None, "yes", "no")))
+            doc, decl=replace(doc.decl, encoding=rng.choice(ENCODINGS), standalone=rng.choice((None, "yes", "no")))
         )
     if roll < 0.5:
-        misc = rng.choice(
-            (Comment(rng.choice(_COMMENTS)), PI(rng.choice(_PI_TARGETS), rng.choice(_PI_DATA)), Text("\n"))
-        )
+        misc = rng.choice((Comment(rng.choice(COMMENTS)), PI(rng.choice(PI_TARGETS), rng.choice(PI_DATA)), Text("\n")))
         if rng.random() < 0.5:
             return replace(doc, epilog=doc.epilog + (misc,))
         prolog = list(doc.prolog)
@@ -346,25 +348,25 @@ def _mut_prolog(doc: XmlDocument, rng: random.Random) -> XmlDocument:
 
 
 def _mut_dtd(doc: XmlDocument, rng: random.Random) -> XmlDocument:
-    doctype = _doctype(doc)
+    doctype = doctype_of(doc)
     if doctype is None:
-        entities = _gen_entities(rng) or [_Entity("e0", "text", 0, False)]
-        new_doctype = _gen_doctype(rng, doc.root, entities)
+        entities = gen_entities(rng) or [EntityDef("e0", "text", 0, False)]
+        new_doctype = gen_doctype(rng, doc.root, entities)
         # Comments and PIs may precede the DOCTYPE, so it can always go last in the prolog.
         doc = replace(doc, prolog=doc.prolog + (new_doctype, Text("\n")))
         if rng.random() < 0.7:
-            path, el = _random_element(doc, rng)
-            doc = _with_root(
-                doc, _splice(doc.root, path, rng.randint(0, len(el.children)), [Ref(rng.choice(entities).name)])
+            path, el = random_element(doc, rng)
+            doc = with_root(
+                doc, splice(doc.root, path, rng.randint(0, len(el.children)), [Ref(rng.choice(entities).name)])
             )
         return doc
     subset = list(doctype.subset or ())
     roll = rng.random()
-    names = _element_names(doc.root, [])
+    names = collect_element_names(doc.root, [])
     if roll < 0.4:
-        existing = _entities(doc)
+        existing = entities_of(doc)
         name = "m" + str(len(subset))
-        value = _gen_text(rng).replace('"', "").replace("%", "")
+        value = gen_text(rng).replace('"', "").replace("%", "")
         text_names = [e.name for e in existing if not e.markup]
         if text_names and rng.random() < 0.5:
             # Reference one existing entity: depth grows by at most one level per mutation,
@@ -376,12 +378,12 @@ def _mut_dtd(doc: XmlDocument, rng: random.Random) -> XmlDocument:
         doc = replace(
             doc, prolog=tuple(replace(doctype, subset=tuple(subset)) if n is doctype else n for n in doc.prolog)
         )
-        path, el = _random_element(doc, rng)
-        return _with_root(doc, _splice(doc.root, path, rng.randint(0, len(el.children)), [Ref(name)]))
+        path, el = random_element(doc, rng)
+        return with_root(doc, splice(doc.root, path, rng.randint(0, len(el.children)), [Ref(name)]))
     if roll < 0.6:
-        subset += [Decl("ELEMENT", rng.choice(names), _content_model(rng, names)), Text("\n")]
+        subset += [Decl("ELEMENT", rng.choice(names), content_model(rng, names)), Text("\n")]
     elif roll < 0.8:
-        subset += [Decl("ATTLIST", rng.choice(names), _attlist_body(rng)), Text("\n")]
+        subset += [Decl("ATTLIST", rng.choice(names), attlist_body(rng)), Text("\n")]
     else:
         removable = [i for i, d in enumerate(subset) if isinstance(d, Decl) and d.kind != "ENTITY"]
         if removable:
@@ -389,16 +391,16 @@ def _mut_dtd(doc: XmlDocument, rng: random.Random) -> XmlDocument:
     return replace(doc, prolog=tuple(replace(doctype, subset=tuple(subset)) if n is doctype else n for n in doc.prolog))
 
 
-def _entity_depth(entities: list[_Entity], name: str, seen: frozenset[str] = frozenset()) -> int:
+def _entity_depth(entities: list[EntityDef], name: str, seen: frozenset[str] = frozenset()) -> int:
     by_name = {e.name: e for e in entities}
     entity = by_name.get(name)
     if entity is None or name in seen or len(seen) > MAX_ENTITY_DEPTH + 2:
         return MAX_ENTITY_DEPTH + 1 if name in seen else 0
-    refs = [m.group(1) for m in _REF_RE.finditer(entity.value) if not m.group(1).startswith("#")]
+    refs = [m.group(1) for m in REF_RE.finditer(entity.value) if not m.group(1).startswith("#")]
     return max((1 + _entity_depth(entities, r, seen | {name}) for r in refs), default=0)
 
 
-_VALID_OPS = (
+VALID_OPS = (
     (_mut_rename, 2),
     (_mut_attr, 4),
     (_mut_namespace, 1),
@@ -413,9 +415,9 @@ _VALID_OPS = (
 )
 
 
-def _mut_invalid(doc: XmlDocument, rng: random.Random) -> XmlDocument:
+def mut_invalid(doc: XmlDocument, rng: random.Random) -> XmlDocument:
     """``doc`` with one adjacent well-formedness error."""
-    path, el = _random_element(doc, rng)
+    path, el = random_element(doc, rng)
     kind = rng.choice(
         (
             "end_tag",
@@ -436,21 +438,21 @@ def _mut_invalid(doc: XmlDocument, rng: random.Random) -> XmlDocument:
     )
     at = rng.randint(0, len(el.children))
     if kind == "end_tag":
-        return _with_root(doc, _put(doc.root, path, replace(el, empty=False, end_name=el.name + "x")))
+        return with_root(doc, put_node(doc.root, path, replace(el, empty=False, end_name=el.name + "x")))
     if kind == "dup_attr":
         attrs = el.attrs + (el.attrs[0],) if el.attrs else (Attr("id", "1"), Attr("id", "2"))
-        return _with_root(doc, _put(doc.root, path, replace(el, attrs=attrs)))
+        return with_root(doc, put_node(doc.root, path, replace(el, attrs=attrs)))
     if kind == "unbound_prefix":
-        return _with_root(doc, _put(doc.root, path, replace(el, name="zz:" + _local(el.name), end_name=None)))
+        return with_root(doc, put_node(doc.root, path, replace(el, name="zz:" + local_name(el.name), end_name=None)))
     if kind == "recursive_entity":
         doctype = Doctype(doc.root.name, " ", (Decl("ENTITY", "r1", '"&r2;"'), Decl("ENTITY", "r2", '"&r1;"')))
         prolog = tuple(n for n in doc.prolog if not isinstance(n, Doctype)) + (doctype,)
-        return replace(doc, prolog=prolog, root=_splice(doc.root, path, at, [Ref("r1")]))
+        return replace(doc, prolog=prolog, root=splice(doc.root, path, at, [Ref("r1")]))
     if kind == "second_root":
-        return replace(doc, epilog=doc.epilog + (Element(rng.choice(_ELEMENT_NAMES)),))
+        return replace(doc, epilog=doc.epilog + (Element(rng.choice(ELEMENT_NAMES)),))
     if kind == "attr_lt":
-        attr = Attr(rng.choice(_ATTR_NAMES) + "2", rng.choice(("a<b", "a&b", "&undeclared;")))
-        return _with_root(doc, _put(doc.root, path, replace(el, attrs=el.attrs + (attr,))))
+        attr = Attr(rng.choice(ATTR_NAMES) + "2", rng.choice(("a<b", "a&b", "&undeclared;")))
+        return with_root(doc, put_node(doc.root, path, replace(el, attrs=el.attrs + (attr,))))
     node: Node = {
         "undeclared_entity": Ref("undeclared"),
         "comment_dashes": Comment(rng.choice(("a--b", "ends-", "--"))),
@@ -461,10 +463,10 @@ def _mut_invalid(doc: XmlDocument, rng: random.Random) -> XmlDocument:
         "pi_xml": PI(rng.choice(("xml", "XML", "xMl")), "version='1.0'"),
         "control_char": Text(rng.choice(("\x01", "a\x0bb", "\x1f", "\ufffe"))),
     }[kind]
-    return _with_root(doc, _splice(doc.root, path, at, [node]))
+    return with_root(doc, splice(doc.root, path, at, [node]))
 
 
-def _weighted(ops, rng: random.Random):
+def pick_weighted(ops, rng: random.Random):
     total = sum(w for _, w in ops)
     roll = rng.randrange(total)
     for op, weight in ops:
@@ -474,7 +476,7 @@ def _weighted(ops, rng: random.Random):
     return ops[-1][0]
 
 
-def _depth(node: Node) -> int:
+def tree_depth(node: Node) -> int:
     if not isinstance(node, Element) or not node.children:
         return 0
-    return 1 + max(_depth(c) for c in node.children)
+    return 1 + max(tree_depth(c) for c in node.children)

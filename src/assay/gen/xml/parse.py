@@ -32,7 +32,7 @@ _XMLDECL_RE = re.compile(
     r"(?:[ \t\r\n]+encoding[ \t\r\n]*=[ \t\r\n]*([\"'])(.*?)\3)?"
     r"(?:[ \t\r\n]+standalone[ \t\r\n]*=[ \t\r\n]*([\"'])(.*?)\5)?[ \t\r\n]*\?>"
 )
-_REF_RE = re.compile(r"&(#[xX][0-9a-fA-F]+|#[0-9]+|" + _NAME + r");")
+REF_RE = re.compile(r"&(#[xX][0-9a-fA-F]+|#[0-9]+|" + _NAME + r");")
 _PEREF_RE = re.compile(r"%(" + _NAME + r");")
 
 
@@ -216,7 +216,7 @@ class _Parser:
                     continue
                 children.append(self.element(depth + 1))
             elif ch == "&":
-                m = _REF_RE.match(text, self.pos)
+                m = REF_RE.match(text, self.pos)
                 if not m:
                     raise _Reject
                 children.append(Ref(m.group(1)))

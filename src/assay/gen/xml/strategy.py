@@ -6,7 +6,7 @@ import random
 from collections.abc import Iterator
 from dataclasses import replace
 
-from assay.gen.xml.generate import _PREDEFINED, generate_document
+from assay.gen.xml.generate import PREDEFINED_ENTITIES, generate_document
 from assay.gen.xml.model import (
     INVALID_RATE,
     MAX_BYTES,
@@ -22,21 +22,21 @@ from assay.gen.xml.model import (
     render_document,
 )
 from assay.gen.xml.mutate import (
-    _VALID_OPS,
-    _depth,
-    _doctype,
-    _entities,
-    _mut_invalid,
-    _paths,
-    _put,
-    _random_element,
-    _sanitize,
-    _scope,
-    _splice,
-    _weighted,
-    _with_root,
+    VALID_OPS,
+    doctype_of,
+    entities_of,
+    mut_invalid,
+    node_paths,
+    pick_weighted,
+    put_node,
+    random_element,
+    sanitize,
+    scope_at,
+    splice,
+    tree_depth,
+    with_root,
 )
-from assay.gen.xml.parse import _REF_RE, parse_document
+from assay.gen.xml.parse import REF_RE, parse_document
 
 
 class XmlStrategy:
@@ -63,22 +63,22 @@ class XmlStrategy:
     def mutate(self, value: XmlDocument, rng: random.Random) -> XmlDocument:
         """One structural change; adjacent-invalid at :data:`INVALID_RATE`."""
         if rng.random() < INVALID_RATE:
-            out = _mut_invalid(value, rng)
+            out = mut_invalid(value, rng)
         else:
-            out = _weighted(_VALID_OPS, rng)(value, rng)
+            out = pick_weighted(VALID_OPS, rng)(value, rng)
         return out if self._fits(out) else value
 
     def crossover(self, a: XmlDocument, b: XmlDocument, rng: random.Random) -> XmlDocument:
         """``a`` with a subtree of ``b`` inserted or swapped in (prefixes and references fixed up)."""
-        donors = [n for p, n in _paths(b.root) if p] or [b.root]
+        donors = [n for p, n in node_paths(b.root) if p] or [b.root]
         donor = rng.choice(donors)
-        path, el = _random_element(a, rng)
-        entities = {e.name for e in _entities(a)}
-        moved = _sanitize(donor, _scope(a.root, path), entities)
+        path, el = random_element(a, rng)
+        entities = {e.name for e in entities_of(a)}
+        moved = sanitize(donor, scope_at(a.root, path), entities)
         if el.children and rng.random() < 0.5:
-            out = _with_root(a, _splice(a.root, path, rng.randrange(len(el.children)), [moved], remove=1))
+            out = with_root(a, splice(a.root, path, rng.randrange(len(el.children)), [moved], remove=1))
         else:
-            out = _with_root(a, _splice(a.root, path, rng.randint(0, len(el.children)), [moved]))
+            out = with_root(a, splice(a.root, path, rng.randint(0, len(el.children)), [moved]))
         if rng.random() < 0.2 and b.decl is not None:
             out = replace(out, decl=b.decl)
         return out if self._fits(out) else a
@@ -91,7 +91,7 @@ class XmlStrategy:
             if token and len(seen) < MAX_TOKENS:
                 seen[token.encode("utf-8", "surrogatepass")] = None
 
-        for _, node in _paths(value.root):
+        for _, node in node_paths(value.root):
             if isinstance(node, Element):
                 add("<" + node.name)
                 add("</" + node.name + ">")
@@ -102,7 +102,7 @@ class XmlStrategy:
                 add("&" + node.name + ";")
             elif isinstance(node, PI):
                 add("<?" + node.target)
-        doctype = _doctype(value)
+        doctype = doctype_of(value)
         if doctype is not None:
             for item in doctype.subset or ():
                 if isinstance(item, Decl):
@@ -116,7 +116,7 @@ class XmlStrategy:
         if value.decl is not None:
             candidates.append(replace(value, decl=None))
         if value.prolog:
-            doctype = _doctype(value)
+            doctype = doctype_of(value)
             kept = tuple(n for n in value.prolog if isinstance(n, Doctype) and _uses_entities(value.root))
             candidates.append(replace(value, prolog=kept))
             if doctype is not None and doctype.subset:
@@ -128,21 +128,21 @@ class XmlStrategy:
                 )
         if value.epilog:
             candidates.append(replace(value, epilog=()))
-        for path, node in _paths(value.root, limit=128):
+        for path, node in node_paths(value.root, limit=128):
             if not isinstance(node, Element):
                 continue
             for i in range(len(node.children)):
-                candidates.append(_with_root(value, _splice(value.root, path, i, [], remove=1)))
+                candidates.append(with_root(value, splice(value.root, path, i, [], remove=1)))
             plain_attrs = tuple(a for a in node.attrs if a.name.startswith("xmlns"))
             if plain_attrs != node.attrs:
-                candidates.append(_with_root(value, _put(value.root, path, replace(node, attrs=plain_attrs))))
+                candidates.append(with_root(value, put_node(value.root, path, replace(node, attrs=plain_attrs))))
             if len(candidates) >= MAX_SHRINK:
                 break
-        for path, node in _paths(value.root, limit=64):
+        for path, node in node_paths(value.root, limit=64):
             if path and isinstance(node, Element) and len(candidates) < 2 * MAX_SHRINK:
-                entities = {e.name for e in _entities(value)}
-                kids = [_sanitize(c, _scope(value.root, path[:-1]), entities) for c in node.children]
-                candidates.append(_with_root(value, _splice(value.root, path[:-1], path[-1], kids, remove=1)))
+                entities = {e.name for e in entities_of(value)}
+                kids = [sanitize(c, scope_at(value.root, path[:-1]), entities) for c in node.children]
+                candidates.append(with_root(value, splice(value.root, path[:-1], path[-1], kids, remove=1)))
         for candidate in candidates:
             yield candidate
             count += 1
@@ -151,17 +151,17 @@ class XmlStrategy:
 
     @staticmethod
     def _fits(doc: XmlDocument) -> bool:
-        return _depth(doc.root) <= MAX_DEPTH + 4 and len(render_document(doc)) <= MAX_BYTES
+        return tree_depth(doc.root) <= MAX_DEPTH + 4 and len(render_document(doc)) <= MAX_BYTES
 
 
 def _uses_entities(root: Element) -> bool:
-    for _, node in _paths(root):
-        if isinstance(node, Ref) and not node.name.startswith("#") and node.name not in _PREDEFINED:
+    for _, node in node_paths(root):
+        if isinstance(node, Ref) and not node.name.startswith("#") and node.name not in PREDEFINED_ENTITIES:
             return True
         if isinstance(node, Element) and any(
-            m.group(1) not in _PREDEFINED and not m.group(1).startswith("#")
+            m.group(1) not in PREDEFINED_ENTITIES and not m.group(1).startswith("#")
             for a in node.attrs
-            for m in _REF_RE.finditer(a.value)
+            for m in REF_RE.finditer(a.value)
         ):
             return True
     return False
