@@ -95,12 +95,15 @@ from assay.gen.mutators import MAX_DICTIONARY, tokens_from
 from assay.gen.strategy import get_strategy
 from assay.mutant import diffrun, outcome as oc
 from assay.mutant.apply import Patch
+from assay.mutant.execute import KILLED_BY_FUZZ, SURVIVED
 from assay.mutant.model import Mutant, id_digest
 from assay.store.artifacts import Finding, build_metadata, write_artifact
 from assay.store.corpus import Corpus, check_all
 
-#: Outcomes of a survivor's differential fuzzing.
-KILLED_BY_FUZZ, SURVIVED, INFRASTRUCTURE = "killed-by-fuzz", "survived", "infrastructure"
+#: The outcome of a survivor's differential fuzzing that the mutant verdicts
+#: (``KILLED_BY_FUZZ``, ``SURVIVED``, from :mod:`assay.mutant.execute`) do not name:
+#: the fuzzing itself failed.
+INFRASTRUCTURE = "infrastructure"
 #: Oracle tag of a differential kill.
 ORACLE = "differential"
 #: Hex digits of sha256(mutant id) folded into a kill's signature key.
