@@ -1,5 +1,7 @@
 """assay: coverage-guided, structure-aware fuzzing and mutation testing for Python."""
 
+from typing import TYPE_CHECKING, Any
+
 from assay.core.errors import (
     ArtifactError,
     AssayError,
@@ -15,6 +17,9 @@ from assay.gen.bytesource import ByteSource
 from assay.gen.strategy import Strategy, get_strategy, register_strategy
 from assay.native.config import NativeTarget, native_target
 from assay.promote.regression import Failure, replay, replay_example, replay_steps, replay_test
+
+if TYPE_CHECKING:  # imported lazily at run time (__getattr__ below); its type for checkers
+    from assay.http.target import http_target
 
 __all__ = [
     "AssayError",
@@ -47,7 +52,7 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str):
+def __getattr__(name: str) -> Any:
     """``assay.http_target`` without importing the HTTP package until it is used."""
     if name == "http_target":
         from assay.http.target import http_target
