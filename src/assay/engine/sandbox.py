@@ -30,6 +30,7 @@ import sysconfig
 import tempfile
 from collections.abc import Iterable
 from dataclasses import dataclass
+from types import FrameType
 from typing import Any
 
 from assay.core.errors import TargetError
@@ -257,7 +258,7 @@ def _describe(args: tuple) -> str:
 
 def _target_frame() -> str:
     """``module:qualname`` of the innermost frame in the target's own code (not assay's, not the stdlib's)."""
-    frame = sys._getframe(2)
+    frame: FrameType | None = sys._getframe(2)
     fallback = "?"
     while frame is not None:
         file = os.path.realpath(frame.f_code.co_filename)
