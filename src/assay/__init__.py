@@ -8,7 +8,7 @@ package imports a higher one and no optional package loads before it is used.
 """
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from assay.core.errors import (
     ArtifactError,
@@ -28,6 +28,11 @@ from assay.harness.define import target
 from assay.harness.tables import register_table_loader
 from assay.promote.backends import register_backend
 from assay.promote.regression import Failure, replay, replay_example, replay_steps, replay_test
+
+if TYPE_CHECKING:  # imported lazily at run time (__getattr__ and the wiring below); their types for checkers
+    from assay.http.target import http_target
+    from assay.promote.rubric import Candidate
+    from assay.store.artifacts import Artifact
 
 __all__ = [
     "AssayError",
@@ -60,7 +65,7 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str):
+def __getattr__(name: str) -> Any:
     """``assay.http_target`` without importing the HTTP package until it is used."""
     if name == "http_target":
         from assay.http.target import http_target
@@ -76,7 +81,7 @@ def _http_table_targets(root: Path, table: Any) -> list[Target]:
     return targets_from_config(root, table)
 
 
-def _native_candidate(artifact: Any, project_root: Path) -> Any:
+def _native_candidate(artifact: "Artifact", project_root: Path) -> "Candidate":
     """A native artifact offered for promotion (the native backend loads only for one)."""
     from assay.native.promote import NativeCandidate
 

@@ -8,7 +8,12 @@ Hypothesis tests into regression tests (see :mod:`assay.promote`).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import pytest
+
+if TYPE_CHECKING:
+    from assay.core.config import Project
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -78,7 +83,7 @@ class ReplayPlugin:
 class TargetReplays(pytest.File):
     """A pseudo-file collecting the replay items of every registered target."""
 
-    project = None
+    project: Project | None = None
 
     def collect(self):
         from assay.core.errors import AssayError

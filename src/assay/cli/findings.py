@@ -70,7 +70,7 @@ def collect(root: str | Path) -> list[BugEntry]:
             seen = read_seen(art.path)
             firsts.append(first)
             lasts.append(seen.get("last_seen") or first)
-            occurrences += seen.get("occurrences") if isinstance(seen.get("occurrences"), int) else 1
+            occurrences += o if isinstance(o := seen.get("occurrences"), int) else 1
         entries.append(
             BugEntry(bug.identity.id, bug.identity.harness, bug.members, min(firsts), max(lasts), occurrences)
         )

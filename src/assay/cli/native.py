@@ -84,7 +84,7 @@ def run_native(
     try:
         return run_native_campaign(targets, options, master_seed=master_seed)
     finally:
-        options.progress.finish()
+        options.progress.finish()  # type: ignore[union-attr]  # the NativeProgress above
 
 
 class NativeProgress:

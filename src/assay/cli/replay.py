@@ -50,7 +50,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
     else:
         path = Path(args.input)
     artifact = load_artifact(path) if path.is_dir() else None
-    name = artifact.target if args.input is None else args.target
+    name = artifact.target if args.input is None else args.target  # type: ignore[union-attr]  # an artifact folder, checked above
     from assay.cli.native import is_native
 
     if is_native(project, name, path):

@@ -34,7 +34,7 @@ def cmd_targets(args: argparse.Namespace) -> int:
         natives, registry = [], load_path_targets(project, split_positionals(args.paths)[0])
     else:
         natives = listing(project)  # native targets ([tool.assay.native.<name>] and assay.native_target)
-        registry = load_targets(project) if has_python_targets(project) or not natives else None
+        registry = load_targets(project) if has_python_targets(project) or not natives else None  # type: ignore[assignment]  # None checked below
     settings = [t.settings() for t in registry.all()] if registry is not None else []
     if args.json:
         print(json.dumps([{**s, "backend": "python"} for s in settings] + natives, indent=2))

@@ -70,7 +70,7 @@ def group_findings(findings: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
     out = []
     for (tag, family, leaf), members in sorted(groups.items(), key=lambda kv: (_tag_rank(kv[0][0]), kv[0])):
         with_example = [f for f in members if _example(f) is not None]
-        best = min(with_example, key=lambda f: (len(_example(f)), _example(f))) if with_example else members[0]
+        best = min(with_example, key=lambda f: (len(_example(f)), _example(f))) if with_example else members[0]  # type: ignore[arg-type]  # with an example
         out.append(
             {
                 "tag": tag,

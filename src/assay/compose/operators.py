@@ -228,7 +228,7 @@ class OperatorTable:
     def from_json(cls, data: Mapping[str, Any], base: OperatorTable | None = None) -> OperatorTable:
         """A table from plain data; with ``base`` (and ``"extend": true``) it adds to ``base``."""
         try:
-            parts = dict(
+            parts: dict[str, Any] = dict(
                 binary=tuple(BinaryOp(**o) for o in data.get("binary", ())),
                 wrappers=tuple(Wrapper(**o) for o in data.get("wrappers", ())),
                 redirects=tuple(Redirect(**o) for o in data.get("redirects", ())),

@@ -17,11 +17,13 @@ the ``--jobs`` parent's, the differential one) call :func:`raise_if_requested`.
 from __future__ import annotations
 
 import signal
+from types import FrameType
+from typing import NoReturn
 
 _state = {"mode": "unknown", "requested": False}
 
 
-def _on_signal(signum, frame):  # noqa: ARG001
+def _on_signal(signum: int, frame: FrameType | None) -> NoReturn:  # noqa: ARG001
     _state["requested"] = True
     raise KeyboardInterrupt
 

@@ -8,6 +8,7 @@ run the engine installs a :class:`FeatureSink`; :func:`feature` adds to it and
 from __future__ import annotations
 
 from collections.abc import Hashable
+from typing import Any
 
 #: Longest ``repr`` of a feature value kept verbatim; longer values are hashed so a
 #: target reporting large values cannot make the feature table grow without bound.
@@ -35,7 +36,7 @@ class OracleFailure(AssertionError):
         *,
         kind: str = "",
         oracle: str | None = None,
-        data: dict | None = None,
+        data: dict[str, Any] | None = None,
     ) -> None:
         super().__init__(f"{name}: {detail}" if detail else name)
         self.name = name

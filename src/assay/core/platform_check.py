@@ -16,7 +16,9 @@ MIN_PYTHON = (3, 12)
 PLATFORMS = ("linux", "darwin")
 
 
-def problem(platform: str | None = None, implementation: str | None = None, version: tuple | None = None) -> str | None:
+def problem(
+    platform: str | None = None, implementation: str | None = None, version: tuple[int, ...] | None = None
+) -> str | None:
     """Why assay cannot run here (one line, saying what to use instead), or ``None``; defaults: this interpreter."""
     platform = sys.platform if platform is None else platform
     implementation = sys.implementation.name if implementation is None else implementation

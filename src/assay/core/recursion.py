@@ -164,7 +164,7 @@ def _static_calls(live: Mapping[str, FrameType]) -> dict[str, set[str]]:
             local_values = dict(frame.f_locals)
         except Exception:  # noqa: BLE001 - a frame whose locals cannot be read still has globals
             local_values = {}
-        free = {name: local_values[name] for name in code.co_freevars if name in local_values}
+        free: Mapping[str, Any] = {name: local_values[name] for name in code.co_freevars if name in local_values}
         queue.append((ident, code, frame.f_globals, free, _owner(code, local_values)))
     seen = {ident for ident, *_ in queue}
     while queue:

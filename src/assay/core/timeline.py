@@ -32,7 +32,7 @@ class Timeline:
         self.points: list[Point] = []
         self._tail_is_pending = False  # the newest point may be replaced by a later sample
 
-    def add(self, cases: int, seconds: float, edges: int, corpus: int) -> None:
+    def add(self, cases: float, seconds: float, edges: float, corpus: float) -> None:
         """Record the state at ``seconds`` since the target started."""
         point = (int(cases), round(float(seconds), 3), int(edges), int(corpus))
         if self.points and point == self.points[-1]:
@@ -65,7 +65,7 @@ def merge(series: Sequence[Iterable[Sequence[float]]], max_points: int = MAX_POI
     """
     tracks = [[tuple(p) for p in s] for s in series]
     times = sorted({p[1] for track in tracks for p in track})
-    latest = [(0, 0.0, 0, 0)] * len(tracks)
+    latest: list[tuple[float, ...]] = [(0, 0.0, 0, 0)] * len(tracks)
     cursor = [0] * len(tracks)
     out = Timeline(max_points)
     for t in times:

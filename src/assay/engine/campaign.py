@@ -6,6 +6,7 @@ import hashlib
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 from assay.core.errors import ConfigError
 from assay.core.target import Target
@@ -14,7 +15,7 @@ from assay.engine import jobwait
 from assay.engine.isolate import fork_with_pipe
 from assay.engine.seeds import new_master_seed, target_seed
 from assay.engine.shrink import DEFAULT_MAX_CASES
-from assay.engine.supervisor import Progress, Supervisor, TargetOutcome, WorkerError
+from assay.engine.supervisor import FindingRecord, Progress, Supervisor, TargetOutcome, WorkerError
 from assay.feedback.sysmon import monitoring
 from assay.gen.constants import harvest
 from assay.gen.mutators import MAX_DICTIONARY, tokens_from
@@ -192,7 +193,7 @@ def _run_jobs(
     about once a second.  The merged outcome lists every job's schedule digest.
     """
     jobs = options.jobs
-    channels = []
+    channels: list[tuple[int, Any]] = []
     for k in range(jobs):
         cases = None if options.max_cases is None else options.max_cases // jobs + (k < options.max_cases % jobs)
 
@@ -232,7 +233,7 @@ def _merge(outcomes: list[TargetOutcome], tseed: int) -> TargetOutcome:
         initial_manifest=first.initial_manifest,
     )
     seen_additions: set[str] = set()
-    findings: dict[str, object] = {}
+    findings: dict[str, FindingRecord] = {}
     for o in outcomes:
         for d in o.corpus_additions:
             if d not in seen_additions:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import collections
 import random
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from assay.feedback import cmplog
@@ -92,9 +93,9 @@ class InputSource:
     def add(
         self,
         data: bytes,
-        pairs: list[tuple[bytes, bytes]] = (),
-        tokens: list[bytes] = (),
-        guards: list[tuple[int, str, int]] = (),
+        pairs: Sequence[tuple[bytes, bytes]] = (),
+        tokens: Iterable[bytes] = (),
+        guards: Iterable[tuple[int, str, int]] = (),
         quiet: bool = False,
     ) -> None:
         """Add a corpus entry, its comparison replacements, dictionary tokens and guards.
@@ -121,7 +122,7 @@ class InputSource:
             if value is not None:
                 self._add_tokens(self.strategy.tokens(value))
 
-    def _stage(self, index: int, pairs: list[tuple[bytes, bytes]]) -> None:
+    def _stage(self, index: int, pairs: Sequence[tuple[bytes, bytes]]) -> None:
         """Queue an entry's replacements: its comparisons' before every guess still
         waiting (a regular expression's :class:`~assay.feedback.cmplog.Sample`), its
         guesses last.  Guesses wait at the deque's end, so those not yet tried are

@@ -21,7 +21,7 @@ import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from multiprocessing.connection import Pipe
+from multiprocessing.connection import Connection, Pipe
 from typing import Any
 
 from assay.core import interrupts
@@ -174,7 +174,7 @@ def death_verdict(status: int, output: str, *, killed_for_timeout: bool, timeout
     return Verdict("crash", key, detail, info)
 
 
-def fork_with_pipe(body) -> tuple[int, object]:
+def fork_with_pipe(body) -> tuple[int, Connection[Any, Any]]:
     """Fork a child that runs ``body(writer)`` and always ends in ``os._exit``.
 
     Returns ``(pid, reader)``.  The child leads its own process group (end it and

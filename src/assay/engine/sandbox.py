@@ -29,6 +29,7 @@ import sys
 import sysconfig
 import tempfile
 from dataclasses import dataclass
+from types import FrameType
 from typing import Any
 
 from assay.core.allowance import Allowance
@@ -222,7 +223,7 @@ def _describe(args: tuple) -> str:
 
 def _target_frame() -> str:
     """``module:qualname`` of the innermost frame in the target's own code (not assay's, not the stdlib's)."""
-    frame = sys._getframe(2)
+    frame: FrameType | None = sys._getframe(2)
     fallback = "?"
     while frame is not None:
         file = os.path.realpath(frame.f_code.co_filename)

@@ -232,5 +232,5 @@ def case_stream(tseed: int) -> CaseStream:
     schedule does not depend on which one runs.
     """
     if accelerated.agrees(globals()):
-        return accelerated.cmutate.Stream(tseed.to_bytes(8, "big"))
+        return accelerated.cmutate.Stream(tseed.to_bytes(8, "big"))  # type: ignore[union-attr]  # agrees(): built
     return CaseStream(tseed)

@@ -175,7 +175,7 @@ class HeldByStack:
         held = self._held.get(verdict.signature, False)
         if held is False:
             held = self._held[verdict.signature] = trace()
-        return rekeyed(verdict, held)
+        return rekeyed(verdict, held)  # type: ignore[arg-type]  # never True: False is replaced above
 
 
 def reproduces(again: Verdict | None, first: Verdict) -> bool:

@@ -155,7 +155,8 @@ class Worker:
         self.cost_every = COST_EVERY if plan.slow is None else SLOW_COST_EVERY
         self.next_count = sys.maxsize if not COST_EVERY else -(-plan.generated_pos // self.cost_every) * self.cost_every
         self.lines_max = max(
-            (int(k[2]) for k in self.seen_features if k[0] == "f" and len(k) == 3 and k[1] == "cost-lines"), default=-1
+            (int(k[2]) for k in self.seen_features if k[0] == "f" and len(k) == 3 and k[1] == "cost-lines"),  # type: ignore[index, arg-type]  # tuple keys
+            default=-1,
         )
         self.lengths: LengthControl | None = None
         if plan.strategy is None:
@@ -316,7 +317,7 @@ class Worker:
                 value = error = refusal = None
                 try:
                     if guarded:
-                        arm(allow)
+                        arm(allow)  # type: ignore[arg-type]  # guarded: allow is set
                     try:
                         value = fn(data)
                     finally:
@@ -329,7 +330,7 @@ class Worker:
                         raise
                     error = exc
                 except BaseException as exc:  # judged on the general path, like execute.run
-                    error = exc
+                    error = exc  # type: ignore[assignment]  # any exception
                 mem[0] = idle
                 ran += 1
                 keys = sink.keys
@@ -448,7 +449,7 @@ class Worker:
             if status == HOT_PYTHON:
                 i = self._block(i, i + 1, rng_of)
             elif status == HOT_REPAIR:
-                data, ops = self._repair(i, data, ops, self.source.repair_guards)
+                data, ops = self._repair(i, data, ops, self.source.repair_guards)  # type: ignore[arg-type]  # HOT_REPAIR: set
                 self.case(jr.GENERATED, i, data, ops)
                 i += 1
             elif status == HOT_RAN:
@@ -538,7 +539,7 @@ class Worker:
         if not self.counting.pending:
             return
         lines = self.counting.collect()
-        phase, pos, data, ops, result, elapsed = self._counted
+        phase, pos, data, ops, result, elapsed = self._counted  # type: ignore[misc]  # pending: set
         self._counted = None
         self.lines_traced += lines
         key = self._cost_class(lines) if result.verdict is None else None
@@ -634,7 +635,7 @@ class Worker:
                 continue
             self._imported.add(name)
             try:
-                with open(os.path.join(self.plan.reload_dir, name), "rb") as fh:
+                with open(os.path.join(self.plan.reload_dir, name), "rb") as fh:  # type: ignore[arg-type]  # checked by the caller
                     data = fh.read(self.target.max_len + 1)
             except OSError:
                 continue
@@ -656,7 +657,7 @@ class Worker:
     def _cost(self, phase: int, pos: int, data: bytes, ops: list[str], elapsed: float, new: list) -> None:
         """Cost feedback: a new highest cost bucket is a feature; past the threshold, confirm."""
         bucket = _bucket(elapsed)
-        if bucket <= self.cost_max and (elapsed < self.slow or bucket <= self.confirmed_bucket):
+        if bucket <= self.cost_max and (elapsed < self.slow or bucket <= self.confirmed_bucket):  # type: ignore[operator]  # with slow=
             return
         self.feedback.pause(True)
         try:
@@ -671,9 +672,9 @@ class Worker:
         if bucket > self.cost_max:
             self.cost_max = bucket
             new.append(("f", "cost", str(bucket)))
-        if median >= self.slow and bucket > self.confirmed_bucket:
+        if median >= self.slow and bucket > self.confirmed_bucket:  # type: ignore[operator]  # with slow=
             self.confirmed_bucket = bucket
-            self._confirm_slow(phase, pos, data, ops, self.slow)
+            self._confirm_slow(phase, pos, data, ops, self.slow)  # type: ignore[arg-type]
 
     def _confirm_slow(self, phase: int, pos: int, data: bytes, ops: list[str], threshold: float) -> None:
         """Report ``data`` as a ``slow`` finding if its cost is confirmed super-linear."""
@@ -719,7 +720,7 @@ class Worker:
         """Value-profile features of one instrumented run (see :mod:`assay.feedback.valueprofile`)."""
         if self._cmplog_run(phase, pos, data, keep="values") is None:
             return []
-        return self.values.observe(data, self.plan.cmplog.last_values)
+        return self.values.observe(data, self.plan.cmplog.last_values)  # type: ignore[union-attr]  # value profile: on
 
     def _repair(self, pos: int, data: bytes, ops: list[str], guards: list) -> tuple[bytes, list[str]]:
         """Re-establish the parent's guards (checksums, lengths) that ``data`` broke."""

@@ -101,7 +101,7 @@ def branch_layout(code: CodeType) -> BranchLayout:
     """The observable and join directions of every conditional jump in ``code``."""
     try:
         instrs = list(dis.get_instructions(code))
-        handlers = {entry.target for entry in dis.Bytecode(code).exception_entries}
+        handlers = {entry.target for entry in dis.Bytecode(code).exception_entries}  # type: ignore[attr-defined]  # undocumented
     except Exception:  # noqa: BLE001 - an odd code object: watch every site through BRANCH
         return BranchLayout({}, {}, {})
     at = {ins.offset: i for i, ins in enumerate(instrs)}
@@ -163,7 +163,7 @@ def branch_layout(code: CodeType) -> BranchLayout:
                 need.append(dst)
         joins[src] = tuple(need)
     join_srcs: dict[int, set[int]] = {}
-    for src, dsts in joins.items():
+    for src, dsts in joins.items():  # type: ignore[assignment]  # the names reused for joins
         for dst in dsts:
             if dst not in handlers:
                 join_srcs.setdefault(dst, set()).add(src)

@@ -278,8 +278,8 @@ def _record_regex(obj: Any, args: tuple, kwargs: dict, result: Any) -> None:
     for k in range(min(REGEX_PAIRS, len(pool))):
         sample = pool[(first + k) % len(pool)]
         other = seen if result is not None else string[pos : pos + len(sample)]
-        if other and other != sample and len(rec) < MAX_RECORDS:  # assay_call records only when _records is set
-            rec.append(Sample((other, sample)))
+        if other and other != sample and len(rec) < MAX_RECORDS:  # type: ignore[arg-type]  # assay_call records only when _records is set
+            rec.append(Sample((other, sample)))  # type: ignore[union-attr]
             made += 1
     _regex_records[compiled] = made
 
@@ -333,7 +333,7 @@ class _Rewriter(ast.NodeTransformer):
         # ``a < b < c`` is ``a < b and b < c`` with ``b`` evaluated once: each later
         # link takes its left operand from the recorder (:func:`assay_last`), read
         # before its right operand is evaluated, so nested comparisons cannot clobber it.
-        calls = []
+        calls: list[ast.expr] = []
         lefts = [node.left, *node.comparators[:-1]]
         for k, (op, left, right) in enumerate(zip(node.ops, lefts, node.comparators)):
             op_id = _OPS[type(op)][0]
@@ -491,7 +491,7 @@ class CmpLog:
         _value_records = self.last_values if keep in ("all", "values") else None
         native = self.native and cmutate is not None
         if native:
-            recorder = cmutate.Recorder(
+            recorder = cmutate.Recorder(  # type: ignore[union-attr]  # native: cmutate is not None
                 self.last_values if _value_records is not None else None,
                 MAX_VALUE_RECORDS,
                 MAX_COMPARED,
@@ -535,7 +535,7 @@ def _encodings(v: Any) -> dict[str, bytes]:
     """The ways ``v`` may appear in input bytes, by kind (a shared dict: read it, never change it)."""
     kind = type(v)
     if kind is str or kind is bytes or kind is int:
-        return _cached_encodings(kind, v)
+        return _cached_encodings(kind, v)  # type: ignore[arg-type]  # a type is hashable
     return _encode(v)
 
 
@@ -628,7 +628,7 @@ def input_to_state(data: bytes, records: list[tuple[Any, Any]]) -> tuple[list[tu
 
 def replace_one(data: bytes, pattern: bytes, replacement: bytes, pick: int) -> bytes | None:
     """``data`` with the ``pick``-th occurrence (modulo the count) of ``pattern`` replaced."""
-    spots = []
+    spots: list[int] = []
     start = data.find(pattern)
     while start != -1 and len(spots) < 64:
         spots.append(start)

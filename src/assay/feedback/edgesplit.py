@@ -130,7 +130,7 @@ def _exception_entries(code: CodeType) -> list[tuple[int, int, int, int]]:
     """``(start, end, target, depth_lasti)`` in code units, as the table stores them."""
     return [
         (e.start // 2, e.end // 2, e.target // 2, (e.depth << 1) | e.lasti)
-        for e in dis.Bytecode(code).exception_entries
+        for e in dis.Bytecode(code).exception_entries  # type: ignore[attr-defined]  # undocumented, 3.11+
     ]
 
 
@@ -267,10 +267,10 @@ def split_code(code: CodeType) -> CodeType:
             continue
         line = jump.position
         for dst in dsts:
-            if 2 * jump.target.offset == dst:
+            if 2 * jump.target.offset == dst:  # type: ignore[union-attr]  # a jump has a target
                 # The jump goes through a trampoline of its own: NOP, then back to the join.
                 join = jump.target
-                where = join.position if join.position[0] is not None else line
+                where = join.position if join.position[0] is not None else line  # type: ignore[union-attr]
                 nop = _Ins(_NOP, 0, where)
                 back = _Ins(_JUMP_BACK, 0, where)
                 back.target = join

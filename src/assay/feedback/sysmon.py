@@ -276,7 +276,7 @@ class SysmonFeedback:
             self._code_refs.append(code)
             if self._by_instruction:
                 self._layout(code, ck)
-            mon.set_local_events(self.tool_id, code, self._local)
+            mon.set_local_events(self.tool_id, code, self._local)  # type: ignore[arg-type]  # set while installed
         return mon.DISABLE
 
     def _layout(self, code: Any, ck: int) -> None:
@@ -336,7 +336,7 @@ class SysmonFeedback:
                     if len(key) == 3:
                         self._new_edge(key)
                     else:
-                        self._new_line(key)
+                        self._new_line(key)  # type: ignore[arg-type]  # a line key: two ints
         ran = self._ran[cid]
         ran.add(offset)
         join = self._join_at[cid].get(offset)

@@ -123,7 +123,7 @@ class ValueProfile:
             for v in (a, b):
                 kind = type(v)
                 cached = kind is int or ((kind is str or kind is bytes) and len(v) <= MAX_VALUE)
-                h = _cached_digest(kind, v) if cached else _digest(v)  # others: unhashable, or no value
+                h = _cached_digest(kind, v) if cached else _digest(v)  # type: ignore[arg-type]  # a type is hashable
                 if h is None or h in seen:
                     continue
                 inside = in_data.get(h)

@@ -110,7 +110,7 @@ def bug_section(
     return [_entry(b.identity, b.members, project_root, project_arg) for b in bugs], ids
 
 
-def _entry(ident: BugIdentity, members: list, root: str | None, project_arg: str | None) -> dict[str, Any]:
+def _entry(ident: BugIdentity, members: list[Any], root: str | None, project_arg: str | None) -> dict[str, Any]:
     target, first, meta, size = members[0]
     exc = (meta or {}).get("exception") or {}
     frames = [Frame(**fr) for fr in exc.get("frames") or ()]

@@ -25,7 +25,7 @@ from __future__ import annotations
 import hashlib
 import os
 import sysconfig
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -138,7 +138,7 @@ class Bug:
     members: list[Any] = field(default_factory=list)
 
 
-def group(items: Iterable[Any], identity_of) -> list[Bug]:
+def group(items: Iterable[Any], identity_of: Callable[[Any], BugIdentity]) -> list[Bug]:
     """Group ``items`` by ``identity_of(item)``; bugs keep the order of their first member."""
     bugs: dict[str, Bug] = {}
     for item in items:

@@ -10,7 +10,7 @@ shrinker also simplifies the structure.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TypeVar
+from typing import Any, TypeVar
 
 T = TypeVar("T")
 
@@ -77,7 +77,7 @@ class ByteSource:
         Continue-bytes (rather than an up-front length) let deletion of bytes drop
         elements, which keeps byte shrinking effective on lists.
         """
-        items = []
+        items: list[Any] = []
         while len(items) < max_size:
             if len(items) >= min_size and (self.exhausted or not self.draw_bool()):
                 break

@@ -98,7 +98,7 @@ class _Reject(Exception):
 
 
 def _parse_value(text: str, pos: int, depth: int) -> tuple[JsonNode, int]:
-    pos = _WS.match(text, pos).end()
+    pos = _WS.match(text, pos).end()  # type: ignore[union-attr]  # _WS always matches
     if depth > MAX_PARSE_DEPTH or pos >= len(text):
         raise _Reject
     ch = text[pos]
@@ -109,13 +109,13 @@ def _parse_value(text: str, pos: int, depth: int) -> tuple[JsonNode, int]:
         return JsonNode("string", m.group(1)), m.end()
     if ch == "[":
         items: list[JsonNode] = []
-        pos = _WS.match(text, pos + 1).end()
+        pos = _WS.match(text, pos + 1).end()  # type: ignore[union-attr]  # _WS always matches
         if text.startswith("]", pos):
             return JsonNode("array"), pos + 1
         while True:
             item, pos = _parse_value(text, pos, depth + 1)
             items.append(item)
-            pos = _WS.match(text, pos).end()
+            pos = _WS.match(text, pos).end()  # type: ignore[union-attr]  # _WS always matches
             if text.startswith(",", pos):
                 pos += 1
             elif text.startswith("]", pos):
@@ -125,21 +125,21 @@ def _parse_value(text: str, pos: int, depth: int) -> tuple[JsonNode, int]:
     if ch == "{":
         keys: list[str] = []
         values: list[JsonNode] = []
-        pos = _WS.match(text, pos + 1).end()
+        pos = _WS.match(text, pos + 1).end()  # type: ignore[union-attr]  # _WS always matches
         if text.startswith("}", pos):
             return JsonNode("object"), pos + 1
         while True:
-            pos = _WS.match(text, pos).end()
+            pos = _WS.match(text, pos).end()  # type: ignore[union-attr]  # _WS always matches
             m = _STRING.match(text, pos)
             if not m:
                 raise _Reject
-            pos = _WS.match(text, m.end()).end()
+            pos = _WS.match(text, m.end()).end()  # type: ignore[union-attr]  # _WS always matches
             if not text.startswith(":", pos):
                 raise _Reject
             value, pos = _parse_value(text, pos + 1, depth + 1)
             keys.append(m.group(1))
             values.append(value)
-            pos = _WS.match(text, pos).end()
+            pos = _WS.match(text, pos).end()  # type: ignore[union-attr]  # _WS always matches
             if text.startswith(",", pos):
                 pos += 1
             elif text.startswith("}", pos):
@@ -162,7 +162,7 @@ def parse_node(data: bytes) -> JsonNode | None:
         node, pos = _parse_value(text, 0, 0)
     except (UnicodeDecodeError, _Reject, RecursionError):
         return None
-    if _WS.match(text, pos).end() != len(text):
+    if _WS.match(text, pos).end() != len(text):  # type: ignore[union-attr]  # _WS always matches
         return None
     return node
 

@@ -38,7 +38,7 @@ _INTERESTING = {1: _INTERESTING_8, 2: _INTERESTING_16, 4: _INTERESTING_32}
 Mutation = Callable[["ByteMutator", bytearray, random.Random, "bytes | list[bytes] | None"], bytearray | None]
 
 
-def _erase(m: ByteMutator, b: bytearray, rng: random.Random, other: bytes | None) -> bytearray | None:
+def _erase(m: ByteMutator, b: bytearray, rng: random.Random, other: bytes | list[bytes] | None) -> bytearray | None:
     if len(b) < 1:
         return None
     # One draw: 3 in 10 erasures may be long (up to MAX_CHUNK), the rest up to 8 bytes.
@@ -378,7 +378,7 @@ class ByteMutator:
             cmutate
             if (
                 accelerated.agrees(globals())
-                and tuple(self.names) == cmutate.NAMES
+                and tuple(self.names) == cmutate.NAMES  # type: ignore[union-attr]  # agrees() is False without the twin
                 and getattr(cmutate, "UNICODE_CHARS", None) == UNICODE_CHARS
             )
             else None
@@ -400,7 +400,7 @@ class ByteMutator:
             del self.wins[: len(self.wins) - WIN_MEMORY]
 
     def mutate(
-        self, data: bytes, rng: random.Random, other: bytes | None = None, limit: int | None = None
+        self, data: bytes, rng: random.Random, other: bytes | list[bytes] | None = None, limit: int | None = None
     ) -> tuple[bytes, list[str]]:
         """A mutated copy of ``data`` and the names of the mutations applied.
 
@@ -408,7 +408,7 @@ class ByteMutator:
         it and ``data`` is cut to it, except a :data:`LONG_SHARE` of children (and
         deep nestings, :data:`NEST_DEEP`), which may reach ``max_len``.
         """
-        if self.mutate_c is not None and type(rng) is self._c.Random and type(data) is bytes:
+        if self.mutate_c is not None and type(rng) is self._c.Random and type(data) is bytes:  # type: ignore[union-attr]  # mutate_c implies _c
             return self.mutate_c(rng, data, other, limit)
         buf = bytearray(data)
         applied: list[str] = []

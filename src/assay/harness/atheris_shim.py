@@ -70,7 +70,7 @@ def instrument_imports(include: Any = None, exclude: Any = None, enable_loader_o
 class _EnabledHooks(set):
     """``atheris.enabled_hooks``: hooks are accepted and ignored."""
 
-    def add(self, hook: str) -> None:  # type: ignore[override]
+    def add(self, hook: str) -> None:
         super().add(str(hook).lower())
 
 

@@ -105,7 +105,7 @@ def harness_targets(module: ModuleType) -> list[Target]:
     for fn in dict.fromkeys(functions):
         name = getattr(fn, "__name__", "")
         made.append(make_target(fn, name=f"{stem}:{name if name.isidentifier() else ENTRY_POINT}"))
-    module.__assay_harness_targets__ = made
+    module.__assay_harness_targets__ = made  # type: ignore[attr-defined]  # a marker on the harness module
     return list(made)
 
 

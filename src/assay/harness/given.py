@@ -79,8 +79,8 @@ def fuzz_function(test: Callable[..., Any]) -> Callable[[bytes], Any]:
     # without a database no failing example is written into .hypothesis/.  A test
     # without @settings has no settings of its own: the profile's are the base.
     base = hypothesis.settings() if current is missing or current is None else current
-    test._hypothesis_internal_use_settings = hypothesis.settings(base, database=None)
-    handle = test.hypothesis
+    test._hypothesis_internal_use_settings = hypothesis.settings(base, database=None)  # type: ignore[attr-defined, arg-type]  # Hypothesis internals
+    handle = test.hypothesis  # type: ignore[attr-defined]
     inner = handle.inner_test
     handle.inner_test = _capturing(inner, getattr(test, "__name__", "test"))
     try:
@@ -88,9 +88,9 @@ def fuzz_function(test: Callable[..., Any]) -> Callable[[bytes], Any]:
     finally:
         handle.inner_test = inner
         if current is missing:
-            del test._hypothesis_internal_use_settings
+            del test._hypothesis_internal_use_settings  # type: ignore[attr-defined]
         else:
-            test._hypothesis_internal_use_settings = current
+            test._hypothesis_internal_use_settings = current  # type: ignore[attr-defined]
 
     def run(data: bytes) -> None:
         fuzz_one_input(data)

@@ -15,6 +15,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import os
+from collections.abc import Sequence
 from pathlib import Path
 
 from assay.core.config import Project
@@ -126,7 +127,7 @@ def with_overrides(
     timeout: float | None,
     rss_limit_mb: int | None,
     folders: list[Path],
-    sources: list[str] = (),
+    sources: Sequence[str] = (),
 ) -> list[Target]:
     """``targets`` with command-line settings applied and corpus folders' files added to their seeds."""
     if folders and len(targets) != 1:

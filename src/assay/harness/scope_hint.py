@@ -16,7 +16,7 @@ def low_coverage_hints(outcomes: Iterable[object], targets: Iterable[Target]) ->
     """One line per target that ran cases but saw fewer than :data:`FEW_EDGES` edges, with the fix."""
     by_name = {t.name: t for t in targets}
     for outcome in outcomes:
-        target = by_name.get(getattr(outcome, "name", None))
+        target = by_name.get(getattr(outcome, "name", None))  # type: ignore[arg-type]  # None: no such target
         edges, cases = getattr(outcome, "edges", 0), getattr(outcome, "cases", 0)
         if target is None or cases == 0 or edges >= FEW_EDGES:
             continue

@@ -142,7 +142,7 @@ class Conformance:
             assert self.doc is not None
             spec = DRAFT4 if self.doc.draft == 4 else DRAFT202012
             if self._registry is None:
-                self._registry = Registry().with_resource(_DOC_URI, Resource(contents=self.doc.raw, specification=spec))
+                self._registry = Registry().with_resource(_DOC_URI, Resource(contents=self.doc.raw, specification=spec))  # type: ignore[call-arg]  # attrs
             cls = jsonschema.Draft4Validator if self.doc.draft == 4 else jsonschema.Draft202012Validator
             validator = cls({"$ref": _DOC_URI + pointer}, registry=self._registry)
             self._validators[pointer] = validator

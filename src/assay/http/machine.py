@@ -27,7 +27,7 @@ from assay.promote.summary import Outcome
 DEFAULT_STEPS = 12
 
 
-def state_machine(spec: StateSpec) -> type:
+def state_machine(spec: StateSpec) -> type[Any]:
     """The ``RuleBasedStateMachine`` subclass of ``spec``; ``failures`` collects failing step lists."""
     from hypothesis import strategies as st
     from hypothesis.stateful import RuleBasedStateMachine, precondition, rule
@@ -35,7 +35,7 @@ def state_machine(spec: StateSpec) -> type:
     def __init__(self: Any) -> None:
         RuleBasedStateMachine.__init__(self)
         self.sequence = SequenceRun(spec)
-        self.steps: list[Step] = []
+        self.steps: list[Step] = []  # type: ignore[misc]  # a method of the class made below
 
     namespace: dict[str, Any] = {"__init__": __init__, "failures": [], "spec": spec}
 
@@ -82,7 +82,7 @@ def find_sequence(spec: StateSpec, *, max_examples: int = 200, steps: int = DEFA
         # The final (shrunk) replay is among the last failures; keep the shortest that
         # fails again as a plain sequence (Hypothesis's explain phase runs variants too).
         for steps in sorted(machine.failures[-8:], key=len):
-            data = encode(steps)
+            data = encode(steps)  # type: ignore[arg-type]  # the name reused for a failing step list
             try:
                 spec.run(data)
             except Exception:  # noqa: BLE001 - it reproduces: this is the sequence

@@ -236,7 +236,7 @@ def generate(doc: Document, op: Operation, data: bytes, *, mode: str | None = No
         values, violation = _edge(op, values, pick, hostile_index)
     request = serialize(op, values)
     request.mode, request.violation = mode, violation
-    path_values = values.get("path") if isinstance(values, dict) and isinstance(values.get("path"), dict) else {}
+    path_values = pv if isinstance(values, dict) and isinstance(pv := values.get("path"), dict) else {}
     request.rerouted = bool(
         violation and (violation.startswith("path:") or "@/path" in violation or violation.endswith("@"))
     ) or any(text(path_values.get(p.name)) == "" for p in op.params("path"))
@@ -261,7 +261,7 @@ def extremes(schema: Any) -> list[Any]:
     if not isinstance(schema, dict):
         return []
     out: list[Any] = []
-    kinds = schema.get("type") if isinstance(schema.get("type"), list) else [schema.get("type")]
+    kinds = t if isinstance(t := schema.get("type"), list) else [t]
     integer = "integer" in kinds
     for key, step in (("minimum", 0), ("maximum", 0), ("exclusiveMinimum", 1), ("exclusiveMaximum", -1)):
         bound = schema.get(key)

@@ -10,6 +10,7 @@ byte-fuzzes what no schema describes.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from typing import Any
 
 from assay.core.errors import ConfigError
@@ -35,7 +36,7 @@ def discover(app: Any) -> list[Operation]:
     return sorted(ops, key=lambda o: (o.path, o.method))
 
 
-def from_list(routes: list[tuple[str, str]] | list[str]) -> list[Operation]:
+def from_list(routes: Iterable[str | tuple[str, str]]) -> list[Operation]:
     """Operations from ``[("GET", "/items/{id}"), "POST /items", ...]``."""
     ops = []
     for route in routes:

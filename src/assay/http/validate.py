@@ -35,7 +35,7 @@ class RequestValidator:
         spec = DRAFT4 if doc.draft == 4 else DRAFT202012
         self._uri = "urn:assay:validated-openapi"
         self._spec = spec
-        self._registry = Registry().with_resource(self._uri, Resource(contents=doc.raw, specification=spec))
+        self._registry = Registry().with_resource(self._uri, Resource(contents=doc.raw, specification=spec))  # type: ignore[call-arg]  # an attrs class mypy misreads
         self._cls = jsonschema.Draft4Validator if doc.draft == 4 else jsonschema.Draft202012Validator
         self._cache: dict[str, Any] = {}
 
@@ -85,7 +85,7 @@ class _Inline:
         from referencing import Resource
 
         inner_uri = uri + "-" + key.replace("#", "").replace(":", "-")
-        reg = registry.with_resource(inner_uri, Resource(contents=_rebase(schema, uri), specification=spec))
+        reg = registry.with_resource(inner_uri, Resource(contents=_rebase(schema, uri), specification=spec))  # type: ignore[call-arg]  # attrs
         self.validator = cls({"$ref": inner_uri}, registry=reg)
 
     def iter_errors(self, value: Any) -> Any:

@@ -237,8 +237,8 @@ def _keep_class_cell(mutant: Mutant, source: str) -> str:
             and node.lineno >= mutant.unit_line
         ):
             lines = source.splitlines(keepends=True)
-            raw = lines[node.end_lineno - 1].encode("utf-8")
-            lines[node.end_lineno - 1] = (
+            raw = lines[node.end_lineno - 1].encode("utf-8")  # type: ignore[operator]  # parsed: positions set
+            lines[node.end_lineno - 1] = (  # type: ignore[operator]
                 raw[: node.end_col_offset] + b"; __class__" + raw[node.end_col_offset :]
             ).decode("utf-8")
             return "".join(lines)

@@ -368,7 +368,10 @@ class _Campaign:
         """
         timeout = self.target.timeout
         done = killed = False
-        watched = {pid: (journal, None), twin_pid: (twin_journal, None)}
+        watched: dict[int, tuple[jr.Journal, tuple[int, float] | None]] = {
+            pid: (journal, None),
+            twin_pid: (twin_journal, None),
+        }
         while True:
             interrupts.raise_if_requested()  # a signal whose raise an at-fork hook swallowed
             if reader.poll(diffrun.POLL):

@@ -67,8 +67,8 @@ class SurvivorFuzzPlan:
     deadline: float | None
     journal: jr.Journal
     capture: str
-    twin: Connection = field(repr=False, default=None)  # type: ignore[assignment]
-    control: Connection = field(repr=False, default=None)  # type: ignore[assignment]
+    twin: Connection = field(repr=False, default=None)  # type: ignore[arg-type]
+    control: Connection = field(repr=False, default=None)  # type: ignore[arg-type]
 
 
 def _on_alarm(signum, frame):  # noqa: ARG001

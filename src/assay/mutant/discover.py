@@ -230,7 +230,7 @@ def _first_line(node: ast.AST) -> int:
 
 def _nested_defs(body: list[ast.stmt]) -> Iterator[ast.AST]:
     """Function and class definitions anywhere inside ``body``, not inside each other."""
-    stack = list(reversed(body))
+    stack: list[ast.stmt | ast.excepthandler | ast.match_case] = list(reversed(body))
     while stack:
         node = stack.pop()
         if isinstance(node, (*_FUNCS, ast.ClassDef)):

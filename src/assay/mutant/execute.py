@@ -171,7 +171,7 @@ def run_mutants(
                     pass  # the child already did it, or is gone: both are fine
                 running[reader] = _Running(pid, plan, capture, time.monotonic(), slot)
             ended: list[tuple[_Running, MutantResult]] = []
-            for reader in wait(list(running), timeout=CPU_POLL):
+            for reader in wait(list(running), timeout=CPU_POLL):  # type: ignore[assignment]  # the readers given
                 job = running.pop(reader)
                 try:
                     message = reader.recv()

@@ -88,7 +88,7 @@ def _installed() -> list[str]:
     each distribution's metadata."""
     import sys
 
-    names = []
+    names: list[str] = []
     for entry in sys.path:
         try:
             with os.scandir(entry or ".") as it:

@@ -226,7 +226,7 @@ def _number(node: ast.expr) -> int | float | None:
         inner = _number(node.operand)
         return None if inner is None or not isinstance(node.operand, ast.Constant) else -inner
     if isinstance(node, ast.Constant) and type(node.value) in (int, float):
-        return node.value
+        return node.value  # type: ignore[return-value]  # an int or a float
     return None
 
 

@@ -75,7 +75,7 @@ class ReachRecorder:
             self._decided[key] = path
             if path is not None:
                 self._refs.append(code)  # keeps the id from being reused
-                sys.monitoring.set_local_events(self.tool_id, code, sys.monitoring.events.LINE)
+                sys.monitoring.set_local_events(self.tool_id, code, sys.monitoring.events.LINE)  # type: ignore[arg-type]  # installed
         if path is not None:
             self.hit.add((path, FILE_TOUCHED))
         return sys.monitoring.DISABLE

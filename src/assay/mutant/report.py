@@ -37,7 +37,7 @@ def summary(results: list[MutantResult], elapsed: float, unrun: int = 0) -> str:
     for path in sorted(by_func):
         out.append(path)
         for qualname, rs in sorted(by_func[path].items(), key=lambda kv: kv[1][0].mutant.line):
-            c = Counter(r.verdict for r in rs)
+            c: dict[str, int] = Counter(r.verdict for r in rs)
             parts = ", ".join(f"{c[v]} {v}" for v in VERDICTS if c.get(v))
             out.append(f"  {qualname}  ({len(rs)} mutants: {parts})")
             listed = [r for r in rs if r.verdict in LISTED]

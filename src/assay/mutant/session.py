@@ -361,7 +361,7 @@ def from_record(m: Mutant, record: dict[str, Any]) -> MutantResult:
 def _modules_by_file() -> dict[str, Any]:
     import sys
 
-    out = {}
+    out: dict[str, Any] = {}
     for module in list(sys.modules.values()):
         f = getattr(module, "__file__", None)
         if isinstance(f, str):
@@ -375,7 +375,7 @@ def lru_caches(paths) -> list[Any]:
     wanted = {os.path.realpath(p) for p in paths}
     out = []
     for obj in gc.get_objects():
-        if isinstance(obj, functools._lru_cache_wrapper):  # type: ignore[attr-defined]
+        if isinstance(obj, functools._lru_cache_wrapper):
             code = getattr(getattr(obj, "__wrapped__", None), "__code__", None)
             if code is not None and os.path.realpath(code.co_filename) in wanted:
                 out.append(obj)

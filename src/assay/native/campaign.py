@@ -161,6 +161,7 @@ def _campaign(
     live = work / "corpus"
     found = work / "found"
     scratch = work / "scratch"
+    d: Any  # a folder, then a digest
     for d in (live, found, scratch):
         d.mkdir()
     initial: set[str] = set()
@@ -210,7 +211,7 @@ def _campaign(
             else ((limit if limit is not None else CASES_DEADLINE) + target.timeout + DEADLINE_GRACE)
         )
         try:
-            report = (lambda line: options.progress(target.name, line)) if options.progress else None
+            report = (lambda line: options.progress(target.name, line)) if options.progress else None  # type: ignore[misc]  # set
             result = run_fuzzer(
                 build.binary,
                 [*args, str(live)],

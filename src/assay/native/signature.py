@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -190,7 +190,7 @@ def key_frames(frames: Iterable[NativeFrame], in_project, outermost: bool = Fals
     return tuple(names[-KEY_FRAMES:] if outermost else names[:KEY_FRAMES])
 
 
-def project_predicate(root: str | os.PathLike[str], files: Iterable[str] = ()) -> callable:
+def project_predicate(root: str | os.PathLike[str], files: Iterable[str] = ()) -> Callable[[str], bool]:
     """``in_project(path)``: under ``root`` or one of the build's input ``files``."""
     base = str(Path(root).resolve()) + os.sep
     known = {str(Path(f).resolve()) for f in files}

@@ -246,7 +246,7 @@ def monotonic(
     larger: Any,
     *,
     name: str | None = None,
-    order: Callable[[T, T], bool] = operator.le,
+    order: Callable[[T, T], bool] = operator.le,  # type: ignore[assignment]  # T must be ordered then
 ) -> tuple[T, T]:
     """Check ``order(f(smaller), f(larger))``: growing the input never shrinks the result.
 
@@ -275,7 +275,7 @@ def monotonic_sequence(
     values: Iterable[T],
     *,
     name: str,
-    order: Callable[[T, T], bool] = operator.le,
+    order: Callable[[T, T], bool] = operator.le,  # type: ignore[assignment]  # T must be ordered then
 ) -> list[T]:
     """Check ``order(a, b)`` for each consecutive pair of ``values`` (a state never reverts).
 

@@ -61,7 +61,7 @@ def _registry(root: str, name: str | None = None, harness: str | None = None) ->
     from assay.core.config import load_project
     from assay.harness.paths import registry_for
 
-    return registry_for(load_project(root), {name: harness} if harness else {})
+    return registry_for(load_project(root), {name: harness} if harness else {})  # type: ignore[dict-item]  # name comes with harness
 
 
 def _target(name: str, project: str | os.PathLike[str] | None, harness: str | os.PathLike[str] | None = None) -> Any:

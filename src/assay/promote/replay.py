@@ -13,6 +13,7 @@ from __future__ import annotations
 import ast
 import importlib
 import importlib.util
+import os
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -97,7 +98,7 @@ def failure_message(verdict: Verdict | None, promoted_as: str) -> str:
 
 
 # -- loading the test that failed ------------------------------------------------------------------
-def load_module(root: str | Path, module: str, file: str) -> Any:
+def load_module(root: str | os.PathLike[str], module: str, file: str) -> Any:
     """Import the test module ``module`` whose file is ``file`` (relative to ``root``).
 
     Reuses an already imported module of that name and file; otherwise imports it
@@ -130,7 +131,7 @@ def load_module(root: str | Path, module: str, file: str) -> Any:
 
 def _same_file(module: Any, path: Path) -> bool:
     mfile = getattr(module, "__file__", None)
-    return bool(mfile) and Path(mfile).resolve() == path
+    return bool(mfile) and Path(mfile).resolve() == path  # type: ignore[arg-type]  # bool(mfile): set
 
 
 def _base_folder(path: Path, module: str) -> Path | None:
@@ -327,7 +328,7 @@ def run_program(machine_cls: type, steps: list[Step]) -> None:
 
 
 def replay_state_machine(
-    root: str | Path, module: str, file: str, machine: str, steps: list[str] | tuple[str, ...]
+    root: str | os.PathLike[str], module: str, file: str, machine: str, steps: list[str] | tuple[str, ...]
 ) -> Verdict | None:
     """Re-run the printed step sequence of state machine ``machine``; its verdict."""
     _, machine_cls = resolve(load_module(root, module, file), machine)

@@ -131,7 +131,7 @@ class Promoter:
 
     def _promote(self, cand: Candidate) -> Outcome:
         sig = cand.signature
-        base = dict(
+        base: dict[str, Any] = dict(
             signature=sig,
             target=cand.target,
             oracle=cand.oracle,

@@ -259,8 +259,8 @@ def _merge_python(target: Target, entries: dict[str, bytes], project_root: str |
                 AsideInput(
                     d,
                     len(entries[d]),
-                    r.verdict.oracle,
-                    r.verdict.signature,
+                    r.verdict.oracle,  # type: ignore[union-attr]  # failed: a verdict
+                    r.verdict.signature,  # type: ignore[union-attr]
                     str(aside_root / target.name / (path + SUFFIX)),
                 )
             )

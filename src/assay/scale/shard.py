@@ -179,6 +179,7 @@ def run_shard_here(spec: ShardSpec) -> ShardResult:
     with tempfile.TemporaryDirectory(prefix="assay-shard-") as tmp:
         corpus_root, artifact_root = Path(tmp) / "corpus", Path(tmp) / "artifacts"
         store = Corpus(corpus_root, target.name, target.max_len)
+        data: Any  # an input, then the outcome as a dict
         for _, data in spec.corpus:
             store.add(data)
         options = CampaignOptions(
@@ -215,6 +216,7 @@ def apply_result(
     """
     applied = Applied()
     store = Corpus(corpus_root, result.target, max_len)
+    data: Any  # an addition, then the outcome as a dict
     for d, data in sorted(result.additions.items()):
         if digest(data) != d:
             raise ValueError(f"shard result for {result.target!r}: addition {d} does not match its content")

@@ -19,7 +19,7 @@ import sysconfig
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from assay.core.errors import ArtifactError
 from assay.core.verdict import Verdict
@@ -125,11 +125,11 @@ class Artifact:
 
     @property
     def target(self) -> str:
-        return self.metadata["target"]
+        return cast(str, self.metadata["target"])
 
     @property
     def signature(self) -> str:
-        return self.metadata["signature"]
+        return cast(str, self.metadata["signature"])
 
     @property
     def verdict(self) -> Verdict:
@@ -186,8 +186,8 @@ def read_seen(path: str | os.PathLike[str]) -> dict[str, Any]:
 def record_seen(path: str | os.PathLike[str], occurrences: int) -> None:
     """Note one more run that hit the artifact in ``path`` ``occurrences`` times (atomic rewrite)."""
     seen = read_seen(path)
-    runs = seen.get("runs") if isinstance(seen.get("runs"), int) else 0
-    total = seen.get("occurrences") if isinstance(seen.get("occurrences"), int) else 0
+    runs = r if isinstance(r := seen.get("runs"), int) else 0
+    total = t if isinstance(t := seen.get("occurrences"), int) else 0
     write_json(
         Path(path) / SEEN_FILE,
         {

@@ -153,8 +153,8 @@ def _op_body(m: Http1Message, rng: random.Random) -> Http1Message:
     elif roll < 0.7:
         body = current + gen_body(rng)[:64]
     else:
-        body = bytearray(current or b"x")
-        body[rng.randrange(len(body))] = rng.randrange(256)
+        body = bytearray(current or b"x")  # type: ignore[assignment]  # a scratch copy, bytes again below
+        body[rng.randrange(len(body))] = rng.randrange(256)  # type: ignore[index]
         body = bytes(body)
     framing = m.framing if m.framing in ("length", "chunked", "close") else "length"
     if rng.random() < 0.15 and framing != "close":
@@ -238,24 +238,24 @@ def invalid_message(m: Http1Message, rng: random.Random) -> Http1Message:
     headers = list(m.headers)
     if kind == "cl_off":
         n = max(0, len(m.body) + rng.choice((-1, 1, 1, 1000)))
-        headers[cl] = replace(headers[cl], value=str(n).encode())
+        headers[cl] = replace(headers[cl], value=str(n).encode())  # type: ignore[index]  # cl_* kinds: cl is set
     elif kind == "cl_dup":
         other = str(len(m.body) + rng.choice((0, 1))).encode()
         headers.insert(rng.randint(0, len(headers)), make_header(b"Content-Length", other, rng))
     elif kind == "cl_bad":
-        headers[cl] = replace(
-            headers[cl],
+        headers[cl] = replace(  # type: ignore[index]  # cl_* kinds: cl is set
+            headers[cl],  # type: ignore[index]
             value=rng.choice((b"-1", b"+5", b"0x10", b"1 2", b"", b"1,2", b"99999999999999999999", "١".encode())),
         )
     elif kind == "cl_te":
         headers.insert(rng.randint(0, len(headers)), make_header(b"Transfer-Encoding", b"chunked", rng))
     elif kind == "te_bad":
-        headers[te] = replace(
-            headers[te],
+        headers[te] = replace(  # type: ignore[index]  # te_* kinds: te is set
+            headers[te],  # type: ignore[index]
             value=rng.choice((b"chunked, gzip", b"gzip, chunked", b"xchunked", b"chunked\x0b", b"identity", b"chunk")),
         )
     elif kind == "te_dup":
-        headers.insert(rng.randint(0, len(headers)), headers[te])
+        headers.insert(rng.randint(0, len(headers)), headers[te])  # type: ignore[index]  # te_* kinds: te is set
     elif kind in ("chunk_size", "chunk_hex", "chunk_crlf"):
         chunks = list(m.chunks)
         i = rng.randrange(len(chunks))
@@ -292,7 +292,7 @@ def invalid_message(m: Http1Message, rng: random.Random) -> Http1Message:
                 "target": (b"/a b", b"/\xe9", b"", b"/\x7f"),
                 "version": (b"HTTP/1.1a", b"http/1.1", b"HTTP/11", b"HTTP/1.", b"HTTP/1.1 "),
             }[field]
-            return replace(m, **{field: rng.choice(bad)})
+            return replace(m, **{field: rng.choice(bad)})  # type: ignore[arg-type]  # a bytes field
         return replace(m, status=rng.choice((b"20", b"2000", b"abc", b"")), reason=m.reason)
     return replace(m, headers=tuple(headers))
 

@@ -33,7 +33,7 @@ class Adjacent:
         out.append((path, parts, value))
         if isinstance(value, dict):
             for k, v in value.items():
-                schemas = self.gen._property_schemas(parts, k)
+                schemas = self.gen._property_schemas(parts, k)  # type: ignore[assignment]  # None: checked below
                 if schemas:
                     self.sites(schemas, v, path + (k,), out, depth + 1)
         elif isinstance(value, list):
@@ -50,7 +50,7 @@ class Adjacent:
             if "type" in p:
                 names = {t for t in as_list(p["type"]) if isinstance(t, str)}
                 types = names if types is None else types & names
-        samples = (None, True, 7, 1.5, "assay", [], {})
+        samples: tuple[Any, ...] = (None, True, 7, 1.5, "assay", [], {})
         if types is not None:
             out += [("type", v) for v in samples if not any(is_type(v, name, draft) for name in types)]
         for kw in ("anyOf", "oneOf", "not"):

@@ -60,7 +60,7 @@ def _setup(doc: SchemaDocs) -> tuple[Any, Any]:
         2019: jsonschema.Draft201909Validator,
         2020: jsonschema.Draft202012Validator,
     }[doc.draft]
-    pairs = [(doc.base, Resource(doc.root, specification=spec))]
+    pairs = [(doc.base, Resource(doc.root, specification=spec))]  # type: ignore[call-arg]  # attrs class mypy misreads
     for uri, contents in (doc.resources or {}).items():
         pairs.append((uri.split("#")[0], Resource.from_contents(contents, default_specification=spec)))
     registry = Registry().with_resources(pairs)

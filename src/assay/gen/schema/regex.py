@@ -18,7 +18,7 @@ def regex_string(pattern: str, draw: Draw, flags: int = 0) -> str:
     try:
         import re._parser as sre_parse  # type: ignore[import-not-found]
     except ImportError:  # pragma: no cover - Python < 3.11
-        import sre_parse  # type: ignore[no-redef]
+        import sre_parse
     try:
         parsed = sre_parse.parse(pattern, flags)
     except re.error as exc:

@@ -170,7 +170,7 @@ class SchemaStrategy:
         count = 0
         for path, node in _walk(value.value, ()):
             if isinstance(node, dict):
-                simpler = [{k: v for k, v in node.items() if k != drop} for drop in node]
+                simpler: list[Any] = [{k: v for k, v in node.items() if k != drop} for drop in node]
             elif isinstance(node, list):
                 simpler = [node[:i] + node[i + 1 :] for i in range(len(node))]
             elif isinstance(node, str) and node:

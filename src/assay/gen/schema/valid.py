@@ -338,7 +338,7 @@ class ValueGenerator:
         """Schemas the value under ``key`` must satisfy; None when some part forbids ``key``."""
         out: list[tuple[Any, str]] = []
         for p, b in parts:
-            props = p.get("properties") if isinstance(p.get("properties"), dict) else {}
+            props = pp if isinstance(pp := p.get("properties"), dict) else {}
             matched = False
             if key in props:
                 out.append((props[key], b))

@@ -176,6 +176,6 @@ def render_document(doc: XmlDocument) -> bytes:
     for node in doc.prolog:
         _render_node(node, out)
     _render_node(doc.root, out)
-    for node in doc.epilog:
+    for node in doc.epilog:  # type: ignore[assignment]  # _render_node takes any node
         _render_node(node, out)
     return "".join(out).encode("utf-8", "surrogatepass")

@@ -453,7 +453,7 @@ def mut_invalid(doc: XmlDocument, rng: random.Random) -> XmlDocument:
     if kind == "attr_lt":
         attr = Attr(rng.choice(ATTR_NAMES) + "2", rng.choice(("a<b", "a&b", "&undeclared;")))
         return with_root(doc, put_node(doc.root, path, replace(el, attrs=el.attrs + (attr,))))
-    node: Node = {
+    node: Node = {  # type: ignore[assignment]  # every value is a Node
         "undeclared_entity": Ref("undeclared"),
         "comment_dashes": Comment(rng.choice(("a--b", "ends-", "--"))),
         "raw_lt": Text(rng.choice(("a<b", "<", "a < b"))),

@@ -65,8 +65,8 @@ class _Parser:
 
     def ws(self) -> str:
         m = _WS_RE.match(self.text, self.pos)
-        self.pos = m.end()
-        return m.group(0)
+        self.pos = m.end()  # type: ignore[union-attr]  # [ \t\r\n]* always matches
+        return m.group(0)  # type: ignore[union-attr]
 
     def comment_or_pi(self) -> Comment | PI | None:
         if self.startswith("<!--"):
