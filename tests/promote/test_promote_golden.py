@@ -166,6 +166,30 @@ def test_fuzz_goldens_fail_while_the_bug_is_present_and_pass_once_fixed(fuzz_emi
     assert "4 passed" in fixed.stdout
 
 
+def test_tests_emitted_before_the_packages_moved_still_catch_their_bug(fuzz_emitted):
+    """The golden files are byte for byte what the layout before the move (loose modules) emitted.
+
+    Written into a project as they are, they still fail while the bug is present and pass
+    once it is fixed: a user's committed regression tests survive the move. (They are
+    also compared with today's emitter above; if a change of the emitter ever regenerates
+    them, keep the old files for this test.)
+    """
+    proj, _, paths = fuzz_emitted
+    legacy = [paths[name].with_name(f"test_legacy_{name}.py") for name in sorted(FUZZ_CASES)]
+    for name, dest in zip(sorted(FUZZ_CASES), legacy):
+        dest.write_bytes((GOLDEN / f"{name}.py").read_bytes())
+    try:
+        buggy = run_pytest(proj.root, *legacy, hypothesis=False)
+        assert buggy.returncode == 1 and "4 failed" in buggy.stdout, buggy.stdout + buggy.stderr
+        proj.write_targets(FIXED)
+        fixed = run_pytest(proj.root, *legacy, hypothesis=False)
+        assert fixed.returncode == 0 and "4 passed" in fixed.stdout, fixed.stdout + fixed.stderr
+    finally:
+        proj.write_targets(BUGGY)
+        for dest in legacy:
+            dest.unlink(missing_ok=True)
+
+
 # -- Hypothesis sources ----------------------------------------------------------------------------
 PROPS = """
 from hypothesis import Phase, given, note, settings, strategies as st
