@@ -143,7 +143,8 @@ def test_snippet_runs(where, lang, mark, body, tmp_path, shell_dir):
         if lang == "console":
             body = "\n".join(line[2:] for line in body.split("\n") if line.startswith("$ "))
         cmd = ["bash", "-e", "-c", body]
-    proc = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, timeout=60)
+    # A bound, not a speed test: the example campaigns take seconds idle, several times that on a busy machine.
+    proc = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, timeout=300)
     want = expected_status(mark)
     assert proc.returncode == want, (
         f"{where}: exit {proc.returncode}, expected {want}\n--- stdout\n{proc.stdout[-3000:]}\n--- stderr\n{proc.stderr[-3000:]}"
