@@ -1,8 +1,8 @@
 """A finding of a harness named on the command line (not in [tool.assay]) replays and promotes.
 
 The harness is an atheris-style file outside the project's ``fuzz/`` folder; its target
-exists only through the path recorded in the artifact's metadata, so ``assay replay
-ARTIFACT`` and the emitted regression test must find it there.
+exists only in that file, which the user names (``--harness FILE``: a path from an
+artifact's metadata is never imported), and the emitted regression test names it too.
 """
 
 from __future__ import annotations
@@ -50,11 +50,11 @@ def test_path_target_finding_replays_and_promotes(tmp_path):
     assert artifacts, run.stdout
     artifact = artifacts[0].parent
 
-    replay = assay("replay", str(artifact), cwd=tmp_path)
+    replay = assay("replay", str(artifact), "--harness", "harnesses/fuzz_plist.py", cwd=tmp_path)
     assert replay.returncode == 1, replay.stdout + replay.stderr
     assert "planted: a PL prefix" in replay.stdout
 
-    promote = assay("promote", "--write", cwd=tmp_path)
+    promote = assay("promote", "--write", "--harness", "harnesses/fuzz_plist.py", cwd=tmp_path)
     assert promote.returncode in (0, 1), promote.stdout + promote.stderr
     tests = sorted((tmp_path / "tests" / "fuzz_regressions").glob("test_*.py"))
     assert tests, promote.stdout + promote.stderr

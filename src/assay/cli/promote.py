@@ -1,4 +1,4 @@
-"""``assay promote [ARTIFACT...] [--project DIR] [--write] [--replays K] [--include-harness] [--xfail]``.
+"""``assay promote [ARTIFACT...] [--project DIR] [--harness FILE] [--write] [--replays K] [--include-harness] [--xfail]``.
 
 With no artifacts it considers every artifact under the project's artifact root
 (findings on mutants aside).  Emit-only by default: tests are staged for review;
@@ -44,6 +44,14 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
         help="project folder holding pyproject.toml (default: the current folder)",
     )
     parser.add_argument(
+        "--harness",
+        metavar="FILE",
+        action="append",
+        default=[],
+        help="harness file defining targets given on the command line (assay fuzz FILE), not in [tool.assay]; "
+        "an artifact's metadata never names a file to import",
+    )
+    parser.add_argument(
         "--write",
         action="store_true",
         help="write tests into the regressions folder and record their buckets (default: stage only)",
@@ -82,6 +90,7 @@ def run(args: argparse.Namespace) -> int:
         replays=replays,
         include_harness=bool(getattr(args, "include_harness", False)),
         xfail=bool(getattr(args, "xfail", False)),
+        harnesses=list(getattr(args, "harness", None) or ()),
     )
     if not summary.outcomes:
         print(f"assay promote: no artifacts to promote under {project.artifacts}")

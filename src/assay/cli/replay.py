@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import shlex
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from assay.cli.argtypes import add_project_arg
-from assay.core.errors import ConfigError
+from assay.core.errors import ConfigError, TargetError
 
 if TYPE_CHECKING:
     from assay.mutant.replay import MutantReplay
@@ -18,7 +19,7 @@ def register(sub: Any) -> argparse.ArgumentParser:
     replay = sub.add_parser(
         "replay",
         help="rerun one finding (an artifact folder) or input file and print the verdict",
-        usage="assay replay ARTIFACT | TARGET INPUT [--project DIR] [--isolated]",
+        usage="assay replay ARTIFACT | TARGET INPUT [--harness FILE] [--project DIR] [--isolated]",
     )
     add_project_arg(replay)
     replay.add_argument(
@@ -27,6 +28,14 @@ def register(sub: Any) -> argparse.ArgumentParser:
         help="an artifact folder (its metadata names the target), or a target name followed by INPUT",
     )
     replay.add_argument("input", nargs="?", help="input file, or artifact folder, for the named target")
+    replay.add_argument(
+        "--harness",
+        metavar="FILE",
+        action="append",
+        default=[],
+        help="harness file defining the target (one given on the command line, as in assay fuzz FILE, "
+        "not in [tool.assay]); an artifact's metadata never names a file to import",
+    )
     replay.add_argument("--isolated", action="store_true", help="run in a forked child (for crashes and hangs)")
     replay.set_defaults(func=cmd_replay)
     return replay
@@ -34,9 +43,10 @@ def register(sub: Any) -> argparse.ArgumentParser:
 
 def cmd_replay(args: argparse.Namespace) -> int:
     from assay.core.config import load_project
+    from assay.core.target import Registry
     from assay.engine.execute import run_input
     from assay.engine.isolate import run_isolated
-    from assay.harness.paths import registry_for
+    from assay.harness.paths import registry_for, unregistered_message
     from assay.store.artifacts import load_artifact
 
     project = load_project(args.project)
@@ -55,14 +65,26 @@ def cmd_replay(args: argparse.Namespace) -> int:
 
     if is_native(project, name, path):
         return _replay_native(project, name, path)
-    harness = artifact.metadata.get("harness") if artifact is not None else None
-    target = registry_for(project, {name: harness}).get(name)
+    # Targets come from the project's registry by name, or from harness files the user named:
+    # never from a path in the artifact's metadata (artifacts are data; importing a file runs it).
+    recorded = artifact.metadata.get("harness") if artifact is not None else None
+    try:
+        registry = registry_for(project, args.harness)
+    except TargetError:
+        if args.harness or not recorded:
+            raise
+        registry = Registry()  # no configured targets: say how to name the harness file below
+    if name not in registry:
+        words = [args.target] if args.input is None else [args.target, args.input]
+        words += ["--project", args.project] if args.project else []
+        raise TargetError(unregistered_message(name, recorded, shlex.join(["assay", "replay", *words])))
+    target = registry.get(name)
     isolated = args.isolated
     if artifact is not None:
         if "mutant" in artifact.metadata:  # a differential finding: both sides, not the original alone
             from assay.mutant.replay import replay_mutant_artifact
 
-            return _print_mutant_replay(replay_mutant_artifact(target, artifact))
+            return _print_mutant_replay(replay_mutant_artifact(target, artifact, project.root))
         data = artifact.input
         isolated = isolated or artifact.verdict.oracle in (
             "safety",

@@ -8,6 +8,7 @@ the plain data types (numbers, text, bytes, containers); anything else raises
 
 from __future__ import annotations
 
+import ast
 import math
 from typing import Any
 
@@ -122,9 +123,56 @@ def to_source(value: Any, _path: str = "value", _active: frozenset[int] = frozen
     )
 
 
+def literal_problem(source: object) -> str | None:
+    """None when ``source`` is text :func:`to_source` could have written, else what is wrong with it.
+
+    Such text travels in artifacts' metadata (a falsifying example's arguments), which
+    is untrusted data: only literals, their containers, unary signs and calls of
+    :data:`SAFE_NAMES` with literal arguments pass; never an attribute, a subscript,
+    another name or operator.
+    """
+    if not isinstance(source, str):
+        return f"{type(source).__name__} instead of source text"
+    try:
+        tree = ast.parse(source, mode="eval")
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return "text that does not parse as a Python expression"
+    callees = {id(n.func) for n in ast.walk(tree) if isinstance(n, ast.Call)}
+    for node in ast.walk(tree):
+        if isinstance(node, _LITERAL_NODES):
+            continue
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+            continue
+        if isinstance(node, ast.Call) and not node.keywords and isinstance(node.func, ast.Name):
+            continue
+        if isinstance(node, ast.Name) and node.id in SAFE_NAMES and id(node) in callees:
+            continue
+        return f"a {type(node).__name__} node, which is not part of a literal ({source[:60]!r})"
+    return None
+
+
+_LITERAL_NODES = (
+    ast.Expression,
+    ast.Constant,
+    ast.Tuple,
+    ast.List,
+    ast.Set,
+    ast.Dict,
+    ast.Load,
+    ast.USub,
+    ast.UAdd,
+)
+
+
 def evaluate(source: str) -> Any:
-    """Evaluate text written by :func:`to_source` (no other names are available)."""
-    return eval(source, {"__builtins__": {}, **SAFE_NAMES})  # noqa: S307 - our own output only
+    """Evaluate text written by :func:`to_source` (no other names are available).
+
+    Anything else (see :func:`literal_problem`) raises :class:`NotReplayable` unevaluated.
+    """
+    problem = literal_problem(source)
+    if problem is not None:
+        raise NotReplayable(f"not a literal: {problem}")
+    return eval(source, {"__builtins__": {}, **SAFE_NAMES})  # noqa: S307 - checked to be a literal above
 
 
 def same_value(a: Any, b: Any) -> bool:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import os
+import shlex
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -175,27 +176,61 @@ def export_corpus(entries: list[bytes], folder: Path) -> int:
     return written
 
 
-def registry_for(project: Project, wanted: dict[str, str | None]) -> Registry:
-    """``[tool.assay]``'s targets, plus each wanted target missing there from its harness file.
+def registry_for(project: Project, harnesses: Sequence[str | os.PathLike[str]] = ()) -> Registry:
+    """``[tool.assay]``'s targets, plus the targets of ``harnesses`` that are not configured there.
 
-    ``wanted`` maps target names to the harness file an artifact recorded.  A finding
-    of a target given on the command line (``assay fuzz harness.py``) is found in that
-    file, with or without a ``fuzz/`` folder; a harness file is imported only when its
-    target is not configured, so a configured target always wins.
+    ``harnesses`` are harness files the user named (``assay replay ARTIFACT --harness
+    FILE``, ``assay promote --harness FILE``) or that the project's own committed
+    regression test names (``assay.replay(..., harness=...)``).  They are never taken
+    from an artifact's ``metadata.json``: artifacts travel between machines and are
+    data, and importing a file runs it.  A configured target always wins over a
+    harness file's target of the same name.
     """
     from assay.harness.discovery import load_targets
 
+    files = [Path(h) for h in harnesses]
+    for file in files:
+        if not file.is_file():
+            raise TargetError(f"harness file {file} does not exist (--harness names a .py file defining the target)")
     try:
         registry = load_targets(project)
     except TargetError:
-        if not any(wanted.values()):
+        if not files:
             raise
         registry = Registry()
-    for name, harness in wanted.items():
-        if name in registry or not harness or not Path(harness).is_file():
-            continue
-        for tgt in load_path_targets(project, [harness]).all():
+    for file in files:
+        for tgt in load_path_targets(project, [str(file)]).all():
             if tgt.name not in registry:
                 registry.add(tgt)
-                registry.harness_files[tgt.name] = str(Path(harness).resolve())
+                registry.harness_files[tgt.name] = str(file.resolve())
     return registry
+
+
+def harness_hint(recorded: object, cwd: Path | None = None) -> str:
+    """The harness file an artifact recorded, ready to paste after ``--harness`` (``FILE`` when unsafe to show).
+
+    Only a suggestion for the user to check: it is printed, never opened.
+    """
+    if not isinstance(recorded, str) or not recorded or not recorded.isprintable() or not recorded.endswith(".py"):
+        return "FILE"
+    path = Path(recorded)
+    try:
+        shown = str(path.relative_to((cwd or Path.cwd()).resolve())) if path.is_absolute() else recorded
+    except ValueError:
+        shown = recorded
+    return shlex.quote(shown)
+
+
+def unregistered_message(name: str, recorded: object, command: str) -> str:
+    """Why a finding's target cannot be loaded, and the command that loads it: ``command --harness FILE``."""
+    text = f"no target named {name!r} in this project's registry ([tool.assay] and its fuzz/ folder)"
+    if recorded:
+        hint = harness_hint(recorded)
+        text += (
+            f"; the artifact says it came from the harness file {hint}, and a path from an artifact's metadata "
+            f"is never imported (artifacts are data); if you trust that file, name it: "
+        )
+    else:
+        text += "; if it is defined in a harness file given on the command line, name that file: "
+        hint = "FILE"
+    return f"{text}{command} --harness {hint}"

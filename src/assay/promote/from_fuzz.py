@@ -16,13 +16,15 @@ frame) is the artifact's.
 
 from __future__ import annotations
 
+import keyword
 import os
-from collections.abc import Iterable
+import shlex
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
 from assay.core.config import Project
-from assay.core.errors import ArtifactError, ConfigError
+from assay.core.errors import ArtifactError, ConfigError, TargetError
 from assay.core.target import Registry, Target
 from assay.core.verdict import Verdict
 from assay.engine import wedges
@@ -121,7 +123,12 @@ class ExampleCandidate(ArtifactCandidate):
         super().__init__(artifact, target, project_root)
         self.example = example
         self.replayed_as: str | None = None
-        if not example.get("replayable", False):
+        unsafe = _unsafe_arguments(example.get("arguments"))
+        if unsafe is not None:  # metadata is data: never evaluated, never written into a test
+            self.problem = (
+                f"the falsifying example in its metadata is not assay's: {unsafe}; the artifact is damaged or crafted"
+            )
+        elif not example.get("replayable", False):
             self.problem = (
                 "the falsifying example has arguments without a literal form ("
                 + ", ".join(f"{k}={v}" for k, v in example.get("arguments", {}).items())
@@ -172,6 +179,21 @@ class ExampleCandidate(ArtifactCandidate):
         return {**super().log_fields(), "example": self.example}
 
 
+def _unsafe_arguments(arguments: Any) -> str | None:
+    """What makes a recorded example's arguments unfit to evaluate or emit (None: plain literals by name)."""
+    from assay.core.literals import literal_problem
+
+    if not isinstance(arguments, dict):
+        return "its arguments are not an object"
+    for name, source in arguments.items():
+        if not (isinstance(name, str) and name.isidentifier() and not keyword.iskeyword(name)):
+            return f"argument name {name!r} is not an identifier"
+        problem = literal_problem(source)
+        if problem is not None:
+            return f"argument {name} is {problem}"
+    return None
+
+
 def candidate_for(artifact: Artifact, registry: Registry, project_root: Path) -> Candidate:
     """The candidate for ``artifact``; a problem (not an error) when it cannot be replayed."""
     meta = artifact.metadata
@@ -179,13 +201,18 @@ def candidate_for(artifact: Artifact, registry: Registry, project_root: Path) ->
     if backend is not None:  # replayed by its own backend (a harness binary), not in Python
         return backend(artifact, project_root)
     if artifact.target not in registry:
-        return ArtifactCandidate(
-            artifact,
-            None,
-            project_root,
-            problem=f"no target named {artifact.target!r} is registered any more (registered: "
-            f"{', '.join(registry.names()) or 'none'})",
-        )
+        recorded = meta.get("harness")
+        if recorded:
+            from assay.harness.paths import unregistered_message
+
+            command = shlex.join(["assay", "promote", relative_posix(artifact.path.resolve(), project_root)])
+            problem = unregistered_message(artifact.target, recorded, command)
+        else:
+            problem = (
+                f"no target named {artifact.target!r} is registered any more (registered: "
+                f"{', '.join(registry.names()) or 'none'})"
+            )
+        return ArtifactCandidate(artifact, None, project_root, problem=problem)
     target = registry.get(artifact.target)
     if meta.get("mutant_id"):
         return ArtifactCandidate(
@@ -223,6 +250,7 @@ def promote_artifacts(
     replays: int | None = None,
     include_harness: bool = False,
     xfail: bool = False,
+    harnesses: Sequence[str | os.PathLike[str]] = (),
 ) -> PromoteSummary:
     """Run the promoter over fuzz ``artifacts`` (default: :func:`pending_artifacts`).
 
@@ -230,7 +258,9 @@ def promote_artifacts(
     puts them into the regressions folder and records their buckets.  ``replays``
     overrides every target's ``replays`` setting for the flake guard.  Findings
     raised in the harness file are skipped unless ``include_harness``; ``xfail``
-    emits bugs raised outside the project as strict ``xfail`` tests.
+    emits bugs raised outside the project as strict ``xfail`` tests.  ``harnesses`` are
+    harness files (targets given on the command line, not in ``[tool.assay]``) the user
+    names; a harness file recorded in an artifact's metadata is never imported.
     """
     if replays is not None and (isinstance(replays, bool) or not isinstance(replays, int) or replays < 1):
         raise ConfigError(f"--replays must be a whole number of at least 1, not {replays!r}")
@@ -242,7 +272,12 @@ def promote_artifacts(
     if python:
         from assay.harness.paths import registry_for
 
-        registry = registry_for(project, {a.target: a.metadata.get("harness") for a in python})
+        try:
+            registry = registry_for(project, list(harnesses))  # never a path from metadata: artifacts are data
+        except TargetError:
+            if harnesses or not any(a.metadata.get("harness") for a in python):
+                raise
+            registry = Registry()  # no configured targets: each candidate says how to name its harness file
     else:
         registry = Registry()
     for artifact in chosen:

@@ -57,11 +57,12 @@ def _failure(verdict: Verdict | None) -> Failure | None:
 
 @functools.lru_cache(maxsize=8)
 def _registry(root: str, name: str | None = None, harness: str | None = None) -> Any:
-    """The project's targets, plus ``name`` from ``harness`` when it was given on the command line."""
+    """The project's targets, plus those of ``harness`` (a target given on the command line; ``name`` keys the cache)."""
     from assay.core.config import load_project
     from assay.harness.paths import registry_for
 
-    return registry_for(load_project(root), {name: harness} if harness else {})  # type: ignore[dict-item]  # name comes with harness
+    # ``harness`` is named by the project's own committed test (its code), never by artifact metadata.
+    return registry_for(load_project(root), [harness] if harness else [])
 
 
 def _target(name: str, project: str | os.PathLike[str] | None, harness: str | os.PathLike[str] | None = None) -> Any:

@@ -26,6 +26,7 @@ from assay.core.verdict import Verdict
 from assay.core.version import __version__
 from assay.store.atomic import TMP_PREFIX, publish_dir, write_json
 from assay.store.corpus import digest
+from assay.store.metadata import check_metadata
 
 #: Version of the ``metadata.json`` layout; bump on incompatible changes.
 SCHEMA_VERSION = 1
@@ -150,25 +151,13 @@ def load_artifact(path: str | os.PathLike[str]) -> Artifact:
         raise ArtifactError(
             f"{p / 'metadata.json'} is not valid JSON ({exc}); restore or delete the artifact"
         ) from None
+    except RecursionError:
+        raise ArtifactError(
+            f"{p / 'metadata.json'} nests too deeply to be metadata; restore or delete the artifact"
+        ) from None
     except OSError as exc:
         raise ArtifactError(f"{p} cannot be read ({exc.strerror or exc}); fix its permissions or delete it") from None
-    if not isinstance(meta, dict):
-        raise ArtifactError(
-            f"{p / 'metadata.json'} holds {type(meta).__name__}, not an object; restore or delete the artifact"
-        )
-    for key in ("target", "signature", "verdict", "input_sha256"):
-        if key not in meta:
-            raise ArtifactError(f"{p / 'metadata.json'} lacks {key!r}; it was not written by this version of assay")
-    for key in ("target", "signature", "input_sha256"):
-        if not isinstance(meta[key], str):
-            raise ArtifactError(f"{p / 'metadata.json'}: {key!r} must be a string, not {meta[key]!r}")
-    verdict = meta["verdict"]
-    if not (
-        isinstance(verdict, dict) and isinstance(verdict.get("oracle"), str) and isinstance(verdict.get("key"), str)
-    ):
-        raise ArtifactError(
-            f"{p / 'metadata.json'}: 'verdict' must be an object with string 'oracle' and 'key', not {verdict!r}"
-        )
+    check_metadata(meta, p / "metadata.json")  # untrusted data: every field assay reads has its type
     if digest(data) != meta["input_sha256"]:
         raise ArtifactError(f"{p / 'input'} does not match input_sha256 in its metadata; the artifact was modified")
     return Artifact(p, data, meta)
