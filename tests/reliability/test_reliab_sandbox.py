@@ -206,3 +206,56 @@ def test_a_campaign_reports_a_dir_fd_escape_as_a_safety_finding_and_writes_nothi
     assert r.returncode == 1, r.stdout + r.stderr
     assert "[safety] assay's sandbox refused open (os.open of 'made' relative to a dir_fd" in r.stdout, r.stdout
     assert not (outside / "made").exists()
+
+
+# -- the opt-in kernel boundary ----------------------------------------------------------------------
+def _landlock_abi() -> int:
+    from assay.engine import landlock
+
+    return landlock.abi()
+
+
+needs_landlock = pytest.mark.skipif(_landlock_abi() < 1, reason="this kernel has no Landlock")
+
+
+def _ctypes_write(path) -> None:
+    """A write the audit hook cannot see: libc's open(2) through ctypes."""
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    fd = libc.open(os.fsencode(path), os.O_WRONLY | os.O_CREAT, 0o644)
+    if fd >= 0:
+        libc.write(fd, b"x", 1)
+        libc.close(fd)
+
+
+@needs_landlock
+def test_with_landlock_on_a_ctypes_write_outside_the_worker_folder_is_stopped_by_the_kernel(outside, monkeypatch):
+    monkeypatch.setenv("ASSAY_LANDLOCK", "1")
+    assert _isolated(lambda data: _ctypes_write(outside / "native"), "ctypes_write") is None
+    assert not (outside / "native").exists()
+
+
+@needs_landlock
+def test_with_landlock_on_the_worker_folder_and_allowed_paths_stay_writable(outside, monkeypatch):
+    monkeypatch.setenv("ASSAY_LANDLOCK", "1")
+
+    def target(data: bytes) -> None:
+        _ctypes_write("inside")
+        assert os.path.exists("inside")
+        _ctypes_write(outside / "allowed")
+        with open(os.devnull, "w") as fh:
+            fh.write("x")
+
+    assert _isolated(target, "ctypes_allowed", allow=[f"write:{outside}"]) is None
+    assert (outside / "allowed").exists()
+
+
+def test_landlock_asked_for_on_a_kernel_without_it_is_a_config_error(monkeypatch):
+    from assay.core.errors import ConfigError
+    from assay.engine import isolate, landlock
+
+    monkeypatch.setenv("ASSAY_LANDLOCK", "1")
+    monkeypatch.setattr(landlock, "_abi_cache", [0])
+    with pytest.raises(ConfigError, match="Landlock"):
+        isolate.new_workdir()

@@ -51,6 +51,7 @@ from typing import Any
 
 from assay.core.allowance import Allowance
 from assay.core.location import ASSAY_REAL_DIR
+from assay.engine import landlock
 
 _PROCESS_EVENTS = frozenset(
     {
@@ -156,13 +157,19 @@ def _audit_fork_exec() -> None:
         subprocess._fork_exec = fork_exec  # type: ignore[attr-defined]
 
 
-def enter(workdir: str) -> None:
-    """In a forked child: work in ``workdir``, the one place the sandbox lets it write."""
+def enter(workdir: str, allow: Allowance | None = None) -> None:
+    """In a forked child: work in ``workdir``, the one place the sandbox lets it write.
+
+    Given the target's ``allow`` and with ``ASSAY_LANDLOCK=1``, the kernel is also told
+    to refuse this process every write outside ``workdir`` and ``allow``'s paths
+    (:mod:`assay.engine.landlock`); a child of such a child inherits the rule set."""
     os.chdir(workdir)
     os.environ["TMPDIR"] = workdir  # tempfile in a target writes where the sandbox allows it
     tempfile.tempdir = workdir
     sys.dont_write_bytecode = True  # importing inside a target must not count as a write
     install(workdir)
+    if allow is not None and landlock.enabled():
+        landlock.restrict((_STATE.root, *allow.write_paths))
 
 
 def installed() -> bool:
