@@ -29,7 +29,7 @@ from assay.core.errors import InternalError
 from assay.core.location import is_assay_file
 from assay.core.target import Target
 from assay.core.verdict import ExceptionInfo, Frame, Verdict, frames_key
-from assay.engine import execute, procs, sandbox
+from assay.engine import execute, landlock, procs, sandbox
 
 #: Seconds a child gets, after the soft timeout fired, before it is killed.
 KILL_GRACE = 1.0
@@ -101,7 +101,10 @@ def child_setup(capture_path: str, rss_limit_mb: int) -> None:
 
 
 def new_workdir() -> str:
-    """A private temp directory for one child: its cwd, and the one place the sandbox lets it write."""
+    """A private temp directory for one child: its cwd, and the one place the sandbox lets it write.
+
+    Raises :class:`ConfigError` first if the Landlock boundary is asked for and missing."""
+    landlock.check()
     return tempfile.mkdtemp(prefix="assay-work-")
 
 
@@ -278,7 +281,7 @@ def _in_target_child(
 
     def child(writer) -> None:
         child_setup(capture, target.rss_limit_mb)
-        sandbox.enter(workdir)
+        sandbox.enter(workdir, execute.allowance(target.allow))
         body(writer.send)
 
     pid, reader = fork_with_pipe(child)

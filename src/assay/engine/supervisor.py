@@ -356,7 +356,7 @@ class Supervisor:
 
     def _child(self, journal: jr.Journal, writer, capture: str, workdir: str) -> None:
         isolate.child_setup(capture, self.target.rss_limit_mb)
-        sandbox.enter(workdir)
+        sandbox.enter(workdir, execute.allowance(self.target.allow))
         strays.arm(journal)
         install_soft_timeout(journal)
         feedback = SysmonFeedback(Scope(self.sources))
