@@ -7,6 +7,7 @@ campaign itself is :func:`assay.engine.campaign.run_campaign`.
 from __future__ import annotations
 
 import argparse
+import base64
 import json
 import sys
 import time
@@ -236,6 +237,7 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
                 )
                 print(json.dumps(report, indent=2, sort_keys=True, ensure_ascii=False))
         _write_other_reports(args, report)
+    _say_unsaved(result, options.artifact_root)
     code = 1 if result.findings else 0
     if any(t.status == "infrastructure" for t in result.targets):
         print("assay: a native run failed for infrastructure reasons (see above); exit 3", file=sys.stderr)
@@ -251,6 +253,23 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
         promoted = promote_artifacts(project, artifacts)
         print(format_summary(promoted))
     return code
+
+
+def _say_unsaved(result: Any, artifact_root: str) -> None:
+    """Say on stderr, last and loudly, which findings exist only in this run's output."""
+    from assay.reports.campaign import unsaved_findings
+
+    lost = unsaved_findings(result)
+    if not lost:
+        return
+    print(
+        f"assay: WARNING: {len(lost)} finding(s) could not be saved under {artifact_root}; "
+        "their inputs are only in this output and in the report (input_base64):",
+        file=sys.stderr,
+    )
+    for target, f in lost:
+        data = base64.b64encode(f.unsaved_input or b"").decode("ascii")
+        print(f"assay:   {target} {f.signature} ({f.save_error}): input (base64) {data}", file=sys.stderr)
 
 
 def _check_outputs(args: argparse.Namespace) -> None:

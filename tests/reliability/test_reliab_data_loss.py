@@ -1,0 +1,114 @@
+"""Issue 38, data loss: a finding that cannot be saved, output folders checked before work, seen.json.
+
+Each test injects the failure (a write that fails with ENOSPC, a folder that is a
+file, two processes racing) and checks that nothing the user needs is lost.
+"""
+
+from __future__ import annotations
+
+import base64
+import errno
+import json
+import re
+import signal
+import subprocess
+from pathlib import Path
+
+import jsonschema
+import pytest
+from reliab_helpers import run_assay
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture
+def cli_main():
+    """``assay.cli.main.main`` in this process, with the signal handlers and notice sink it installs undone."""
+    from assay.cli import main as cli
+    from assay.core import notices
+
+    old = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
+    yield cli
+    for s, h in old.items():
+        signal.signal(s, h)
+    notices.set_sink(None)
+
+
+def _project(root: Path) -> Path:
+    """A project whose target raises KeyError in a helper module on inputs starting with b'b'."""
+    root.mkdir(parents=True, exist_ok=True)
+    (root / "pyproject.toml").write_text('[tool.assay]\ntargets = ["t.py"]\n')
+    (root / "lib.py").write_text("def parse(data):\n    if data[:1] == b'b':\n        raise KeyError(data[:4])\n")
+    (root / "t.py").write_text(
+        "import assay\nimport lib\n\n"
+        "@assay.target(max_len=64, seeds=[b'boom'], sources=['lib.py'])\n"
+        "def explode(data: bytes) -> None:\n    lib.parse(data)\n"
+    )
+    return root
+
+
+def _validate(report: dict) -> None:
+    schema = json.loads((ROOT / "docs" / "report-schema.json").read_text())
+    jsonschema.Draft202012Validator(schema).validate(report)
+
+
+def _check_lost_finding_kept(report: dict, stdout: str, stderr: str) -> None:
+    _validate(report)
+    (bug,) = report["bugs"]
+    (finding,) = report["targets"]["explode"]["findings"]
+    data = base64.b64decode(finding["input_base64"])
+    assert data.startswith(b"b") and finding["saved"] is False and finding["save_error"]
+    assert bug["saved"] is False and base64.b64decode(bug["input_base64"]) == data
+    assert bug["input_size"] == len(data) and "KeyError" in bug["traceback"] and bug["exception"]
+    assert finding["bug"] == bug["id"]
+    summary_ids = re.findall(r"^    bug (\S+) ", stdout, re.M)
+    assert summary_ids == [bug["id"]], (summary_ids, bug["id"])
+    assert re.search(r"^      input: ", stdout, re.M), stdout
+    assert "could not save the finding" in stderr and finding["input_base64"] in stderr
+
+
+# -- item 1: a finding that cannot be written ------------------------------------------------------
+def test_a_finding_whose_artifact_cannot_be_written_is_reported_with_its_input(tmp_path, cli_main, monkeypatch, capsys):
+    from assay.store import artifacts
+
+    def full(final, files, private=frozenset()):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(artifacts, "publish_dir", full)
+    monkeypatch.setenv("PYTHONHASHSEED", "0")  # else main() re-executes itself, out of the monkeypatch's reach
+    project = _project(tmp_path / "p")
+    report = tmp_path / "r.json"
+    code = cli_main.main(
+        ["fuzz", "--project", str(project), "--fuzz-cases", "20", "--fuzz-seed", "1",
+         "--fuzz-corpus", str(tmp_path / "c"), "--fuzz-artifacts", str(tmp_path / "a"), "--report", str(report)]
+    )  # fmt: skip
+    out = capsys.readouterr()
+    assert code == 1, out.err
+    _check_lost_finding_kept(json.loads(report.read_text()), out.out, out.err)
+    assert "WARNING: 1 finding(s) could not be saved" in out.err
+
+
+def test_a_finding_on_a_full_tmpfs_is_reported_with_its_input(tmp_path):
+    """The same on a real full tmpfs as --fuzz-artifacts, where this machine lets us mount one."""
+    mnt = tmp_path / "small"
+    mnt.mkdir()
+    r = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=256k", "tmpfs", str(mnt)], capture_output=True)
+    if r.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here: {r.stderr.decode().strip()}")
+    try:
+        (mnt / "fill").write_bytes(b"\0" * 256 * 1024)  # the disk is full before the run starts
+    except OSError:
+        pass
+    try:
+        project = _project(tmp_path / "p")
+        report = tmp_path / "r.json"
+        r = run_assay(
+            "fuzz", "--project", str(project), "--fuzz-cases", "20", "--fuzz-seed", "1",
+            "--fuzz-corpus", str(tmp_path / "c"), "--fuzz-artifacts", str(mnt / "a"), "--report", str(report),
+            timeout=120,
+        )  # fmt: skip
+        assert r.returncode == 1, r.stderr
+        _check_lost_finding_kept(json.loads(report.read_text()), r.stdout, r.stderr)
+    finally:
+        subprocess.run(["umount", str(mnt)], capture_output=True)
+
