@@ -112,3 +112,57 @@ def test_a_finding_on_a_full_tmpfs_is_reported_with_its_input(tmp_path):
     finally:
         subprocess.run(["umount", str(mnt)], capture_output=True)
 
+
+# -- item 2: output folders checked before any work -------------------------------------------------
+def _fuzz(project: Path, *extra: str) -> subprocess.CompletedProcess:
+    return run_assay("fuzz", "--project", str(project), "--fuzz-cases", "5", "--fuzz-seed", "1", *extra, timeout=120)
+
+
+@pytest.mark.parametrize(
+    "flag,where,needle",
+    [
+        ("--fuzz-corpus", "file", "is a file, not a folder"),
+        ("--fuzz-artifacts", "file", "is a file, not a folder"),
+        ("--fuzz-corpus", "file/below", "is a file, not a folder"),
+        ("--fuzz-artifacts", "file/below", "is a file, not a folder"),
+    ],
+)
+def test_a_corpus_or_artifact_root_that_is_a_file_stops_the_run_before_any_work(tmp_path, flag, where, needle):
+    project = _project(tmp_path / "p")
+    (tmp_path / "file").write_bytes(b"not a folder")
+    other = "--fuzz-artifacts" if flag == "--fuzz-corpus" else "--fuzz-corpus"
+    r = _fuzz(project, flag, str(tmp_path / where), other, str(tmp_path / "other"))
+    assert r.returncode == 2, (r.returncode, r.stdout, r.stderr)
+    assert r.stderr.count("\n") == 1 and needle in r.stderr and flag in r.stderr, r.stderr
+    assert not (tmp_path / "other").exists() and r.stdout == "", "work started before the check"
+
+
+def test_a_project_that_names_a_file_is_a_usage_error(tmp_path):
+    project = _project(tmp_path / "p")
+    r = _fuzz(project / "pyproject.toml")
+    assert r.returncode == 2 and r.stderr.count("\n") == 1 and "is a file, not a folder" in r.stderr, r.stderr
+
+
+@pytest.mark.parametrize("key", ["corpus", "artifacts", "regressions", "staging", "quarantine"])
+@pytest.mark.parametrize("how", ["absolute", "dotdot", "symlink"])
+def test_a_path_setting_outside_the_project_is_refused(tmp_path, key, how):
+    project = _project(tmp_path / "p")
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    value = {"absolute": str(outside / "x"), "dotdot": "../outside/x", "symlink": "link/x"}[how]
+    if how == "symlink":
+        (project / "link").symlink_to(outside)
+    (project / "pyproject.toml").write_text(f'[tool.assay]\ntargets = ["t.py"]\n{key} = {json.dumps(value)}\n')
+    for r in (_fuzz(project, "--fuzz-corpus", str(tmp_path / "c")) if key != "corpus" else _fuzz(project),
+              run_assay("targets", "--project", str(project), timeout=60)):  # fmt: skip
+        assert r.returncode == 2, (r.returncode, r.stderr)
+        assert r.stderr.count("\n") == 1 and f"[tool.assay] {key}" in r.stderr and "outside the project" in r.stderr
+    assert list(outside.iterdir()) == [], "assay wrote outside the project"
+
+
+def test_a_corpus_outside_the_project_is_used_when_given_on_the_command_line(tmp_path):
+    project = _project(tmp_path / "p")
+    (project / "pyproject.toml").write_text('[tool.assay]\ntargets = ["t.py"]\ncorpus = "/etc"\n')
+    r = _fuzz(project, "--fuzz-corpus", str(tmp_path / "c"), "--fuzz-artifacts", str(tmp_path / "a"))
+    assert r.returncode == 1, r.stderr  # the flag replaces the setting: the run goes on and finds the bug
+    assert (tmp_path / "c" / "explode").is_dir()

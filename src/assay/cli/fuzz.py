@@ -110,7 +110,11 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
     from assay.reports.campaign import build_report, summary, write_report
 
     specs, folders = harness_selection(args)  # harness files and corpus folders on the command line
-    project = load_project(args.project)
+    project = load_project(
+        args.project,
+        given=[k for k, flag in (("corpus", args.fuzz_corpus), ("artifacts", args.fuzz_artifacts)) if flag],
+    )
+    _check_folders(args, project)  # before any target is imported or any case runs
     natives: list = []
     python_names: list[str] | None = args.fuzz_target
     if args.fuzz_backend != "python" and not specs:
@@ -270,6 +274,18 @@ def _say_unsaved(result: Any, artifact_root: str) -> None:
     for target, f in lost:
         data = base64.b64encode(f.unsaved_input or b"").decode("ascii")
         print(f"assay:   {target} {f.signature} ({f.save_error}): input (base64) {data}", file=sys.stderr)
+
+
+def _check_folders(args: argparse.Namespace, project: Any) -> None:
+    """Refuse a corpus or artifact root that is a file (or not writable) before any work."""
+    from assay.core.output_paths import check_output_dir
+
+    corpus = _path(args.fuzz_corpus, project.corpus)
+    check_output_dir(
+        corpus, "--fuzz-corpus" if args.fuzz_corpus else "[tool.assay] corpus", write=not args.fuzz_replay_only
+    )
+    artifacts = _path(args.fuzz_artifacts, project.artifacts)
+    check_output_dir(artifacts, "--fuzz-artifacts" if args.fuzz_artifacts else "[tool.assay] artifacts")
 
 
 def _check_outputs(args: argparse.Namespace) -> None:
