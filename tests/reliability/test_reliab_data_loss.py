@@ -166,3 +166,68 @@ def test_a_corpus_outside_the_project_is_used_when_given_on_the_command_line(tmp
     r = _fuzz(project, "--fuzz-corpus", str(tmp_path / "c"), "--fuzz-artifacts", str(tmp_path / "a"))
     assert r.returncode == 1, r.stderr  # the flag replaces the setting: the run goes on and finds the bug
     assert (tmp_path / "c" / "explode").is_dir()
+
+
+# -- item 3: seen.json under concurrent runs, failed writes past the cap ----------------------------
+_UPDATER = """
+import os, sys, time
+from assay.store.artifacts import record_seen
+folder, go, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
+while not os.path.exists(go):  # both processes start updating at once
+    time.sleep(0.001)
+for _ in range(n):
+    record_seen(folder, 3)
+"""
+
+
+def test_two_processes_updating_seen_json_at_once_lose_no_update(tmp_path):
+    import sys
+
+    from assay.store.artifacts import read_seen
+
+    folder, go, n = tmp_path / "artifact", tmp_path / "go", 150
+    folder.mkdir()
+    procs = [
+        subprocess.Popen([sys.executable, "-c", _UPDATER, str(folder), str(go), str(n)], start_new_session=True)
+        for _ in range(2)
+    ]
+    try:
+        go.touch()
+        codes = [p.wait(timeout=120) for p in procs]
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+    assert codes == [0, 0]
+    seen = read_seen(folder)
+    assert (seen["runs"], seen["occurrences"]) == (2 * n, 2 * n * 3), "an update was lost"
+
+
+def test_failed_writes_past_the_cap_are_counted_and_reported(tmp_path, monkeypatch):
+    """A full disk fails every corpus write: 20 are listed, the rest counted as '... and N more'."""
+    from reliab_helpers import hostile_registry
+
+    from assay.engine.campaign import CampaignOptions, run_campaign
+    from assay.engine.supervisor import MAX_WRITE_ERRORS
+    from assay.reports.campaign import build_report, summary
+    from assay.store import corpus as corpus_mod
+
+    calls = []
+
+    def full(path, data, **kw):
+        calls.append(path)
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(corpus_mod, "write_bytes", full)
+    options = CampaignOptions(corpus_root=str(tmp_path / "c"), artifact_root=str(tmp_path / "a"), max_cases=300, seed=1)
+    result = run_campaign([hostile_registry().get("hostile_grow")], options)
+    failed = len(calls)  # the supervisor (this process) writes the corpus: every write failed
+    assert failed > MAX_WRITE_ERRORS, "the run found too few entries to pass the cap"
+    report = build_report(result, arguments={})
+    _validate(report)
+    entry = report["targets"]["hostile_grow"]
+    more = failed - MAX_WRITE_ERRORS
+    assert entry["write_errors_more"] == more
+    assert len(entry["write_errors"]) == MAX_WRITE_ERRORS + 1 and entry["write_errors"][-1] == f"... and {more} more"
+    assert f"could not write ... and {more} more" in summary(result)
