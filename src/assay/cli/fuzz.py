@@ -7,6 +7,7 @@ campaign itself is :func:`assay.engine.campaign.run_campaign`.
 from __future__ import annotations
 
 import argparse
+import base64
 import json
 import sys
 import time
@@ -109,7 +110,11 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
     from assay.reports.campaign import build_report, summary, write_report
 
     specs, folders = harness_selection(args)  # harness files and corpus folders on the command line
-    project = load_project(args.project)
+    project = load_project(
+        args.project,
+        given=[k for k, flag in (("corpus", args.fuzz_corpus), ("artifacts", args.fuzz_artifacts)) if flag],
+    )
+    _check_folders(args, project)  # before any target is imported or any case runs
     natives: list = []
     python_names: list[str] | None = args.fuzz_target
     if args.fuzz_backend != "python" and not specs:
@@ -236,6 +241,7 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
                 )
                 print(json.dumps(report, indent=2, sort_keys=True, ensure_ascii=False))
         _write_other_reports(args, report)
+    _say_unsaved(result, options.artifact_root)
     code = 1 if result.findings else 0
     if any(t.status == "infrastructure" for t in result.targets):
         print("assay: a native run failed for infrastructure reasons (see above); exit 3", file=sys.stderr)
@@ -251,6 +257,35 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
         promoted = promote_artifacts(project, artifacts)
         print(format_summary(promoted))
     return code
+
+
+def _say_unsaved(result: Any, artifact_root: str) -> None:
+    """Say on stderr, last and loudly, which findings exist only in this run's output."""
+    from assay.reports.campaign import unsaved_findings
+
+    lost = unsaved_findings(result)
+    if not lost:
+        return
+    print(
+        f"assay: WARNING: {len(lost)} finding(s) could not be saved under {artifact_root}; "
+        "their inputs are only in this output and in the report (input_base64):",
+        file=sys.stderr,
+    )
+    for target, f in lost:
+        data = base64.b64encode(f.unsaved_input or b"").decode("ascii")
+        print(f"assay:   {target} {f.signature} ({f.save_error}): input (base64) {data}", file=sys.stderr)
+
+
+def _check_folders(args: argparse.Namespace, project: Any) -> None:
+    """Refuse a corpus or artifact root that is a file (or not writable) before any work."""
+    from assay.core.output_paths import check_output_dir
+
+    corpus = _path(args.fuzz_corpus, project.corpus)
+    check_output_dir(
+        corpus, "--fuzz-corpus" if args.fuzz_corpus else "[tool.assay] corpus", write=not args.fuzz_replay_only
+    )
+    artifacts = _path(args.fuzz_artifacts, project.artifacts)
+    check_output_dir(artifacts, "--fuzz-artifacts" if args.fuzz_artifacts else "[tool.assay] artifacts")
 
 
 def _check_outputs(args: argparse.Namespace) -> None:

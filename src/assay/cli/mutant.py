@@ -144,7 +144,8 @@ def _run(args: argparse.Namespace, *, sample: int | None, changed: str | None, m
 
     if args.scheduler and args.executor != "dask":
         raise ConfigError("--scheduler needs --executor dask")
-    project = load_project(args.project)
+    given = [k for k in ("corpus", "artifacts") if getattr(args, f"fuzz_{k}", None)]  # the flags replace the settings
+    project = load_project(args.project, given=given)
     root = project.root
     entries = args.paths if args.paths else project.raw.get("mutate", [])
     if isinstance(entries, str):

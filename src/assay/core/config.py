@@ -4,12 +4,18 @@ from __future__ import annotations
 
 import os
 import tomllib
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from assay.core.errors import ConfigError
 from assay.core.native_target import NativeTarget, parse_native_table
+
+#: The ``[tool.assay]`` settings that name a place assay writes to; each must stay inside the project.
+PATH_KEYS = ("corpus", "artifacts", "regressions", "staging", "quarantine")
+#: The command-line flag that overrides a path setting, where there is one.
+PATH_FLAGS = {"corpus": "--fuzz-corpus", "artifacts": "--fuzz-artifacts"}
 
 #: Every key ``[tool.assay]`` accepts, with its default.
 DEFAULTS: dict[str, Any] = {
@@ -68,12 +74,33 @@ def find_root(start: str | os.PathLike[str]) -> Path:
     return nearest or start
 
 
-def load_project(root: str | os.PathLike[str] | None = None) -> Project:
+def _check_inside(base: Path, key: str, value: str, pyproject: Path) -> None:
+    """Refuse a path setting that resolves (``..``, an absolute path, a symbolic link) outside ``base``."""
+    real_base = os.path.realpath(base)
+    real = os.path.realpath(base / value)
+    if real == real_base or real.startswith(real_base.rstrip(os.sep) + os.sep):
+        return
+    flag = PATH_FLAGS.get(key)
+    instead = f"; to write there on purpose, pass {flag} {value} on the command line" if flag else ""
+    raise ConfigError(
+        f"{pyproject}: [tool.assay] {key} = {value!r} resolves to {real}, outside the project {real_base}; "
+        f"name a folder inside the project{instead}"
+    )
+
+
+def load_project(root: str | os.PathLike[str] | None = None, given: Iterable[str] = ()) -> Project:
     """Read ``[tool.assay]`` from ``root/pyproject.toml`` (all defaults if absent).
 
     Without ``root``, the project is found from the current folder upwards, see :func:`find_root`.
+    A path setting (:data:`PATH_KEYS`) that resolves outside the project folder is refused
+    (a cloned repository must not make assay write to ``/etc``), unless its key is in
+    ``given``: the command line names that place instead, so the setting is not used.
     """
     base = Path(root).resolve() if root else find_root(os.getcwd())
+    if base.is_file():
+        raise ConfigError(
+            f"--project {root}: is a file, not a folder; pass the folder that holds pyproject.toml ({base.parent})"
+        )
     if not base.is_dir():
         raise ConfigError(f"project directory {base} does not exist; pass an existing folder to --project")
     pyproject = base / "pyproject.toml"
@@ -102,9 +129,11 @@ def load_project(root: str | os.PathLike[str] | None = None) -> Project:
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
             raise ConfigError(f"{pyproject}: [tool.assay] {key} must be a list of strings, not {value!r}")
         merged[key] = value
-    for key in ("corpus", "artifacts", "regressions", "staging", "quarantine"):
+    for key in PATH_KEYS:
         if not isinstance(merged[key], str) or not merged[key]:
             raise ConfigError(f"{pyproject}: [tool.assay] {key} must be a non-empty path string")
+        if key in section and key not in given:
+            _check_inside(base, key, merged[key], pyproject)
     native = parse_native_table(merged["native"], str(pyproject))
     return Project(
         root=base,

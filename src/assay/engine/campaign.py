@@ -15,7 +15,7 @@ from assay.engine import jobwait
 from assay.engine.isolate import fork_with_pipe
 from assay.engine.seeds import new_master_seed, target_seed
 from assay.engine.shrink import DEFAULT_MAX_CASES
-from assay.engine.supervisor import FindingRecord, Progress, Supervisor, TargetOutcome, WorkerError
+from assay.engine.supervisor import MAX_WRITE_ERRORS, FindingRecord, Progress, Supervisor, TargetOutcome, WorkerError
 from assay.feedback.sysmon import monitoring
 from assay.gen.constants import harvest
 from assay.gen.mutators import MAX_DICTIONARY, tokens_from
@@ -252,7 +252,12 @@ def _merge(outcomes: list[TargetOutcome], tseed: int) -> TargetOutcome:
         merged.features = max(merged.features, o.features)
         merged.corpus_size = max(merged.corpus_size, o.corpus_size)
         merged.worker_restarts += o.worker_restarts
-        merged.write_errors.extend(o.write_errors)
+        merged.write_errors_dropped += o.write_errors_dropped
+        for err in o.write_errors:
+            if len(merged.write_errors) < MAX_WRITE_ERRORS:
+                merged.write_errors.append(err)
+            else:
+                merged.write_errors_dropped += 1
     merged.schedule_digest = ",".join(o.schedule_digest for o in outcomes)
     merged.findings = list(findings.values())
     merged.jobs = len(outcomes)

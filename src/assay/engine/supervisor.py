@@ -19,6 +19,7 @@ corpus and seen keys: nothing is lost and the schedule continues.
 
 from __future__ import annotations
 
+import base64
 import os
 import signal
 import time
@@ -26,7 +27,7 @@ from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from typing import Any
 
-from assay.core import interrupts
+from assay.core import interrupts, notices
 from assay.core.errors import InternalError
 from assay.core.target import Target
 from assay.core.timeline import Timeline
@@ -83,6 +84,11 @@ class FindingRecord:
     harness: bool = False  # raised in the harness file, outside the target's sources
     first_seen_seconds: float | None = None  # since the campaign (this target) started
     first_seen_case: int | None = None  # 1-based place in the schedule, counted as the report's cases
+    # When the artifact could not be written (a full disk): why, and what it would have held, so the
+    # report and the summary still carry the input and the exception (the only copy left).
+    save_error: str = ""
+    unsaved_input: bytes | None = None
+    unsaved_metadata: dict[str, Any] | None = None
 
 
 @dataclass
@@ -106,6 +112,7 @@ class TargetOutcome:
     status: str = "clean"
     jobs: int = 1
     write_errors: list[str] = field(default_factory=list)  # what could not be saved (a full disk), and why
+    write_errors_dropped: int = 0  # failed writes past MAX_WRITE_ERRORS, counted but not listed
     timeline: list = field(default_factory=list)  # [cases, seconds, edges, corpus] samples (assay.core.timeline)
 
     @property
@@ -530,11 +537,18 @@ class Supervisor:
         )
         if self.outcome.strategy:
             meta["strategy"] = self.outcome.strategy
+        save_error = ""
         try:
             path, new = write_artifact(self.artifact_root, finding, meta)
         except OSError as exc:
             self._write_failed(f"artifact of {finding.signature}", exc)
             path, new = "", True  # type: ignore[assignment]  # no artifact: str(path) is ""
+            save_error = str(exc.strerror or exc)
+            notices.notify(
+                f"could not save the finding {finding.signature} of target {self.target.name} under "
+                f"{self.artifact_root} ({save_error}); it is kept in the report, its input (base64): "
+                f"{base64.b64encode(finding.input).decode('ascii')}"
+            )
         self.records[finding.signature] = FindingRecord(
             finding.signature,
             finding.verdict.oracle,
@@ -544,6 +558,9 @@ class Supervisor:
             harness=bug.harness,
             first_seen_seconds=round(seconds, 3),
             first_seen_case=case,
+            save_error=save_error,
+            unsaved_input=finding.input if save_error else None,
+            unsaved_metadata=meta if save_error else None,
         )
 
     def _note_seen(self) -> None:
@@ -559,6 +576,8 @@ class Supervisor:
         """Note a write that failed (the campaign goes on; the report lists it)."""
         if len(self.outcome.write_errors) < MAX_WRITE_ERRORS:
             self.outcome.write_errors.append(f"{what}: {exc.strerror or exc}")
+        else:
+            self.outcome.write_errors_dropped += 1
 
     def _sample(self, now: float) -> int:
         """Add the current state to the timeline; the cases run so far."""

@@ -8,6 +8,7 @@ that replays it.
 
 from __future__ import annotations
 
+import base64
 import os
 import re
 import shlex
@@ -104,6 +105,8 @@ def bug_section(
     for outcome in outcomes:
         for f in outcome.findings:
             meta, size = _load(f.artifact)
+            if meta is None and getattr(f, "unsaved_metadata", None) is not None:
+                meta, size = f.unsaved_metadata, len(f.unsaved_input or b"")  # not written: what it would hold
             members.append((outcome.name, f, meta, size))
     bugs = group(members, lambda m: _identity(m[1].signature, m[2]))
     ids = {(m[0], m[1].signature): b.identity.id for b in bugs for m in b.members}
@@ -139,4 +142,15 @@ def _entry(ident: BugIdentity, members: list[Any], root: str | None, project_arg
         ),
         "input_size": size,
         "traceback": (exc.get("traceback") or "")[-MAX_TRACEBACK:],
+        "saved": not any(getattr(m[1], "save_error", "") for m in members),
+        "input_base64": _unsaved_input(members),
     }
+
+
+def _unsaved_input(members: list[Any]) -> str | None:
+    """The input of the first finding whose artifact could not be written (base64), or None."""
+    for m in members:
+        data = getattr(m[1], "unsaved_input", None)
+        if getattr(m[1], "save_error", "") and data is not None:
+            return base64.b64encode(data).decode("ascii")
+    return None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import datetime as _dt
 from typing import Any
 
@@ -48,13 +49,40 @@ def _target_fields(t: TargetOutcome) -> dict[str, Any]:
                 "artifact": f.artifact,
                 "new": f.new,
                 "occurrences": f.occurrences,
+                **_saved_fields(f),
             }
             for f in t.findings
         ],
         "status": t.status,
-        "write_errors": list(getattr(t, "write_errors", [])),
+        "write_errors": write_error_lines(t),
+        "write_errors_more": getattr(t, "write_errors_dropped", 0),
         "timeline": [list(p) for p in getattr(t, "timeline", [])],
     }
+
+
+def _saved_fields(f: Any) -> dict[str, Any]:
+    """Whether a finding's artifact was written; if not, why, and its input (the only copy left)."""
+    error = getattr(f, "save_error", "")
+    data = getattr(f, "unsaved_input", None)
+    return {
+        "saved": not error,
+        "save_error": error or None,
+        "input_base64": base64.b64encode(data).decode("ascii") if error and data is not None else None,
+    }
+
+
+def write_error_lines(t: Any) -> list[str]:
+    """The failed writes a target lists, with ``... and N more`` for those past the cap."""
+    lines = list(getattr(t, "write_errors", []))
+    more = getattr(t, "write_errors_dropped", 0)
+    if more:
+        lines.append(f"... and {more} more")
+    return lines
+
+
+def unsaved_findings(result: CampaignResult) -> list[tuple[str, Any]]:
+    """(target, finding) for every finding whose artifact could not be written."""
+    return [(t.name, f) for t in result.targets for f in t.findings if getattr(f, "save_error", "")]
 
 
 def build_report(
@@ -132,7 +160,7 @@ def summary(result: CampaignResult, project_root: str | None = None) -> str:
         )
         for bug in bugs:
             lines.extend(_bug_lines(bug, project_root))
-        for err in getattr(t, "write_errors", []):
+        for err in write_error_lines(t):
             lines.append(f"    could not write {err}")
     total = result.findings
     lines.append(f"{total} finding(s) in {bugs_total} bug(s)" if total else "no findings")
@@ -157,7 +185,27 @@ def _bug_lines(bug: Any, project_root: str | None) -> list[str]:
     first = next((f for f in members if f.artifact), None)
     explained: list[str] = []
     art = None
-    if first is not None:
+    unsaved = next((f for f in members if getattr(f, "unsaved_metadata", None) is not None), None)
+    if first is None and unsaved is not None:  # the artifact could not be written: explain from memory
+        try:
+            explained = finding_lines(
+                unsaved.unsaved_metadata,
+                unsaved.unsaved_input or b"",
+                None,
+                project_root=project_root,
+                occurrences=occurrences,
+                signatures=len(members),
+                dated=False,
+                scope=" this run",
+            )
+        except (KeyError, TypeError, ValueError):
+            explained = []
+        if explained:
+            explained.append(
+                f"NOT SAVED ({unsaved.save_error}): input (base64) "
+                f"{base64.b64encode(unsaved.unsaved_input or b'').decode('ascii')}"
+            )
+    elif first is not None:
         try:
             art = load_artifact(first.artifact)
             explained = finding_lines(

@@ -5,7 +5,7 @@ one rename, so a killed run leaves no half-written artifact.  ``metadata.json`` 
 written once, by the run that first hit the finding (``first_seen``, and the
 ``first_seen_seconds`` and ``first_seen_case`` of that run); ``seen.json`` is
 rewritten atomically at the end of every run that hits it again (``last_seen``,
-``runs``, ``occurrences`` summed over runs).
+``runs``, ``occurrences`` summed over runs), under a lock on ``seen.json.lock``.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from typing import Any, cast
 from assay.core.errors import ArtifactError
 from assay.core.verdict import Verdict
 from assay.core.version import __version__
-from assay.store.atomic import TMP_PREFIX, publish_dir, write_json
+from assay.store.atomic import TMP_PREFIX, locked, publish_dir, write_json
 from assay.store.corpus import digest
 from assay.store.metadata import check_metadata
 
@@ -32,6 +32,8 @@ from assay.store.metadata import check_metadata
 SCHEMA_VERSION = 1
 #: Name of the sidecar that says when a finding was last seen (see the module docstring).
 SEEN_FILE = "seen.json"
+#: The lock file held while ``seen.json`` is read, summed and rewritten (:func:`record_seen`).
+SEEN_LOCK = "seen.json.lock"
 #: Most bytes of captured worker output kept in ``diagnostic.log``.
 MAX_DIAGNOSTIC = 256 * 1024
 
@@ -173,18 +175,23 @@ def read_seen(path: str | os.PathLike[str]) -> dict[str, Any]:
 
 
 def record_seen(path: str | os.PathLike[str], occurrences: int) -> None:
-    """Note one more run that hit the artifact in ``path`` ``occurrences`` times (atomic rewrite)."""
-    seen = read_seen(path)
-    runs = r if isinstance(r := seen.get("runs"), int) else 0
-    total = t if isinstance(t := seen.get("occurrences"), int) else 0
-    write_json(
-        Path(path) / SEEN_FILE,
-        {
-            "last_seen": _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
-            "runs": runs + 1,
-            "occurrences": total + occurrences,
-        },
-    )
+    """Note one more run that hit the artifact in ``path`` ``occurrences`` times.
+
+    The read, the sums and the atomic rewrite happen under a lock on ``seen.json.lock``
+    beside it, so two runs finishing at once both count (neither update is lost).
+    """
+    with locked(Path(path) / SEEN_LOCK):
+        seen = read_seen(path)
+        runs = r if isinstance(r := seen.get("runs"), int) else 0
+        total = t if isinstance(t := seen.get("occurrences"), int) else 0
+        write_json(
+            Path(path) / SEEN_FILE,
+            {
+                "last_seen": _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+                "runs": runs + 1,
+                "occurrences": total + occurrences,
+            },
+        )
 
 
 def iter_artifacts(root: str | os.PathLike[str], target: str | None = None) -> Iterator[Artifact]:

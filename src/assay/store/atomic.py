@@ -11,11 +11,14 @@ may hold secrets the target printed) are ``0600``.
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import re
 import secrets
 import shutil
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -156,6 +159,22 @@ def publish_dir(final: str | os.PathLike[str], files: dict[str, bytes], private:
         raise
     fsync_dir(final.parent)
     return True
+
+
+@contextmanager
+def locked(path: str | os.PathLike[str]) -> Iterator[None]:
+    """Hold an exclusive ``flock`` on the lock file ``path`` (created if missing) across processes.
+
+    For a read-modify-write of a file beside it that other runs may update at the
+    same time: the lock is released when the block ends or the holder dies.  The lock
+    file itself stays (empty); removing it would let a waiter lock an unlinked file.
+    """
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o666 & ~umask())
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # closing releases the lock
 
 
 def _unlink(path: str) -> None:
