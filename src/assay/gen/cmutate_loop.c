@@ -556,7 +556,7 @@ static PyObject *HotLoop_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
         return NULL;
     }
     if (data_at < H_SIZE) {
-        PyErr_SetString(PyExc_ValueError, "HotLoop: data_at lies past the journal's header");
+        PyErr_SetString(PyExc_ValueError, "HotLoop: data_at lies inside the journal's header");
         return NULL;
     }
     if (Py_TYPE(stream) != &cm_StreamType || !PyTuple_Check(mutate_args) || PyTuple_GET_SIZE(mutate_args) != 7
