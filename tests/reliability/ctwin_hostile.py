@@ -143,8 +143,12 @@ def zero_picks():
     cmutate.mutate(64, [], [], [0], cmutate.NAMES, 0, 0, rng, b"abc", None, None)
 
 
-def widest_randrange():
-    cmutate.Stream(b"\x00" * 8).rng(0).randrange(-(2**63), 2**63 - 1)
+def saturated_line_count():
+    """A count set to the largest long long, then one more line: a signed overflow before."""
+    tally = cmutate.LineTally(2**63 - 1, lambda: None)
+    tally.count = 2**63 - 1
+    tally.hit()
+    assert tally.count == 2**63 - 1
 
 
 def _cycle(make):
@@ -193,7 +197,7 @@ SCENARIOS = {
     "overflowing case index": overflowing_case_index,
     "negative max_len": negative_max_len,
     "zero picks": zero_picks,
-    "widest randrange": widest_randrange,
+    "saturated line count": saturated_line_count,
     "HotLoop in a cycle": _cycle(lambda holder: _loop(target=holder)),
     "LineTally in a cycle": _cycle(lambda holder: cmutate.LineTally(10, lambda: holder)),
     "Random in a cycle": _cycle(_random_in_cycle),

@@ -42,7 +42,7 @@ EXPECTED = {
 }
 
 RETURNING = {
-    "widest randrange": "returned",
+    "saturated line count": "returned",
     "HotLoop in a cycle": "collected",
     "LineTally in a cycle": "collected",
     "Random in a cycle": "collected",
