@@ -64,6 +64,12 @@ def new_capture() -> str:
     return path
 
 
+#: This interpreter runs with AddressSanitizer's runtime preloaded (the sanitized build of the C
+#: twin, tests/native/asan_cmutate.sh): its shadow memory is terabytes of address space, so an
+#: RLIMIT_AS memory limit would fail every later allocation; children run without one there.
+_UNDER_ASAN = "libclang_rt.asan" in os.environ.get("LD_PRELOAD", "")
+
+
 def child_setup(capture_path: str, rss_limit_mb: int) -> None:
     """Runs first in a forked child: capture output, faulthandler, memory limit.
 
@@ -92,7 +98,7 @@ def child_setup(capture_path: str, rss_limit_mb: int) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent owns Ctrl-C
     signal.signal(signal.SIGTERM, signal.SIG_DFL)  # the parent ends children; no KeyboardInterrupt here
     interrupts.ignore_in_child()
-    if rss_limit_mb > 0:
+    if rss_limit_mb > 0 and not _UNDER_ASAN:
         limit = rss_limit_mb * 1024 * 1024
         try:
             resource.setrlimit(resource.RLIMIT_AS, (limit, limit))

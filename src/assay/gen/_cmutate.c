@@ -42,13 +42,32 @@ static PyObject *Tally_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
     return (PyObject *)self;
 }
 
+/* GC support: finish is any callable (a bound method of an object that holds this tally: a cycle). */
+static int Tally_traverse(TallyObject *self, visitproc visit, void *arg) {
+    Py_VISIT(self->finish);
+    return 0;
+}
+
+static int Tally_clear(TallyObject *self) {
+    Py_CLEAR(self->finish);
+    return 0;
+}
+
 static void Tally_dealloc(TallyObject *self) {
-    Py_XDECREF(self->finish);
+    PyObject_GC_UnTrack(self);
+    Tally_clear(self);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
 static PyObject *Tally_hit(TallyObject *self, PyObject *const *args, Py_ssize_t nargs) {
-    if (++self->count >= self->cap) return PyObject_CallNoArgs(self->finish);
+    if (self->count < LLONG_MAX) self->count++;   /* saturates: count is settable from Python */
+    if (self->count >= self->cap) {
+        if (!self->finish) {
+            PyErr_SetString(PyExc_ValueError, "this LineTally was cleared by the garbage collector");
+            return NULL;
+        }
+        return PyObject_CallNoArgs(self->finish);
+    }
     Py_RETURN_NONE;
 }
 
@@ -84,8 +103,10 @@ static PyTypeObject TallyType = {
     .tp_name = "assay.gen._cmutate.LineTally",
     .tp_doc = "LineTally(cap, finish): hit() counts a line event, jump() a backward jump; at cap it calls finish().",
     .tp_basicsize = sizeof(TallyObject),
-    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC,
     .tp_new = Tally_new,
+    .tp_traverse = (traverseproc)Tally_traverse,
+    .tp_clear = (inquiry)Tally_clear,
     .tp_dealloc = (destructor)Tally_dealloc,
     .tp_methods = Tally_methods,
     .tp_getset = Tally_getset,

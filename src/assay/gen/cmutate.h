@@ -135,6 +135,8 @@ int cm_source_init(void);
 int cm_source_enter(cm_Source *st, PyObject *source, PyObject *mutate_args, PyObject *replace_one, Buf *buf);
 PyObject *cm_replace_one(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
 int cm_source_next(cm_Source *st, RandomObject *rng, PyObject **data);
+/* The source's parallel lists have the corpus's length: 0, or -1 with ValueError. */
+int cm_source_check(const cm_Source *st);
 PyObject *cm_source_ops(const cm_Source *st);
 /* Undo next()'s count of a child of parent (a child made and dropped); -1 with an exception. */
 int cm_source_uncount(cm_Source *st, Py_ssize_t parent);

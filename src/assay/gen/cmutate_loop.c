@@ -88,6 +88,8 @@ typedef struct {
     long long clock_every;     /* the worker's clock boundaries: where run() may look at the clock */
     unsigned long owner;       /* forks_seen where the loop was made */
     Py_ssize_t armed_at, refusal_at;   /* the sandbox state's slots (byte offsets), when there is one */
+    PyTypeObject *sandbox_type;        /* the type those offsets were checked against (a new reference) */
+    int cleared;                       /* the garbage collector cleared this loop: run() refuses */
     Buf buf;
     long long dropped, restaged;   /* children made ahead and dropped; staged replacements put back */
     int span;                  /* how many children the next stretch makes at most (see make_ahead) */
@@ -106,6 +108,10 @@ typedef struct {
 
 static int enter(HotLoopObject *self, RunState *st) {
     memset(st, 0, sizeof(*st));
+    if (self->cleared) {
+        PyErr_SetString(PyExc_ValueError, "this HotLoop was cleared by the garbage collector");
+        return -1;
+    }
     if (cm_source_enter(&st->src, self->source, self->mutate_args, self->replace_one, &self->buf) < 0) return -1;
     if (!(st->src.popped = PyList_New(0))) return -1;
     st->sel = (Py_ssize_t)cm_attr_ll(self->journal, s_sel);
@@ -122,10 +128,19 @@ static int enter(HotLoopObject *self, RunState *st) {
         return -1;
     }
     if (PyObject_GetBuffer(self->mem, &st->view, PyBUF_WRITABLE) < 0) return -1;
-    if (st->view.len < self->data_at + self->capacity || st->view.len < self->ring_at + 2 * self->ring) {
+    /* Every region the loop writes lies inside the journal's memory: the header, the data
+       (capacity bytes at data_at), the two chain slots (64 bytes at chain_at) and the two
+       pending buffers (2 * ring bytes at ring_at).  The offsets are not negative (HotLoop_new);
+       the bounds are compared by subtraction, which cannot overflow. */
+    Py_ssize_t len = st->view.len;
+    if (len < H_SIZE || self->data_at > len - self->capacity || self->chain_at > len - 64
+        || self->ring_at > len || self->ring > (len - self->ring_at) / 2) {
         PyBuffer_Release(&st->view);
         st->view.buf = NULL;
-        PyErr_SetString(PyExc_ValueError, "HotLoop: the journal is smaller than its capacity");
+        PyErr_Format(PyExc_ValueError,
+                     "HotLoop: the journal's regions lie outside its memory (%zd bytes: data %zd+%zd, chain %zd+64, "
+                     "ring %zd+2*%zd)",
+                     len, self->data_at, self->capacity, self->chain_at, self->ring_at, self->ring);
         return -1;
     }
     return 0;
@@ -212,6 +227,10 @@ static inline PyObject **slot(PyObject *o, Py_ssize_t at) { return (PyObject **)
 static int call(HotLoopObject *self, PyObject *data, PyObject **value, PyObject **error, PyObject **refusal) {
     *value = *error = NULL;
     PyObject *sandbox = self->sandbox;
+    if (sandbox != Py_None && Py_TYPE(sandbox) != self->sandbox_type) {   /* the offsets are its type's */
+        PyErr_SetString(PyExc_TypeError, "HotLoop: the sandbox state's type changed since the loop was made");
+        return -1;
+    }
     if (sandbox != Py_None) Py_XSETREF(*slot(sandbox, self->armed_at), Py_NewRef(Py_True));
     *value = PyObject_CallOneArg(self->fn, data);
     if (!*value) *error = PyErr_GetRaisedException();
@@ -224,6 +243,13 @@ static int call(HotLoopObject *self, PyObject *data, PyObject **value, PyObject 
     } else {
         *refusal = Py_NewRef(Py_None);
     }
+    if (sandbox != Py_None && Py_TYPE(sandbox) != self->sandbox_type) {   /* the target reassigned __class__ */
+        Py_CLEAR(*value);
+        Py_CLEAR(*error);
+        Py_CLEAR(*refusal);
+        PyErr_SetString(PyExc_TypeError, "HotLoop: the sandbox state's type changed while the target ran");
+        return -1;
+    }
     if (forks_seen != self->owner) {   /* a process the target forked came back here */
         PyObject *args[] = {self->target, data};
         PyObject *r = PyObject_Vectorcall(self->strays_returned, args, 2, NULL);
@@ -235,11 +261,14 @@ static int call(HotLoopObject *self, PyObject *data, PyObject **value, PyObject 
 
 /* Features all seen before show nothing (Worker._block): 1 when so (the list is emptied), 0 when not. */
 static int keys_seen(HotLoopObject *self, PyObject *keys) {
-    Py_ssize_t n = PyList_GET_SIZE(keys);
-    for (Py_ssize_t k = 0; k < n; k++) {
-        int in = PySet_Contains(self->seen, PyList_GET_ITEM(keys, k));
+    /* a key's __hash__ or __eq__ may be Python code: the length is read again each turn, the key held */
+    for (Py_ssize_t k = 0; k < PyList_GET_SIZE(keys); k++) {
+        PyObject *key = Py_NewRef(PyList_GET_ITEM(keys, k));
+        int in = PySet_Contains(self->seen, key);
+        Py_DECREF(key);
         if (in <= 0) return in;
     }
+    Py_ssize_t n = PyList_GET_SIZE(keys);
     return n && PyList_SetSlice(keys, 0, n, NULL) < 0 ? -1 : 1;
 }
 
@@ -406,6 +435,10 @@ static PyObject *HotLoop_run(HotLoopObject *self, PyObject *const *args, Py_ssiz
     int clock = nargs == 4 && args[3] != Py_None;
     double wake_at = clock ? PyFloat_AsDouble(args[3]) : 0.0;
     if (PyErr_Occurred()) return NULL;
+    if (i < 0 || executed < 0 || executed > LLONG_MAX / 2 || stop > LLONG_MAX / 2) {
+        PyErr_SetString(PyExc_ValueError, "run: 0 <= i, 0 <= executed, and stop and executed below 2**62");
+        return NULL;
+    }
     RunState st;
     Ahead ahead;
     ahead.n = ahead.k = 0;
@@ -426,7 +459,8 @@ static PyObject *HotLoop_run(HotLoopObject *self, PyObject *const *args, Py_ssiz
         }
         if (ahead.k == ahead.n) {   /* the next stretch's children; it ends before a clock boundary */
             if (!PyList_GET_SIZE(st.src.corpus)) { status = ST_PYTHON; break; }
-            long long boundary = (i / self->clock_every + 1) * self->clock_every;
+            long long boundary;
+            if (__builtin_mul_overflow(i / self->clock_every + 1, self->clock_every, &boundary)) boundary = LLONG_MAX;
             if (make_ahead(self, &st, &ahead, i, boundary < stop ? boundary : stop) < 0) goto fail;
         }
         Child *child = &ahead.c[ahead.k++];
@@ -435,7 +469,10 @@ static PyObject *HotLoop_run(HotLoopObject *self, PyObject *const *args, Py_ssiz
         Py_ssize_t n = PyBytes_GET_SIZE(data);
         if (record(self, &st, PyBytes_AS_STRING(data), n) < 0) goto fail;
         started = journal_begin(self, &st, i, PyBytes_AS_STRING(data), n);
-        if (call(self, data, &value, &error, &refusal) < 0) goto fail;
+        if (call(self, data, &value, &error, &refusal) < 0) {
+            ((unsigned char *)st.view.buf)[0] = J_IDLE;
+            goto fail;
+        }
         ((unsigned char *)st.view.buf)[0] = J_IDLE;
         ran++;
         if (refusal == Py_None) {
@@ -481,12 +518,24 @@ cleanup:
 static int slot_offset(PyObject *o, PyObject *name, Py_ssize_t *out) {
     PyObject *descr = PyObject_GetAttr((PyObject *)Py_TYPE(o), name);   /* on the class: the descriptor itself */
     if (!descr) return -1;
-    int ok = Py_IS_TYPE(descr, &PyMemberDescr_Type)
-             && ((PyMemberDescrObject *)descr)->d_member->type == Py_T_OBJECT_EX
-             && !(((PyMemberDescrObject *)descr)->d_member->flags & Py_READONLY);
-    if (ok) *out = ((PyMemberDescrObject *)descr)->d_member->offset;
+    /* The descriptor must be one of type(o)'s own slots (or a base's): a member descriptor of
+       another class, set as a class attribute, would name an offset inside that class's
+       instances.  The slot must lie inside the instance and hold an object pointer. */
+    PyTypeObject *type = Py_TYPE(o);
+    int ok = Py_IS_TYPE(descr, &PyMemberDescr_Type);
+    if (ok) {
+        PyMemberDescrObject *member = (PyMemberDescrObject *)descr;
+        Py_ssize_t at = member->d_member->offset;
+        ok = member->d_member->type == Py_T_OBJECT_EX && !(member->d_member->flags & Py_READONLY)
+             && !(member->d_member->flags & Py_RELATIVE_OFFSET)
+             && PyType_IsSubtype(type, member->d_common.d_type)
+             && at >= (Py_ssize_t)sizeof(PyObject) && at % (Py_ssize_t)sizeof(PyObject *) == 0
+             && at <= member->d_common.d_type->tp_basicsize - (Py_ssize_t)sizeof(PyObject *)
+             && at <= type->tp_basicsize - (Py_ssize_t)sizeof(PyObject *) && type->tp_itemsize == 0;
+        if (ok) *out = at;
+    }
     Py_DECREF(descr);
-    if (!ok) PyErr_Format(PyExc_TypeError, "HotLoop: the sandbox state's %R is a writable __slots__ entry", name);
+    if (!ok) PyErr_Format(PyExc_TypeError, "HotLoop: the sandbox state's %R is a writable __slots__ entry of its type", name);
     return ok ? 0 : -1;
 }
 
@@ -504,6 +553,10 @@ static PyObject *HotLoop_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
         return NULL;
     if (clock_every <= 0) {
         PyErr_SetString(PyExc_ValueError, "HotLoop: clock_every is positive");
+        return NULL;
+    }
+    if (data_at < H_SIZE) {
+        PyErr_SetString(PyExc_ValueError, "HotLoop: data_at lies inside the journal's header");
         return NULL;
     }
     if (Py_TYPE(stream) != &cm_StreamType || !PyTuple_Check(mutate_args) || PyTuple_GET_SIZE(mutate_args) != 7
@@ -531,6 +584,8 @@ static PyObject *HotLoop_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     }
     Py_ssize_t cap = sizes[0];
     double limit = outlier == Py_None ? -1.0 : PyFloat_AsDouble(outlier);
+    if (mem && !PyErr_Occurred() && (sizes[0] < 0 || sizes[1] < 0 || sizes[2] < 0 || sizes[3] < 0))
+        PyErr_SetString(PyExc_ValueError, "HotLoop: the journal's capacity, chain_at, ring_at and ring are not negative");
     if (!mem || PyErr_Occurred()) { Py_XDECREF(mem); Py_DECREF(tried); return NULL; }
     HotLoopObject *self = (HotLoopObject *)type->tp_alloc(type, 0);
     if (!self) { Py_DECREF(mem); Py_DECREF(tried); return NULL; }
@@ -562,33 +617,68 @@ static PyObject *HotLoop_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     self->clock_every = clock_every;
     self->owner = forks_seen;
     self->span = 1;
-    if (sandbox != Py_None
-        && (slot_offset(sandbox, s_armed, &self->armed_at) < 0 || slot_offset(sandbox, s_refusal, &self->refusal_at) < 0)) {
-        Py_DECREF(self);
-        return NULL;
+    if (sandbox != Py_None) {
+        self->sandbox_type = (PyTypeObject *)Py_NewRef(Py_TYPE(sandbox));
+        if (slot_offset(sandbox, s_armed, &self->armed_at) < 0 || slot_offset(sandbox, s_refusal, &self->refusal_at) < 0) {
+            Py_DECREF(self);
+            return NULL;
+        }
     }
     return (PyObject *)self;
 }
 
+/* GC support: the loop holds the target, the source, the feedback and the sink, which may
+   hold it back (a worker that keeps its loop). */
+static int HotLoop_traverse(HotLoopObject *self, visitproc visit, void *arg) {
+    Py_VISIT(self->fn);
+    Py_VISIT(self->target);
+    Py_VISIT(self->source);
+    Py_VISIT((PyObject *)self->stream);
+    Py_VISIT(self->mutate_args);
+    Py_VISIT(self->replace_one);
+    Py_VISIT(self->feedback);
+    Py_VISIT(self->sink);
+    Py_VISIT(self->boring);
+    Py_VISIT(self->rejects);
+    Py_VISIT(self->seen);
+    Py_VISIT(self->values);
+    Py_VISIT(self->tried);
+    Py_VISIT(self->journal);
+    Py_VISIT(self->mem);
+    Py_VISIT(self->sandbox);
+    Py_VISIT(self->allow);
+    Py_VISIT(self->strays_returned);
+    Py_VISIT((PyObject *)self->sandbox_type);
+    return 0;
+}
+
+static int HotLoop_clear(HotLoopObject *self) {
+    self->cleared = 1;   /* first: a finalizer that runs while the fields go may call run() */
+    Py_CLEAR(self->fn);
+    Py_CLEAR(self->target);
+    Py_CLEAR(self->source);
+    Py_CLEAR(self->stream);
+    Py_CLEAR(self->mutate_args);
+    Py_CLEAR(self->replace_one);
+    Py_CLEAR(self->feedback);
+    Py_CLEAR(self->sink);
+    Py_CLEAR(self->boring);
+    Py_CLEAR(self->rejects);
+    Py_CLEAR(self->seen);
+    Py_CLEAR(self->values);
+    Py_CLEAR(self->tried);
+    Py_CLEAR(self->journal);
+    Py_CLEAR(self->mem);
+    Py_CLEAR(self->sandbox);
+    Py_CLEAR(self->allow);
+    Py_CLEAR(self->strays_returned);
+    Py_CLEAR(self->sandbox_type);
+    return 0;
+}
+
 static void HotLoop_dealloc(HotLoopObject *self) {
-    Py_XDECREF(self->fn);
-    Py_XDECREF(self->target);
-    Py_XDECREF(self->source);
-    Py_XDECREF((PyObject *)self->stream);
-    Py_XDECREF(self->mutate_args);
-    Py_XDECREF(self->replace_one);
-    Py_XDECREF(self->feedback);
-    Py_XDECREF(self->sink);
-    Py_XDECREF(self->boring);
-    Py_XDECREF(self->rejects);
-    Py_XDECREF(self->seen);
-    Py_XDECREF(self->values);
-    Py_XDECREF(self->tried);
-    Py_XDECREF(self->journal);
-    Py_XDECREF(self->mem);
-    Py_XDECREF(self->sandbox);
-    Py_XDECREF(self->allow);
-    Py_XDECREF(self->strays_returned);
+    PyObject_GC_UnTrack(self);
+    HotLoop_clear(self);
     PyMem_Free(self->buf.p);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
@@ -615,8 +705,10 @@ PyTypeObject cm_HotLoopType = {
     .tp_name = "assay.gen._cmutate.HotLoop",
     .tp_doc = "The worker's byte-mode hot loop (Worker._block with InputSource.next): the same cases, in C.",
     .tp_basicsize = sizeof(HotLoopObject),
-    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC,
     .tp_new = HotLoop_new,
+    .tp_traverse = (traverseproc)HotLoop_traverse,
+    .tp_clear = (inquiry)HotLoop_clear,
     .tp_dealloc = (destructor)HotLoop_dealloc,
     .tp_methods = HotLoop_methods,
     .tp_members = HotLoop_members,

@@ -396,6 +396,8 @@ static int m_copy_part(Ctx *c) {
     return rc < 0 ? -1 : 1;
 }
 
+static int crossover_with(Ctx *c, Buf *b, PyObject *other);
+
 static int m_crossover(Ctx *c) {
     Buf *b = c->b;
     PyObject *other = c->other;
@@ -404,6 +406,7 @@ static int m_crossover(Ctx *c) {
         if (!size) return 0;
         Py_ssize_t k;
         DRAW(size, k);
+        if (k >= PyList_GET_SIZE(other)) { PyErr_SetString(PyExc_IndexError, "crossover: the corpus shrank"); return -1; }
         other = PyList_GET_ITEM(other, k);
     }
     if (other == Py_None || !PyBytes_Check(other) || PyBytes_GET_SIZE(other) == 0) {
@@ -413,6 +416,13 @@ static int m_crossover(Ctx *c) {
         }
         return 0;
     }
+    Py_INCREF(other);   /* held while the draws run */
+    int rc = crossover_with(c, b, other);
+    Py_DECREF(other);
+    return rc;
+}
+
+static int crossover_with(Ctx *c, Buf *b, PyObject *other) {
     const unsigned char *o = (const unsigned char *)PyBytes_AS_STRING(other);
     Py_ssize_t len = PyBytes_GET_SIZE(other);
     Py_ssize_t n, src, mode, at;
@@ -437,12 +447,17 @@ static int m_dict(Ctx *c, int overwrite) {
     if (!size) return 0;
     Py_ssize_t k, at;
     DRAW(size, k);
+    if (k >= PyList_GET_SIZE(c->dictionary)) { PyErr_SetString(PyExc_IndexError, "the dictionary shrank"); return -1; }
     PyObject *token = PyList_GET_ITEM(c->dictionary, k);
     if (!PyBytes_Check(token)) { PyErr_SetString(PyExc_TypeError, "dictionary tokens are bytes"); return -1; }
-    DRAW(b->n + 1, at);
+    Py_INCREF(token);   /* held while the draw runs */
+    uint64_t w;
+    if (cm_rng_below(c->rng, (uint64_t)(b->n + 1), &w) < 0) { Py_DECREF(token); return -1; }
+    at = (Py_ssize_t)w;
     Py_ssize_t len = PyBytes_GET_SIZE(token);
     const unsigned char *t = (const unsigned char *)PyBytes_AS_STRING(token);
     int rc = overwrite ? buf_assign(b, at, at + len, t, len) : buf_assign(b, at, at, t, len);
+    Py_DECREF(token);
     return rc < 0 ? -1 : 1;
 }
 
@@ -508,12 +523,16 @@ int cm_mutate_into(const cm_MutateArgs *a, RandomObject *rng, const unsigned cha
         if (!buf->n) {
             Py_ssize_t size = PyList_GET_SIZE(a->inserting);
             if (cm_rng_below(rng, (uint64_t)size, &x) < 0) return -1;
+            if ((Py_ssize_t)x >= PyList_GET_SIZE(a->inserting)) {
+                PyErr_SetString(PyExc_IndexError, "mutate: the inserting list shrank");
+                return -1;
+            }
             i = PyLong_AsSsize_t(PyList_GET_ITEM(a->inserting, (Py_ssize_t)x));
         } else {
             if (cm_rng_below(rng, (uint64_t)a->n_picks << 20, &x) < 0) return -1;
             uint64_t high = x / (uint64_t)a->n_picks, k = x % (uint64_t)a->n_picks;
             Py_ssize_t n_wins = PyList_GET_SIZE(a->wins);
-            if (n_wins && k < (uint64_t)a->win_cut)
+            if (n_wins && a->win_cut > 0 && k < (uint64_t)a->win_cut)
                 i = PyLong_AsSsize_t(PyList_GET_ITEM(a->wins, (Py_ssize_t)(high % (uint64_t)n_wins)));
             else
                 i = (Py_ssize_t)(k % (uint64_t)N_MUTATIONS);
@@ -549,7 +568,13 @@ int cm_mutate_args(PyObject *const *args, cm_MutateArgs *a) {
     a->max_len = PyLong_AsSsize_t(args[0]);
     a->n_picks = PyLong_AsSsize_t(args[5]);
     a->win_cut = PyLong_AsSsize_t(args[6]);
-    return PyErr_Occurred() ? -1 : 0;
+    if (PyErr_Occurred()) return -1;
+    /* n_picks << 20 is drawn from: it must fit 64 bits; a negative max_len would be a negative length */
+    if (a->max_len < 0 || a->n_picks <= 0 || a->n_picks > ((Py_ssize_t)1 << 40)) {
+        PyErr_SetString(PyExc_ValueError, "mutate: max_len >= 0 and 0 < n_picks <= 2**40");
+        return -1;
+    }
+    return 0;
 }
 
 /* The names of the mutations applied, as ByteMutator.mutate returns them. */

@@ -186,8 +186,16 @@ int cm_set_long_long(PyObject *v, long long *out) {
 /* ---------------------------------------------------------------- Random */
 
 
+/* A generator whose key the GC cleared (a cycle's) draws no more. */
+static int rng_cleared(RandomObject *r) {
+    if (r->key) return 0;
+    PyErr_SetString(PyExc_ValueError, "this Random was cleared by the garbage collector");
+    return 1;
+}
+
 /* FastRandom._refill: hash further blocks until pool >= need (given as a test). */
 static int rng_refill_block(RandomObject *r) {
+    if (rng_cleared(r)) return -1;
     r->more += 1;
     unsigned char tail[12];
     for (int i = 0; i < 8; i++) tail[i] = (unsigned char)(((unsigned long long)r->index) >> (56 - 8 * i));
@@ -273,9 +281,9 @@ static int rng_range(RandomObject *r, long long start, long long stop, long long
         PyErr_Format(PyExc_ValueError, "empty range for randrange(%lld, %lld)", start, stop);
         return -1;
     }
-    uint64_t v;
-    if (cm_rng_below(r, (uint64_t)(stop - start), &v) < 0) return -1;
-    *out = start + (long long)v;
+    uint64_t v;   /* the width and the sum in unsigned arithmetic: stop - start may not fit a long long */
+    if (cm_rng_below(r, (uint64_t)stop - (uint64_t)start, &v) < 0) return -1;
+    *out = (long long)((uint64_t)start + v);
     return 0;
 }
 
@@ -288,19 +296,31 @@ static PyObject *Random_new(PyTypeObject *type, PyObject *args, PyObject *kwds) 
     if (!self) return NULL;
     self->pool.d = NULL;
     self->pool.n = self->pool.cap = 0;
-    Py_INCREF(key);
-    self->key = key;
+    self->key = Py_NewRef(key);
     self->index = index;
     self->more = 0;
     if (big_from_long(&self->pool, pool) < 0) { Py_DECREF(self); return NULL; }
     return (PyObject *)self;
 }
 
+/* GC support: the key is a bytes object, maybe of a subclass with a __dict__ (a cycle through it). */
+static int Random_traverse(RandomObject *self, visitproc visit, void *arg) {
+    Py_VISIT(self->key);
+    return 0;
+}
+
+static int Random_clear(RandomObject *self) {
+    Py_CLEAR(self->key);
+    return 0;
+}
+
 static void Random_dealloc(RandomObject *self) {
+    PyObject_GC_UnTrack(self);
     PyMem_Free(self->pool.d);
-    Py_XDECREF(self->key);
+    Random_clear(self);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
+
 
 static PyObject *Random_randbelow(RandomObject *self, PyObject *n) {
     if (!PyLong_Check(n)) { PyErr_SetString(PyExc_TypeError, "n must be an int"); return NULL; }
@@ -343,8 +363,8 @@ static PyObject *Random_randrange(RandomObject *self, PyObject *const *args, Py_
 static PyObject *Random_randint(RandomObject *self, PyObject *const *args, Py_ssize_t nargs) {
     if (nargs != 2) { PyErr_SetString(PyExc_TypeError, "randint(a, b)"); return NULL; }
     PyObject *one = PyLong_FromLong(1);
-    PyObject *stop = PyNumber_Add(args[1], one);
-    Py_DECREF(one);
+    PyObject *stop = one ? PyNumber_Add(args[1], one) : NULL;
+    Py_XDECREF(one);
     if (!stop) return NULL;
     PyObject *pair[2] = {args[0], stop};
     PyObject *out = Random_randrange(self, pair, 2);
@@ -384,8 +404,8 @@ static PyObject *Random_getrandbits(RandomObject *self, PyObject *k) {
     if (bits < 0) { PyErr_SetString(PyExc_ValueError, "negative shift count"); return NULL; }
     if (bits == 0) return PyLong_FromLong(0);
     PyObject *one = PyLong_FromLong(1);
-    PyObject *n = PyNumber_Lshift(one, k);
-    Py_DECREF(one);
+    PyObject *n = one ? PyNumber_Lshift(one, k) : NULL;
+    Py_XDECREF(one);
     if (!n) return NULL;
     PyObject *out = rng_below_long(self, n);
     Py_DECREF(n);
@@ -395,6 +415,10 @@ static PyObject *Random_getrandbits(RandomObject *self, PyObject *k) {
 static PyObject *Random_randbytes(RandomObject *self, PyObject *n) {
     Py_ssize_t count = PyLong_AsSsize_t(n);
     if (count == -1 && PyErr_Occurred()) return NULL;
+    if (count < 0 || count > PY_SSIZE_T_MAX / 8) {
+        PyErr_SetString(PyExc_ValueError, "randbytes: a count from 0 to sys.maxsize // 8");
+        return NULL;
+    }
     PyObject *bits = PyLong_FromSsize_t(count * 8);
     if (!bits) return NULL;
     PyObject *v = Random_getrandbits(self, bits);
@@ -423,7 +447,7 @@ static PyObject *Random_get_index(RandomObject *self, void *c) { return PyLong_F
 static int Random_set_index(RandomObject *self, PyObject *v, void *c) { return cm_set_long_long(v, &self->index); }
 static PyObject *Random_get_more(RandomObject *self, void *c) { return PyLong_FromLongLong(self->more); }
 static int Random_set_more(RandomObject *self, PyObject *v, void *c) { return cm_set_long_long(v, &self->more); }
-static PyObject *Random_get_key(RandomObject *self, void *c) { Py_INCREF(self->key); return self->key; }
+static PyObject *Random_get_key(RandomObject *self, void *c) { return rng_cleared(self) ? NULL : Py_NewRef(self->key); }
 
 static PyGetSetDef Random_getset[] = {
     {"_pool", (getter)Random_get_pool, (setter)Random_set_pool, "the pool of unused bits", NULL},
@@ -451,8 +475,10 @@ PyTypeObject cm_RandomType = {
     .tp_name = "assay.gen._cmutate.Random",
     .tp_doc = "FastRandom in C: the same draws from the same pool.",
     .tp_basicsize = sizeof(RandomObject),
-    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC,
     .tp_new = Random_new,
+    .tp_traverse = (traverseproc)Random_traverse,
+    .tp_clear = (inquiry)Random_clear,
     .tp_dealloc = (destructor)Random_dealloc,
     .tp_methods = Random_methods,
     .tp_getset = Random_getset,
@@ -466,26 +492,41 @@ static PyObject *Stream_new(PyTypeObject *type, PyObject *args, PyObject *kwds) 
     if (!PyArg_ParseTupleAndKeywords(args, kwds, "S", kwlist, &key)) return NULL;
     StreamObject *self = (StreamObject *)type->tp_alloc(type, 0);
     if (!self) return NULL;
-    Py_INCREF(key);
-    self->key = key;
+    self->key = Py_NewRef(key);
     self->block_no = -1;
     self->block = NULL;
-    PyObject *zero = PyLong_FromLong(0);
-    self->rng = (RandomObject *)PyObject_CallFunction((PyObject *)&cm_RandomType, "OOi", zero, key, 0);
-    Py_DECREF(zero);
+    self->rng = (RandomObject *)PyObject_CallFunction((PyObject *)&cm_RandomType, "OOi", zero_obj, key, 0);
     if (!self->rng) { Py_DECREF(self); return NULL; }
     return (PyObject *)self;
 }
 
+static int Stream_traverse(StreamObject *self, visitproc visit, void *arg) {
+    Py_VISIT(self->key);
+    Py_VISIT(self->block);
+    Py_VISIT(self->rng);
+    return 0;
+}
+
+static int Stream_clear(StreamObject *self) {
+    Py_CLEAR(self->key);
+    Py_CLEAR(self->block);
+    Py_CLEAR(self->rng);
+    self->block_no = -1;
+    return 0;
+}
+
 static void Stream_dealloc(StreamObject *self) {
-    Py_XDECREF(self->key);
-    Py_XDECREF(self->block);
-    Py_XDECREF(self->rng);
+    PyObject_GC_UnTrack(self);
+    Stream_clear(self);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
 RandomObject *cm_stream_case(StreamObject *self, long long index) {
     if (index < 0) { PyErr_SetString(PyExc_ValueError, "case indices are not negative"); return NULL; }
+    if (!self->key || !self->rng) {
+        PyErr_SetString(PyExc_ValueError, "this Stream was cleared by the garbage collector");
+        return NULL;
+    }
     long long block_no = index / STREAM_BLOCK, at = index % STREAM_BLOCK;
     if (block_no != self->block_no) {
         Py_ssize_t klen = PyBytes_GET_SIZE(self->key);
@@ -521,7 +562,10 @@ static PyObject *Stream_rng(StreamObject *self, PyObject *arg) {
     return (PyObject *)rng;
 }
 
-static PyObject *Stream_get_key(StreamObject *self, void *c) { Py_INCREF(self->key); return self->key; }
+static PyObject *Stream_get_key(StreamObject *self, void *c) {
+    if (!self->key) { PyErr_SetString(PyExc_ValueError, "this Stream was cleared by the garbage collector"); return NULL; }
+    return Py_NewRef(self->key);
+}
 
 static PyGetSetDef Stream_getset[] = {
     {"key", (getter)Stream_get_key, NULL, "the target seed's bytes", NULL},
@@ -538,8 +582,10 @@ PyTypeObject cm_StreamType = {
     .tp_name = "assay.gen._cmutate.Stream",
     .tp_doc = "CaseStream in C: case i's generator from one shake_128 block per 64 cases.",
     .tp_basicsize = sizeof(StreamObject),
-    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC,
     .tp_new = Stream_new,
+    .tp_traverse = (traverseproc)Stream_traverse,
+    .tp_clear = (inquiry)Stream_clear,
     .tp_dealloc = (destructor)Stream_dealloc,
     .tp_methods = Stream_methods,
     .tp_getset = Stream_getset,

@@ -119,6 +119,10 @@ static PyObject *Recorder_call(RecorderObject *self, PyObject *const *args, size
         PyErr_SetString(PyExc_TypeError, "Recorder takes (op, site, vsite, a, b)");
         return NULL;
     }
+    if (!self->cut || !self->values || !self->guards || !self->records || !self->in_order) {
+        PyErr_SetString(PyExc_ValueError, "this Recorder was cleared by the garbage collector");
+        return NULL;
+    }
     long op = PyLong_AsLong(args[0]);
     if (op == -1 && PyErr_Occurred()) return NULL;
     if (op < 0 || op > 7) {
@@ -221,7 +225,9 @@ static void Recorder_dealloc(RecorderObject *self) {
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
-static PyObject *Recorder_last(RecorderObject *self, PyObject *unused) { return Py_NewRef(self->last); }
+static PyObject *Recorder_last(RecorderObject *self, PyObject *unused) {
+    return Py_NewRef(self->last ? self->last : Py_None);
+}
 
 static PyMethodDef Recorder_methods[] = {
     {"last", (PyCFunction)Recorder_last, METH_NOARGS, "The right operand of the comparison just made (assay_last)."},

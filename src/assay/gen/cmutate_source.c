@@ -66,7 +66,35 @@ int cm_source_enter(cm_Source *st, PyObject *src, PyObject *mutate_args, PyObjec
     Py_DECREF(limit);
     if (st->len_limit == -1 && PyErr_Occurred()) return -1;
     if (st->len_limit < -1) { PyErr_SetString(PyExc_ValueError, "HotLoop: a negative length limit"); return -1; }
+    if (cm_source_check(st) < 0) return -1;
     return cm_mutate_args(&PyTuple_GET_ITEM(mutate_args, 0), &st->ma);
+}
+
+/* The source's parallel lists (one item per corpus entry) have one length: checked on entry and
+   before each child, since Python code (the target, replace_one, a deque) runs in between. */
+int cm_source_check(const cm_Source *st) {
+    Py_ssize_t n = PyList_GET_SIZE(st->corpus);
+    if (PyList_GET_SIZE(st->cmp_pairs) != n || PyList_GET_SIZE(st->children) != n || PyList_GET_SIZE(st->trouble) != n
+        || PyList_GET_SIZE(st->guards) != n) {
+        PyErr_Format(PyExc_ValueError,
+                     "HotLoop: the source's parallel lists differ in length (corpus %zd, cmp_pairs %zd, children %zd, "
+                     "trouble %zd, guards %zd)",
+                     n, PyList_GET_SIZE(st->cmp_pairs), PyList_GET_SIZE(st->children), PyList_GET_SIZE(st->trouble),
+                     PyList_GET_SIZE(st->guards));
+        return -1;
+    }
+    return 0;
+}
+
+/* list[index] (a new reference), or NULL with IndexError when index is outside the list: every
+   read of the source's lists goes through here, whatever Python code did to them meanwhile. */
+static PyObject *item_at(PyObject *list, Py_ssize_t index, const char *what) {
+    if (index < 0 || index >= PyList_GET_SIZE(list)) {
+        PyErr_Format(PyExc_IndexError, "HotLoop: index %zd outside source.%s (length %zd)", index, what,
+                     PyList_GET_SIZE(list));
+        return NULL;
+    }
+    return Py_NewRef(PyList_GET_ITEM(list, index));
 }
 
 int cm_source_leave(cm_Source *st, PyObject *src) {
@@ -102,16 +130,24 @@ static int in_quiet(cm_Source *st, Py_ssize_t index) {
     return rc;
 }
 
-static int list_ll(PyObject *list, Py_ssize_t index, long long *out) {
-    *out = PyLong_AsLongLong(PyList_GET_ITEM(list, index));
+static int list_ll(PyObject *list, Py_ssize_t index, long long *out, const char *what) {
+    PyObject *v = item_at(list, index, what);
+    if (!v) return -1;
+    *out = PyLong_AsLongLong(v);
+    Py_DECREF(v);
     return (*out == -1 && PyErr_Occurred()) ? -1 : 0;
 }
 
 /* children[index] += delta: how many children entry index has had. */
 static int add_children(cm_Source *st, Py_ssize_t index, long long delta) {
-    long long children;
-    PyObject *count = list_ll(st->children, index, &children) < 0 ? NULL : PyLong_FromLongLong(children + delta);
-    return count ? PyList_SetItem(st->children, index, count) : -1;
+    long long children, sum;
+    if (list_ll(st->children, index, &children, "children") < 0) return -1;
+    if (__builtin_add_overflow(children, delta, &sum)) {
+        PyErr_SetString(PyExc_OverflowError, "HotLoop: a child count out of range");
+        return -1;
+    }
+    PyObject *count = PyLong_FromLongLong(sum);
+    return count ? PyList_SetItem(st->children, index, count) : -1;   /* SetItem checks the index again */
 }
 
 int cm_source_uncount(cm_Source *st, Py_ssize_t parent) {
@@ -142,7 +178,10 @@ static int pick(cm_Source *st, RandomObject *rng, Py_ssize_t n, Py_ssize_t *out)
         if (q < 0) return -1;
         if (q) index = (Py_ssize_t)((x >> 2) % (uint64_t)n);
     } else if (n_productive && roll < RECENT_SHARE + PRODUCTIVE_SHARE) {
-        index = PyLong_AsSsize_t(PyList_GET_ITEM(st->productive, (Py_ssize_t)(x % (uint64_t)n_productive)));
+        PyObject *entry = item_at(st->productive, (Py_ssize_t)(x % (uint64_t)n_productive), "productive");
+        if (!entry) return -1;
+        index = PyLong_AsSsize_t(entry);
+        Py_DECREF(entry);
         if (index == -1 && PyErr_Occurred()) return -1;
     } else {
         index = (Py_ssize_t)(x % (uint64_t)n);
@@ -152,12 +191,14 @@ static int pick(cm_Source *st, RandomObject *rng, Py_ssize_t n, Py_ssize_t *out)
     if (q) index = (Py_ssize_t)((x >> 3) % (uint64_t)n);
     if (index < 0 || index >= n) { PyErr_SetString(PyExc_IndexError, "HotLoop: a parent index out of range"); return -1; }
     long long trouble, children;
-    if (list_ll(st->trouble, index, &trouble) < 0) return -1;
+    if (list_ll(st->trouble, index, &trouble, "trouble") < 0) return -1;
     if (trouble) {
         for (int k = 0; k < REPICKS; k++) {
-            if (list_ll(st->trouble, index, &trouble) < 0 || list_ll(st->children, index, &children) < 0) return -1;
+            if (list_ll(st->trouble, index, &trouble, "trouble") < 0
+                || list_ll(st->children, index, &children, "children") < 0)
+                return -1;
             if (!trouble) break;
-            double u, skip = (double)trouble / (double)(children + 1);
+            double u, skip = (double)trouble / (children == LLONG_MAX ? 0x1p63 : (double)(children + 1));
             if (cm_rng_random(rng, &u) < 0) return -1;
             if (u >= (skip < MAX_SKIP ? skip : MAX_SKIP)) break;
             uint64_t v;
@@ -172,15 +213,16 @@ static int pick(cm_Source *st, RandomObject *rng, Py_ssize_t n, Py_ssize_t *out)
 
 /* InputSource._maybe_repair: 1 when the child is marked for repair. */
 static int maybe_repair(cm_Source *st, RandomObject *rng, Py_ssize_t index) {
-    PyObject *guards = PyList_GET_ITEM(st->guards, index);
+    PyObject *guards = item_at(st->guards, index, "guards");
+    if (!guards) return -1;
     int has = PyObject_IsTrue(guards);
-    if (has <= 0) return has;
-    if (!((double)st->repairs < REPAIR_BUDGET * (double)st->cases)) return 0;
+    if (has <= 0) { Py_DECREF(guards); return has; }
+    if (!((double)st->repairs < REPAIR_BUDGET * (double)st->cases)) { Py_DECREF(guards); return 0; }
     double u;
-    if (cm_rng_random(rng, &u) < 0) return -1;
-    if (!(u < REPAIR_SHARE)) return 0;
+    if (cm_rng_random(rng, &u) < 0) { Py_DECREF(guards); return -1; }
+    if (!(u < REPAIR_SHARE)) { Py_DECREF(guards); return 0; }
     st->repairs += 1;
-    Py_SETREF(st->repair_guards, Py_NewRef(guards));
+    Py_SETREF(st->repair_guards, guards);
     return 1;
 }
 
@@ -203,8 +245,9 @@ static int staged_next(cm_Source *st, PyObject **data) {
             return -1;
         }
         pair = PyTuple_GET_ITEM(item, 1);
-        pairs = PyList_GET_ITEM(st->cmp_pairs, index);
+        if (!(pairs = item_at(st->cmp_pairs, index, "cmp_pairs"))) { Py_DECREF(item); return -1; }
         int live = PySequence_Contains(pairs, pair);   /* dropped since: it led into a known failure */
+        Py_DECREF(pairs);
         if (live <= 0) {
             Py_DECREF(item);
             if (live < 0) return -1;
@@ -215,9 +258,10 @@ static int staged_next(cm_Source *st, PyObject **data) {
             PyErr_SetString(PyExc_TypeError, "HotLoop: replacements are pairs");
             return -1;
         }
-        parent = PyList_GET_ITEM(st->corpus, index);
+        if (!(parent = item_at(st->corpus, index, "corpus"))) { Py_DECREF(item); return -1; }
         PyObject *args[] = {parent, PyTuple_GET_ITEM(pair, 0), PyTuple_GET_ITEM(pair, 1), zero};
         PyObject *out = PyObject_Vectorcall(st->replace_one, args, 4, NULL);
+        Py_DECREF(parent);
         if (!out) { Py_DECREF(item); return -1; }
         if (out == Py_None) { Py_DECREF(out); Py_DECREF(item); continue; }
         if (!PyBytes_Check(out)) {
@@ -245,6 +289,9 @@ static int staged_next(cm_Source *st, PyObject **data) {
     }
 }
 
+static int next_of(cm_Source *st, RandomObject *rng, Py_ssize_t index, PyObject *parent, PyObject *pairs,
+                   PyObject **data);
+
 int cm_source_next(cm_Source *st, RandomObject *rng, PyObject **data) {
     st->generated = 1;
     st->op = NULL;
@@ -255,11 +302,23 @@ int cm_source_next(cm_Source *st, RandomObject *rng, PyObject **data) {
         int staged = staged_next(st, data);
         if (staged) return staged < 0 ? -1 : 0;
     }
+    if (cm_source_check(st) < 0) return -1;
     Py_ssize_t n = PyList_GET_SIZE(st->corpus), index;
+    if (!n) { PyErr_SetString(PyExc_IndexError, "HotLoop: the corpus is empty"); return -1; }
     if (pick(st, rng, n, &index) < 0) return -1;
     st->last_parent = index;
-    PyObject *parent = PyList_GET_ITEM(st->corpus, index);
-    PyObject *pairs = PyList_GET_ITEM(st->cmp_pairs, index);
+    /* the parent and its pairs are held while Python code (replace_one) runs */
+    PyObject *parent = item_at(st->corpus, index, "corpus");
+    PyObject *pairs = parent ? item_at(st->cmp_pairs, index, "cmp_pairs") : NULL;
+    int rc = pairs ? next_of(st, rng, index, parent, pairs, data) : -1;
+    Py_XDECREF(parent);
+    Py_XDECREF(pairs);
+    return rc;
+}
+
+/* cm_source_next past the pick: a child of parent (corpus[index]), whose pairs are pairs. */
+static int next_of(cm_Source *st, RandomObject *rng, Py_ssize_t index, PyObject *parent, PyObject *pairs,
+                   PyObject **data) {
     if (!PyBytes_Check(parent) || !PyList_Check(pairs)) { PyErr_SetString(PyExc_TypeError, "HotLoop: bad corpus"); return -1; }
     Py_ssize_t n_pairs = PyList_GET_SIZE(pairs);
     if (n_pairs) {
@@ -268,6 +327,10 @@ int cm_source_next(cm_Source *st, RandomObject *rng, PyObject **data) {
         if (u < CMP_SHARE) {
             uint64_t k, at;
             if (cm_rng_below(rng, (uint64_t)n_pairs, &k) < 0) return -1;
+            if ((Py_ssize_t)k >= PyList_GET_SIZE(pairs)) {
+                PyErr_SetString(PyExc_IndexError, "HotLoop: a comparison pair index out of range");
+                return -1;
+            }
             PyObject *pair = Py_NewRef(PyList_GET_ITEM(pairs, (Py_ssize_t)k));
             if (!PyTuple_Check(pair) || PyTuple_GET_SIZE(pair) != 2 || cm_rng_below(rng, 64, &at) < 0) {
                 if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "HotLoop: replacements are pairs");
@@ -306,8 +369,13 @@ int cm_source_next(cm_Source *st, RandomObject *rng, PyObject **data) {
         return -1;
     *data = PyBytes_FromStringAndSize((const char *)st->buf->p, st->buf->n);
     if (!*data) return -1;
-    if (PyList_GET_SIZE(PyList_GET_ITEM(st->guards, index))) return maybe_repair(st, rng, index);
-    return 0;
+    PyObject *guards = item_at(st->guards, index, "guards");
+    if (!guards) { Py_CLEAR(*data); return -1; }
+    int has = PyList_CheckExact(guards) ? PyList_GET_SIZE(guards) != 0 : PyObject_IsTrue(guards);
+    Py_DECREF(guards);
+    int repair = has > 0 ? maybe_repair(st, rng, index) : has;
+    if (repair < 0) Py_CLEAR(*data);
+    return repair;
 }
 
 PyObject *cm_source_ops(const cm_Source *st) {
