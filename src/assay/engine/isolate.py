@@ -21,10 +21,10 @@ import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from multiprocessing.connection import Connection, Pipe
+from multiprocessing.connection import Connection
 from typing import Any
 
-from assay.core import interrupts
+from assay.core import forking, interrupts
 from assay.core.errors import InternalError
 from assay.core.location import is_assay_file
 from assay.core.target import Target
@@ -185,16 +185,13 @@ def fork_with_pipe(body) -> tuple[int, Connection[Any, Any]]:
     and makes it exit with :data:`INTERNAL_EXIT`; the child never returns into the
     parent's code, and neither does a process it forked.
     """
-    procs.libc()  # loaded before the fork, so that the child only calls it
-    parent = os.getpid()
-    reader, writer = Pipe(duplex=False)
-    pid = os.fork()
+    reader, writer = _pipe()
+    pid = forking.fork()  # the child dies with this process
     if pid == 0:
         code = 0
         me = os.getpid()
         try:
             procs.own_group()
-            procs.die_with_parent(parent)
             reader.close()
             wfd = writer.fileno()
             os.register_at_fork(after_in_child=lambda: _close_quietly(wfd))
@@ -220,6 +217,13 @@ def fork_with_pipe(body) -> tuple[int, Connection[Any, Any]]:
     writer.close()
     procs.place_in_group(pid)
     return pid, reader
+
+
+def _pipe() -> tuple[Connection[Any, Any], Connection[Any, Any]]:
+    """A one-way ``multiprocessing`` pipe whose ends are never fds 0-2 (:func:`procs.above_stdio`):
+    a worker whose target closed its stdout and stderr forks children too."""
+    read_end, write_end = procs.pipe()
+    return Connection(read_end, writable=False), Connection(write_end, readable=False)
 
 
 def _close_quietly(fd: int) -> None:

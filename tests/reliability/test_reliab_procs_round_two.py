@@ -1,0 +1,163 @@
+"""Issue 38, items 6-10: processes and hangs.
+
+Each test writes its own small project into ``tmp_path`` and runs ``assay`` in a new
+session, so every descendant can be found by session id and pid, never by name.
+Runs are bounded by case caps; every wait is bounded; nothing asserts on elapsed time
+(a run that hangs is caught by the subprocess's timeout).
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+
+from reliab_helpers import kill_session, run_assay, start_assay, wait_for, wait_gone
+
+
+def _project(root, body: str) -> str:
+    """A project whose ``t.py`` holds the targets ``body`` defines; returns its folder."""
+    root.mkdir(parents=True, exist_ok=True)
+    (root / "pyproject.toml").write_text('[tool.assay]\ntargets = ["t.py"]\n')
+    header = "import ctypes\nimport os\nimport time\n\nimport assay\n\n"
+    (root / "t.py").write_text(header + textwrap.dedent(body))
+    return str(root)
+
+
+def _fuzz_args(project: str, tmp_path, cases: int, seed: int = 1, *extra: str) -> list[str]:
+    return [
+        "fuzz",
+        "--project",
+        project,
+        "--fuzz-cases",
+        str(cases),
+        "--fuzz-seed",
+        str(seed),
+        "--fuzz-corpus",
+        str(tmp_path / "c"),
+        "--fuzz-artifacts",
+        str(tmp_path / "a"),
+        *extra,
+    ]
+
+
+def _alive(pid: int) -> bool:
+    """Whether ``pid`` is a live process (not a zombie)."""
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            return fh.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+HANGS = """
+@assay.target(max_len=16, timeout=5)
+def hangs(data: bytes) -> None:
+    # Every run leaves its pid in its working folder, then hangs in C code (no Python lines).
+    with open(f"hang-{os.getpid()}", "w"):
+        pass
+    time.sleep(3600)
+"""
+
+
+def test_sigkill_of_the_parent_while_a_hang_is_traced_leaves_no_orphan(tmp_path):
+    project = _project(tmp_path / "p", HANGS)
+    temp = tmp_path / "tmp"
+    temp.mkdir()
+    proc = start_assay(*_fuzz_args(project, tmp_path, 3), env={**os.environ, "TMPDIR": str(temp)})
+    runs: list[int] = []
+
+    def traced_run_started() -> bool:
+        # The worker runs the hang first; the second pid in its folder is the traced run
+        # (wedges.held_frames, a child of the worker) that looks for the loop's frames.
+        runs[:] = sorted(
+            int(name.split("-", 1)[1])
+            for work in temp.glob("assay-work-*")
+            for name in os.listdir(work)
+            if name.startswith("hang-")
+        )
+        return len(runs) >= 2
+
+    try:
+        assert wait_for(traced_run_started, wait=120), "the hang was never traced"
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.communicate(timeout=60)
+        assert wait_gone(proc.pid) == [], "processes of the SIGKILLed run survived it"
+        assert not [pid for pid in runs if _alive(pid)], f"runs of the hang survived: {runs}"
+    finally:
+        kill_session(proc.pid)
+
+
+LINGERS = """
+@assay.target(max_len=16, allow=["subprocess"])
+def lingers(data: bytes) -> None:
+    assay.feature("prefix", data[:2])
+    if os.fork() == 0:  # a child that outlives the case by far, holding what it inherited
+        time.sleep(3600)
+        os._exit(0)
+"""
+
+
+def test_a_lingering_child_of_the_target_does_not_hold_up_the_counting_child(tmp_path):
+    # Before: every CountingChild.close() waited for the target's child (an hour here);
+    # the subprocess timeout turns such a wait into a failure.
+    project = _project(tmp_path / "p", LINGERS)
+    done = run_assay(*_fuzz_args(project, tmp_path, 300), timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "300 cases" in done.stderr + done.stdout
+
+
+def test_counting_child_close_is_bounded_when_a_forked_child_holds_its_pipes():
+    # In a fresh interpreter of its own session: the worker's side of a counting child,
+    # then a process forked from it that lingers (the target's child, say).
+    script = textwrap.dedent(
+        """
+        import os, time
+        from assay.engine import traced
+
+        child = traced.CountingChild(lambda data: None, 1 << 20)
+        child.count(b"x", 5.0)
+        if os.fork() == 0:
+            os.closerange(0, 3)  # not the test's pipes: only what it inherited from the worker
+            time.sleep(3600)
+            os._exit(0)
+        child.close()
+        print("closed")
+        """
+    )
+    proc = subprocess.Popen(
+        [sys.executable, "-c", script],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        out, err = proc.communicate(timeout=60)
+        assert out.strip() == "closed", err
+    finally:
+        kill_session(proc.pid)
+
+
+CLOSES = """
+@assay.target(max_len=16, seeds=[b"x"])
+def closes(data: bytes) -> None:
+    assay.feature("prefix", data[:2])
+    if data[:1] == b"x":
+        os.closerange(1, 3)  # the worker's stdout and stderr: fds 1 and 2 are free now
+        raise RuntimeError("after closing stdio")
+    if data[:1] == b"l":  # reaches the counting child's cap: it is forked again, after the close
+        for _ in range(1 << 20):
+            pass
+"""
+
+
+def test_a_target_that_closes_stdout_and_stderr_then_raises_is_a_finding_with_a_report(tmp_path):
+    project = _project(tmp_path / "p", CLOSES)
+    report = tmp_path / "r.json"
+    done = run_assay(*_fuzz_args(project, tmp_path, 3000, 1, "--report", str(report)), timeout=240)
+    assert done.returncode == 1, done.stderr
+    assert "RuntimeError: after closing stdio" in done.stdout
+    assert report.exists()
