@@ -161,3 +161,82 @@ def test_a_target_that_closes_stdout_and_stderr_then_raises_is_a_finding_with_a_
     assert done.returncode == 1, done.stderr
     assert "RuntimeError: after closing stdio" in done.stdout
     assert report.exists()
+
+
+SEGFAULTS = """
+def _deref(n: int) -> None:
+    if n:
+        return _deref(n - 1)
+    ctypes.string_at(0)  # SIGSEGV, under a dozen frames of the target's
+
+
+@assay.target(max_len=16)
+def segfaults(data: bytes) -> None:
+    assay.feature("prefix", data[:2])
+    for _ in range(len(data) * 200):  # lines to count: the counting child runs these inputs too
+        pass
+    if len(data) % 3 == 1:
+        _deref(12)
+"""
+
+
+def _findings(report) -> list[tuple[str, str, int, str]]:
+    import json
+    from pathlib import Path
+
+    target = json.loads(report.read_text())["targets"]["segfaults"]
+    return sorted(
+        (f["signature"], f["bug"], f["occurrences"], (Path(f["artifact"]) / "diagnostic.log").read_text())
+        for f in target["findings"]
+    )
+
+
+def test_the_same_segfault_gives_the_same_findings_on_every_run_with_the_same_seed(tmp_path):
+    # The counting child runs some of the same inputs beside the worker: its crash stack
+    # went into the worker's capture file too, after, before or inside the worker's own.
+    project = _project(tmp_path / "p", SEGFAULTS)
+    runs = []
+    for k in range(2):
+        report = tmp_path / f"r{k}.json"
+        done = run_assay(*_fuzz_args(project, tmp_path / f"run{k}", 400, 7, "--report", str(report)), timeout=240)
+        assert done.returncode == 1, done.stderr
+        runs.append(_findings(report))
+    assert runs[0], "no finding"
+    for signature, _bug, _seen, diagnostic in runs[0]:
+        assert signature.startswith("crash:signal:SIGSEGV@"), signature
+        assert diagnostic.count("Fatal Python error: Segmentation fault") == 1, diagnostic
+    assert runs[0] == runs[1]
+
+
+def test_a_segfault_in_the_counting_child_leaves_no_stack_in_the_workers_capture():
+    # Deterministic twin of the test above: the counting child crashes on its input, alone.
+    script = textwrap.dedent(
+        """
+        import ctypes, os
+        from assay.engine import isolate, traced
+
+        capture = isolate.new_capture()
+        pid = os.fork()
+        if pid == 0:  # a worker: its output captured, faulthandler on
+            isolate.child_setup(capture, 0)
+            counting = traced.CountingChild(lambda data: ctypes.string_at(0), 1 << 20)
+            os._exit(0 if counting.count(b"x", 30.0) == 0 else 5)
+        status = os.waitpid(pid, 0)[1]
+        with open(capture) as fh:
+            text = fh.read()
+        os.unlink(capture)
+        print(os.waitstatus_to_exitcode(status), text.count("Fatal Python error"))
+        """
+    )
+    proc = subprocess.Popen(
+        [sys.executable, "-c", script],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        out, err = proc.communicate(timeout=60)
+    finally:
+        kill_session(proc.pid)
+    assert out.split() == ["0", "0"], (out, err)

@@ -26,6 +26,7 @@ answer, without running the rest of the input.
 
 from __future__ import annotations
 
+import faulthandler
 import json
 import os
 import select
@@ -75,6 +76,7 @@ def in_child(
     if pid == 0:  # pragma: no cover - the child only traces, then leaves without cleanup
         try:
             os.close(read_end)
+            own_output()
             # A process the target forks must not hold the report's pipe open past this child.
             os.register_at_fork(after_in_child=lambda: _close_quietly(write_end))
             report_traced(run, make_tracer, lambda report: _write_all(write_end, report))
@@ -97,6 +99,24 @@ def in_child(
         os.close(read_end)
         _end(pid, max(deadline - time.monotonic(), 0.0) + EXIT_GRACE)
     return b"".join(chunks) or None
+
+
+def own_output() -> None:  # pragma: no cover - runs in a forked child
+    """In a counting or tracing child: its output and its crash stack go to ``/dev/null``.
+
+    Both children run the worker's inputs beside the worker, and inherit its stdout,
+    stderr and faulthandler descriptor, all the worker's capture file: a segfault
+    that both hit printed two stacks into that one file, interleaved, and the
+    finding's frames (its signature) depended on how they mixed.  The worker's
+    capture holds the worker's output only; these children answer through their
+    pipes, and a child that dies counts as such, with no stack needed.
+    """
+    null = procs.above_stdio(os.open(os.devnull, os.O_WRONLY))
+    os.dup2(null, 1)
+    os.dup2(null, 2)
+    if faulthandler.is_enabled():
+        faulthandler.enable(file=null, all_threads=False)
+        faulthandler.register(signal.SIGUSR2, file=null, all_threads=False)
 
 
 def _end(pid: int, wait: float) -> None:
@@ -301,6 +321,7 @@ class CountingChild:
                 os.close(replies_read)
                 # Nor the child's: a process the target forks here must not answer or hold them.
                 os.register_at_fork(after_in_child=lambda: _close_quietly(requests_read, replies_write))
+                own_output()
                 if sandbox.installed():
                     # Its own folder: its runs overlap the worker's, which must not meet its files.
                     sandbox.enter(tempfile.mkdtemp(prefix="count-", dir=os.getcwd()))
