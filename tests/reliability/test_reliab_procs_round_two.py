@@ -240,3 +240,82 @@ def test_a_segfault_in_the_counting_child_leaves_no_stack_in_the_workers_capture
     finally:
         kill_session(proc.pid)
     assert out.split() == ["0", "0"], (out, err)
+
+
+def _dead_pid() -> int:
+    proc = subprocess.Popen([sys.executable, "-c", "pass"])
+    proc.wait(timeout=60)
+    return proc.pid
+
+
+GROWS = """
+@assay.target(max_len=16, seeds=[b"a"])
+def grows(data: bytes) -> None:
+    assay.feature("prefix", data[:2])
+"""
+
+
+#: ``assay`` with deleting in the store failing as in a read-only folder (the tests run as
+#: root, where a folder's mode does not stop a write); its arguments follow.
+READ_ONLY_ASSAY = """
+import errno, shutil, sys
+from assay.store import atomic
+
+
+unlink, rmtree = atomic.os.unlink, atomic.shutil.rmtree
+
+
+def refusing(delete):
+    def refuse(path, *args, **kwargs):
+        if "/c/grows/" in str(path):  # the corpus folder only
+            raise OSError(errno.EROFS, "Read-only file system", str(path))
+        return delete(path, *args, **kwargs)
+
+    return refuse
+
+
+atomic.os.unlink = refusing(unlink)
+atomic.shutil.rmtree = refusing(rmtree)
+from assay.cli.main import main
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+def _read_only_assay(*args: str) -> subprocess.CompletedProcess:
+    proc = subprocess.Popen(
+        [sys.executable, "-c", READ_ONLY_ASSAY, *args],
+        env={**os.environ, "PYTHONHASHSEED": "0"},  # else assay re-executes itself, without the patch
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        out, err = proc.communicate(timeout=120)
+    finally:
+        kill_session(proc.pid)
+    return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
+
+
+def _stale_corpus(tmp_path):
+    folder = tmp_path / "c" / "grows"
+    folder.mkdir(parents=True)
+    stale = folder / f".tmp-{_dead_pid()}-x"
+    stale.write_bytes(b"half")
+    return stale
+
+
+def test_a_stale_temp_file_in_a_read_only_corpus_is_ignored_by_replay_only(tmp_path):
+    project = _project(tmp_path / "p", GROWS)
+    stale = _stale_corpus(tmp_path)
+    done = _read_only_assay(*_fuzz_args(project, tmp_path, 10), "--fuzz-replay-only")
+    assert done.returncode == 0, done.stderr
+    assert stale.exists()  # replay-only never writes
+
+
+def test_a_stale_temp_file_in_a_read_only_corpus_is_a_clear_error_not_exit_3(tmp_path):
+    project = _project(tmp_path / "p", GROWS)
+    stale = _stale_corpus(tmp_path)
+    done = _read_only_assay(*_fuzz_args(project, tmp_path, 10))
+    assert done.returncode == 2, done.stderr
+    assert str(stale) in done.stderr

@@ -75,7 +75,7 @@ def prepare(targets: list[Target], options: CampaignOptions) -> list[_Prepared]:
         raise ConfigError("no target selected; nothing to fuzz (check --fuzz-target and [tool.assay] targets)")
     monitoring()
     corpora = [Corpus(options.corpus_root, t.name, t.max_len) for t in targets]
-    check_all(corpora)
+    check_all(corpora, replay_only=options.replay_only)
     prepared = []
     for t, corpus in zip(targets, corpora):
         sources = t.source_paths(options.project_root)
