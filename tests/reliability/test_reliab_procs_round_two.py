@@ -319,3 +319,36 @@ def test_a_stale_temp_file_in_a_read_only_corpus_is_a_clear_error_not_exit_3(tmp
     done = _read_only_assay(*_fuzz_args(project, tmp_path, 10))
     assert done.returncode == 2, done.stderr
     assert str(stale) in done.stderr
+
+
+def test_the_temp_files_of_a_sigkilled_run_are_removed_by_the_next_run(tmp_path):
+    project = _project(tmp_path / "p", HANGS)
+    temp = tmp_path / "tmp"
+    temp.mkdir()
+    env = {**os.environ, "TMPDIR": str(temp)}
+    proc = start_assay(*_fuzz_args(project, tmp_path, 3), env=env)
+    try:
+        assert wait_for(lambda: any(temp.glob("assay-work-*")) and any(temp.glob("assay-capture-*.log")), wait=120)
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.communicate(timeout=60)
+        assert wait_gone(proc.pid) == []
+    finally:
+        kill_session(proc.pid)
+    left = sorted(p.name for p in temp.iterdir())
+    assert left, "the SIGKILLed run left nothing to clean (the test proves nothing)"
+    mine = temp / "assay-work-notapid"  # not named by a pid: never touched
+    mine.mkdir()
+    living = temp / f"assay-capture-{os.getpid()}-x.log"  # a live process's: never touched
+    living.write_text("")
+    grow = _project(tmp_path / "g", GROWS)
+    done = subprocess.run(
+        [sys.executable, "-m", "assay", *_fuzz_args(grow, tmp_path / "g", 5)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert sorted(p.name for p in temp.iterdir()) == sorted([mine.name, living.name])
+    for name in left:
+        assert f"removed {temp / name}" in done.stderr

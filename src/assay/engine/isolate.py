@@ -30,6 +30,7 @@ from assay.core.location import is_assay_file
 from assay.core.target import Target
 from assay.core.verdict import ExceptionInfo, Frame, Verdict, frames_key
 from assay.engine import execute, procs, sandbox
+from assay.store.atomic import writer_alive
 
 #: Seconds a child gets, after the soft timeout fired, before it is killed.
 KILL_GRACE = 1.0
@@ -57,9 +58,16 @@ class ChildFailure:
     interrupted: bool = False
 
 
+#: Prefixes of the temp files and folders a run makes for its children; the pid of the
+#: process that made one follows, so that a later run can tell whose it is.
+CAPTURE_PREFIX = "assay-capture-"
+WORKDIR_PREFIX = "assay-work-"
+_STALE_NAME = re.compile(rf"^(?:{CAPTURE_PREFIX}(?P<cpid>\d+)-.+\.log|{WORKDIR_PREFIX}(?P<wpid>\d+)-.+)$")
+
+
 def new_capture() -> str:
     """A fresh capture file for one child's output (the caller deletes it)."""
-    fd, path = tempfile.mkstemp(prefix="assay-capture-", suffix=".log")
+    fd, path = tempfile.mkstemp(prefix=f"{CAPTURE_PREFIX}{os.getpid()}-", suffix=".log")
     os.close(fd)
     return path
 
@@ -102,7 +110,39 @@ def child_setup(capture_path: str, rss_limit_mb: int) -> None:
 
 def new_workdir() -> str:
     """A private temp directory for one child: its cwd, and the one place the sandbox lets it write."""
-    return tempfile.mkdtemp(prefix="assay-work-")
+    return tempfile.mkdtemp(prefix=f"{WORKDIR_PREFIX}{os.getpid()}-")
+
+
+def remove_stale_temps(folder: str | None = None) -> list[str]:
+    """Delete the capture files and work folders (in the temp folder) of assay processes
+    that are gone, as a SIGKILLed run leaves them; their paths.
+
+    Only names that carry their maker's pid are touched (older names without one are
+    left alone), and only when no process has that pid.
+    """
+    folder = tempfile.gettempdir() if folder is None else folder
+    removed = []
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return []
+    for entry in entries:
+        m = _STALE_NAME.match(entry.name)
+        if m is None or writer_alive(int(m.group("cpid") or m.group("wpid"))):
+            continue
+        try:
+            if m.group("wpid") and entry.is_dir(follow_symlinks=False):
+                shutil.rmtree(entry.path)
+            elif m.group("cpid") and entry.is_file(follow_symlinks=False):
+                os.unlink(entry.path)
+            else:
+                continue
+        except FileNotFoundError:
+            pass
+        except OSError:
+            continue  # not ours to delete after all (another user's, say)
+        removed.append(entry.path)
+    return removed
 
 
 def remove_workdir(path: str) -> None:
