@@ -352,3 +352,40 @@ def test_the_temp_files_of_a_sigkilled_run_are_removed_by_the_next_run(tmp_path)
     assert sorted(p.name for p in temp.iterdir()) == sorted([mine.name, living.name])
     for name in left:
         assert f"removed {temp / name}" in done.stderr
+
+
+WEDGES = """
+import signal
+
+
+@assay.target(max_len=16, timeout=2)
+def wedges(data: bytes) -> None:
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGUSR1})  # deaf to the soft timeout
+    with open(f"wedge-{os.getpid()}", "w"):
+        pass
+    time.sleep(3600)
+"""
+
+
+def test_a_wedge_in_progress_when_sigterm_arrives_is_kept(tmp_path):
+    import json
+    import time
+
+    project = _project(tmp_path / "p", WEDGES)
+    temp = tmp_path / "tmp"
+    temp.mkdir()
+    report = tmp_path / "r.json"
+    args = _fuzz_args(project, tmp_path, 3, 1, "--report", str(report))
+    proc = start_assay(*args, env={**os.environ, "TMPDIR": str(temp)})
+    try:
+        assert wait_for(lambda: any(temp.glob("assay-work-*/wedge-*")), wait=120)
+        # Past the 2 s timeout, before the kill 1 s later: the wedge is in progress.
+        time.sleep(2.4)
+        os.kill(proc.pid, signal.SIGTERM)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        kill_session(proc.pid)
+    assert proc.returncode == 130, err
+    findings = json.loads(report.read_text())["targets"]["wedges"]["findings"]
+    assert [f["oracle"] for f in findings] == ["wedge"], err
+    assert (tmp_path / "a" / "wedges").is_dir()
