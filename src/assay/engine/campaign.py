@@ -8,10 +8,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from assay.core import notices
 from assay.core.errors import ConfigError
 from assay.core.target import Target
 from assay.core.timeline import merge as merge_timelines
-from assay.engine import jobwait
+from assay.engine import isolate, jobwait
 from assay.engine.isolate import fork_with_pipe
 from assay.engine.seeds import new_master_seed, target_seed
 from assay.engine.shrink import DEFAULT_MAX_CASES
@@ -75,7 +76,9 @@ def prepare(targets: list[Target], options: CampaignOptions) -> list[_Prepared]:
         raise ConfigError("no target selected; nothing to fuzz (check --fuzz-target and [tool.assay] targets)")
     monitoring()
     corpora = [Corpus(options.corpus_root, t.name, t.max_len) for t in targets]
-    check_all(corpora)
+    check_all(corpora, replay_only=options.replay_only)
+    for path in isolate.remove_stale_temps():
+        notices.notify(f"removed {path}: left in the temp folder by an assay run that is gone")
     prepared = []
     for t, corpus in zip(targets, corpora):
         sources = t.source_paths(options.project_root)

@@ -21,15 +21,16 @@ import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from multiprocessing.connection import Connection, Pipe
+from multiprocessing.connection import Connection
 from typing import Any
 
-from assay.core import interrupts
+from assay.core import forking, interrupts
 from assay.core.errors import InternalError
 from assay.core.location import is_assay_file
 from assay.core.target import Target
 from assay.core.verdict import ExceptionInfo, Frame, Verdict, frames_key
 from assay.engine import execute, landlock, procs, sandbox
+from assay.store.atomic import writer_alive
 
 #: Seconds a child gets, after the soft timeout fired, before it is killed.
 KILL_GRACE = 1.0
@@ -57,9 +58,16 @@ class ChildFailure:
     interrupted: bool = False
 
 
+#: Prefixes of the temp files and folders a run makes for its children; the pid of the
+#: process that made one follows, so that a later run can tell whose it is.
+CAPTURE_PREFIX = "assay-capture-"
+WORKDIR_PREFIX = "assay-work-"
+_STALE_NAME = re.compile(rf"^(?:{CAPTURE_PREFIX}(?P<cpid>\d+)-.+\.log|{WORKDIR_PREFIX}(?P<wpid>\d+)-.+)$")
+
+
 def new_capture() -> str:
     """A fresh capture file for one child's output (the caller deletes it)."""
-    fd, path = tempfile.mkstemp(prefix="assay-capture-", suffix=".log")
+    fd, path = tempfile.mkstemp(prefix=f"{CAPTURE_PREFIX}{os.getpid()}-", suffix=".log")
     os.close(fd)
     return path
 
@@ -111,7 +119,39 @@ def new_workdir() -> str:
 
     Raises :class:`ConfigError` first if the Landlock boundary is asked for and missing."""
     landlock.check()
-    return tempfile.mkdtemp(prefix="assay-work-")
+    return tempfile.mkdtemp(prefix=f"{WORKDIR_PREFIX}{os.getpid()}-")
+
+
+def remove_stale_temps(folder: str | None = None) -> list[str]:
+    """Delete the capture files and work folders (in the temp folder) of assay processes
+    that are gone, as a SIGKILLed run leaves them; their paths.
+
+    Only names that carry their maker's pid are touched (older names without one are
+    left alone), and only when no process has that pid.
+    """
+    folder = tempfile.gettempdir() if folder is None else folder
+    removed = []
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return []
+    for entry in entries:
+        m = _STALE_NAME.match(entry.name)
+        if m is None or writer_alive(int(m.group("cpid") or m.group("wpid"))):
+            continue
+        try:
+            if m.group("wpid") and entry.is_dir(follow_symlinks=False):
+                shutil.rmtree(entry.path)
+            elif m.group("cpid") and entry.is_file(follow_symlinks=False):
+                os.unlink(entry.path)
+            else:
+                continue
+        except FileNotFoundError:
+            pass
+        except OSError:
+            continue  # not ours to delete after all (another user's, say)
+        removed.append(entry.path)
+    return removed
 
 
 def remove_workdir(path: str) -> None:
@@ -194,16 +234,13 @@ def fork_with_pipe(body) -> tuple[int, Connection[Any, Any]]:
     and makes it exit with :data:`INTERNAL_EXIT`; the child never returns into the
     parent's code, and neither does a process it forked.
     """
-    procs.libc()  # loaded before the fork, so that the child only calls it
-    parent = os.getpid()
-    reader, writer = Pipe(duplex=False)
-    pid = os.fork()
+    reader, writer = _pipe()
+    pid = forking.fork()  # the child dies with this process
     if pid == 0:
         code = 0
         me = os.getpid()
         try:
             procs.own_group()
-            procs.die_with_parent(parent)
             reader.close()
             wfd = writer.fileno()
             os.register_at_fork(after_in_child=lambda: _close_quietly(wfd))
@@ -229,6 +266,13 @@ def fork_with_pipe(body) -> tuple[int, Connection[Any, Any]]:
     writer.close()
     procs.place_in_group(pid)
     return pid, reader
+
+
+def _pipe() -> tuple[Connection[Any, Any], Connection[Any, Any]]:
+    """A one-way ``multiprocessing`` pipe whose ends are never fds 0-2 (:func:`procs.above_stdio`):
+    a worker whose target closed its stdout and stderr forks children too."""
+    read_end, write_end = procs.pipe()
+    return Connection(read_end, writable=False), Connection(write_end, readable=False)
 
 
 def _close_quietly(fd: int) -> None:

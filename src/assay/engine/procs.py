@@ -10,42 +10,46 @@ the end of a pipe that a grandchild may have inherited.
 
 from __future__ import annotations
 
-import ctypes
+import fcntl
 import os
 import select
 import signal
 import time
-from typing import Any
 
-#: ``prctl`` option that sets the signal sent to a process when its parent dies.
-PR_SET_PDEATHSIG = 1
+from assay.core import forking
+
 #: Seconds :func:`reap_group` waits for a child to exit before it SIGKILLs the group.
 REAP_GRACE = 5.0
 
-_LIBC: list[Any] = []
+#: The C library, loaded once before forking; and the parent-death request every fork makes
+#: (both live in :mod:`assay.core.forking`, the one helper every ``os.fork`` goes through).
+libc = forking.libc
+die_with_parent = forking.die_with_parent
 
 
-def libc() -> Any:
-    """The C library (``None`` where it cannot be loaded); loaded once, before forking."""
-    if not _LIBC:
-        try:
-            _LIBC.append(ctypes.CDLL(None, use_errno=True))
-        except OSError:
-            _LIBC.append(None)
-    return _LIBC[0]
+#: Lowest descriptor assay's own pipes use in a process that runs target code.
+FIRST_PRIVATE_FD = 3
 
 
-def die_with_parent(parent: int | None = None) -> None:
-    """Ask Linux to SIGKILL this process when its parent dies (``prctl(PR_SET_PDEATHSIG)``).
+def above_stdio(fd: int) -> int:
+    """``fd``, moved to :data:`FIRST_PRIVATE_FD` or above when it is 0, 1 or 2 (and closed there).
 
-    With ``parent`` (the pid that forked us), a parent that died before the request
-    took effect is noticed and this process exits at once.
+    A target that closes its stdout and stderr frees 1 and 2, and the next pipe
+    assay opens in that process would take them; the target's next ``os.close(1)``
+    would then close assay's pipe.  The new descriptor is close-on-exec, as
+    Python's own are.
     """
-    lib = libc()
-    if lib is not None and hasattr(lib, "prctl"):
-        lib.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-    if parent is not None and os.getppid() != parent:
-        os._exit(0)
+    if fd >= FIRST_PRIVATE_FD:
+        return fd
+    moved = fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, FIRST_PRIVATE_FD)
+    os.close(fd)
+    return moved
+
+
+def pipe() -> tuple[int, int]:
+    """``os.pipe()`` whose two ends are never stdio's descriptors (:func:`above_stdio`)."""
+    read_end, write_end = os.pipe()
+    return above_stdio(read_end), above_stdio(write_end)
 
 
 def own_group() -> None:

@@ -269,42 +269,51 @@ class Supervisor:
         signalled_for: tuple | None = None
         last_seen: tuple | None = None
         try:
-            while True:
-                interrupts.raise_if_requested()  # a signal whose raise an at-fork hook swallowed
-                if reader.poll(POLL):
-                    try:
-                        msg = reader.recv()
-                    except (EOFError, OSError):
-                        msg = None
-                    if msg is not None:
-                        done = self._dispatch(msg) or done
-                        self._report_progress()  # a busy pipe must not starve the progress display
-                        continue
-                    procs.wait_exited(
-                        pid, POLL
-                    )  # end of file: the worker is exiting (or closed the pipe); its pid decides
-                if procs.exited(pid):
-                    break
-                self._check_strays(journal)
-                state, position, started, limit = journal.state()
-                now = time.monotonic()
-                current = (position, started)
-                # Act only on a case seen running on two polls in a row: one read may
-                # race with the worker rewriting the header.
-                if state == jr.RUNNING and current == last_seen:
-                    over = now - started - (limit or self.target.timeout)
-                    if over > isolate.KILL_GRACE:
-                        isolate.kill_with_stack(pid)
+            try:
+                while True:
+                    interrupts.raise_if_requested()  # a signal whose raise an at-fork hook swallowed
+                    if reader.poll(POLL):
+                        try:
+                            msg = reader.recv()
+                        except (EOFError, OSError):
+                            msg = None
+                        if msg is not None:
+                            done = self._dispatch(msg) or done
+                            self._report_progress()  # a busy pipe must not starve the progress display
+                            continue
+                        procs.wait_exited(
+                            pid, POLL
+                        )  # end of file: the worker is exiting (or closed the pipe); its pid decides
+                    if procs.exited(pid):
+                        break
+                    self._check_strays(journal)
+                    state, position, started, limit = journal.state()
+                    now = time.monotonic()
+                    current = (position, started)
+                    # Act only on a case seen running on two polls in a row: one read may
+                    # race with the worker rewriting the header.
+                    if state == jr.RUNNING and current == last_seen:
+                        over = now - started - (limit or self.target.timeout)
+                        if over > isolate.KILL_GRACE:
+                            isolate.kill_with_stack(pid)
+                            killed = True
+                        elif over > 0 and signalled_for != current:
+                            signalled_for = current
+                            journal.request_interrupt(position, started)
+                            _signal(pid, signal.SIGUSR1)
+                    last_seen = current if state == jr.RUNNING else None
+                    if self.plan.deadline is not None and now > self.plan.deadline + max(5.0, 2 * self.target.timeout):
+                        isolate.kill_with_stack(pid)  # a worker that ignores its own deadline
                         killed = True
-                    elif over > 0 and signalled_for != current:
-                        signalled_for = current
-                        journal.request_interrupt(position, started)
-                        _signal(pid, signal.SIGUSR1)
-                last_seen = current if state == jr.RUNNING else None
-                if self.plan.deadline is not None and now > self.plan.deadline + max(5.0, 2 * self.target.timeout):
-                    isolate.kill_with_stack(pid)  # a worker that ignores its own deadline
-                    killed = True
-                self._report_progress()
+                    self._report_progress()
+            except KeyboardInterrupt:
+                if not reaped and self._over_time(journal):
+                    # A wedge in progress: keep it (the stack, then the finding) before leaving.
+                    isolate.kill_with_stack(pid)
+                    status = procs.reap_group(pid, kill=True)
+                    reaped = True
+                    self._interrupted_wedge(journal, status, isolate.read_tail(capture))
+                raise
             while reader.poll(0):  # drain what the worker sent before dying
                 try:
                     msg = reader.recv()
@@ -486,6 +495,45 @@ class Supervisor:
                 case_index=position,
                 diagnostic=output,
                 extra={"infrastructure": True, "during": "shrink" if sub == jr.DERIVED else "case"},
+            )
+        )
+
+    def _over_time(self, journal: jr.Journal) -> bool:
+        """Whether the worker's current case has run past its timeout (a wedge in progress)."""
+        state, position, started, limit = journal.state()
+        return state == jr.RUNNING and started > 0.0 and time.monotonic() - started > (limit or self.target.timeout)
+
+    def _interrupted_wedge(self, journal: jr.Journal, status: int, output: str) -> None:
+        """Record the wedge a SIGINT or SIGTERM cut short (its worker killed with its stack).
+
+        No replay and no traced key (an interrupted run leaves at once): the finding
+        keeps the stack at the kill and says it was not replayed.
+        """
+        _state, phase, position, sub, _started, data = journal.read()
+        self._resume_after(journal)
+        verdict = isolate.death_verdict(status, output, killed_for_timeout=True, timeout=self.target.timeout)
+        sig = verdict.signature
+        if sig in self.plan.known_signatures:
+            rec = self.records.get(sig)
+            if rec is not None:
+                rec.occurrences += 1
+            return
+        self.plan.known_signatures.add(sig)
+        self._seen_now(sig, position + 1 if phase == jr.INITIAL else len(self.plan.initial) + position + 1)
+        self._record(
+            Finding(
+                target=self.target.name,
+                verdict=verdict,
+                input=data,
+                original=data,
+                determinism={"replays": 0, "reproduced": 0, "same_signature": False},
+                case_index=position,
+                diagnostic=output,
+                extra={
+                    "infrastructure": True,
+                    "during": "shrink" if sub == jr.DERIVED else "case",
+                    "interrupted": True,
+                },
             )
         )
 

@@ -26,6 +26,7 @@ answer, without running the rest of the input.
 
 from __future__ import annotations
 
+import faulthandler
 import json
 import os
 import select
@@ -37,6 +38,7 @@ from collections.abc import Callable
 from dataclasses import asdict
 from typing import Any
 
+from assay.core import forking
 from assay.core.location import is_assay_file
 from assay.core.verdict import Frame
 from assay.engine import procs, sandbox
@@ -45,6 +47,9 @@ from assay.gen.accelerated import cmutate
 
 #: Most frames a stack picture keeps.
 STACK_FRAMES = 16
+#: Seconds a traced or counting child gets to exit once it has been told to (EOF on its
+#: pipe) before it is SIGKILLed by its pid: no wait on a child is without bound.
+EXIT_GRACE = 1.0
 
 
 class TimedOut(Exception):
@@ -61,15 +66,19 @@ def in_child(
     run.  ``None`` when the child died without a report; :class:`TimedOut` when it
     ran past ``timeout`` seconds.
     """
-    # A bare fork and pipe, not isolate.fork_with_pipe: its process group, death signal
-    # and multiprocessing pipe cost 0.4-0.6 ms more per run (1.0 against 1.6 ms here).
-    # The child runs the target under the worker's sandbox, in the worker's group, and
-    # is killed by its pid when late.
-    read_end, write_end = os.pipe()
-    pid = os.fork()
+    # A bare fork and pipe, not isolate.fork_with_pipe: its process group and
+    # multiprocessing pipe cost 0.4-0.6 ms more per run (1.0 against 1.6 ms here).
+    # The child runs the target under the worker's sandbox, in the worker's group, is
+    # killed by its pid when late, and dies with the worker (forking.fork): a hang
+    # traced here while the whole run is SIGKILLed must not run on as an orphan.
+    read_end, write_end = procs.pipe()  # never fd 1 or 2, which the target may have closed
+    pid = forking.fork()
     if pid == 0:  # pragma: no cover - the child only traces, then leaves without cleanup
         try:
             os.close(read_end)
+            own_output()
+            # A process the target forks must not hold the report's pipe open past this child.
+            os.register_at_fork(after_in_child=lambda: _close_quietly(write_end))
             report_traced(run, make_tracer, lambda report: _write_all(write_end, report))
         finally:
             os._exit(0)
@@ -88,8 +97,47 @@ def in_child(
             chunks.append(chunk)
     finally:
         os.close(read_end)
-        os.waitpid(pid, 0)
+        _end(pid, max(deadline - time.monotonic(), 0.0) + EXIT_GRACE)
     return b"".join(chunks) or None
+
+
+def own_output() -> None:  # pragma: no cover - runs in a forked child
+    """In a counting or tracing child: its output and its crash stack go to ``/dev/null``.
+
+    Both children run the worker's inputs beside the worker, and inherit its stdout,
+    stderr and faulthandler descriptor, all the worker's capture file: a segfault
+    that both hit printed two stacks into that one file, interleaved, and the
+    finding's frames (its signature) depended on how they mixed.  The worker's
+    capture holds the worker's output only; these children answer through their
+    pipes, and a child that dies counts as such, with no stack needed.
+    """
+    null = procs.above_stdio(os.open(os.devnull, os.O_WRONLY))
+    os.dup2(null, 1)
+    os.dup2(null, 2)
+    if faulthandler.is_enabled():
+        faulthandler.enable(file=null, all_threads=False)
+        faulthandler.register(signal.SIGUSR2, file=null, all_threads=False)
+
+
+def _end(pid: int, wait: float) -> None:
+    """Reap child ``pid``, SIGKILLing it by its pid if it has not exited within ``wait`` seconds."""
+    if not procs.wait_exited(pid, wait):
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    try:
+        os.waitpid(pid, 0)  # exited or SIGKILLed: returns at once
+    except ChildProcessError:
+        pass
+
+
+def _close_quietly(*fds: int) -> None:
+    for fd in fds:
+        try:
+            os.close(fd)
+        except OSError:
+            pass
 
 
 def report_traced(
@@ -189,6 +237,9 @@ class CountingChild:
         self.pid: int | None = None
         self._requests = self._replies = -1
         self._deadline: float | None = None  # set while a submitted count is not yet collected
+        # A process the worker forks later (the target's own child, which may linger) must
+        # not hold the worker's ends of the pipes: the counting child would never see EOF.
+        os.register_at_fork(after_in_child=self._forget)
 
     @property
     def pending(self) -> bool:
@@ -249,24 +300,28 @@ class CountingChild:
                 os.kill(self.pid, signal.SIGKILL)
             except ProcessLookupError:
                 pass
-        os.close(self._requests)
-        os.close(self._replies)
-        try:
-            os.waitpid(self.pid, 0)
-        except ChildProcessError:
-            pass
+        _close_quietly(self._requests, self._replies)
+        _end(self.pid, 0.0 if kill else EXIT_GRACE)
         self.pid = None
 
+    def _forget(self) -> None:
+        """In a process forked from the worker: close the worker's ends of the pipes."""
+        if self.pid is not None:
+            _close_quietly(self._requests, self._replies)
+            self.pid = None
+
     def _start(self) -> None:
-        requests_read, requests_write = os.pipe()
-        replies_read, replies_write = os.pipe()
-        parent = os.getpid()
-        pid = os.fork()
+        # Never fds 1 and 2, which a target may have closed: it would close these pipes next.
+        requests_read, requests_write = procs.pipe()
+        replies_read, replies_write = procs.pipe()
+        pid = forking.fork()  # the child dies with the worker
         if pid == 0:  # pragma: no cover - the child serves counts until EOF, then leaves without cleanup
             try:
                 os.close(requests_write)
                 os.close(replies_read)
-                procs.die_with_parent(parent)
+                # Nor the child's: a process the target forks here must not answer or hold them.
+                os.register_at_fork(after_in_child=lambda: _close_quietly(requests_read, replies_write))
+                own_output()
                 if sandbox.installed():
                     # Its own folder: its runs overlap the worker's, which must not meet its files.
                     sandbox.enter(tempfile.mkdtemp(prefix="count-", dir=os.getcwd()))

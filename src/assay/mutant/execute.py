@@ -33,7 +33,7 @@ from multiprocessing.connection import wait
 from typing import Any
 
 from assay.engine.isolate import child_setup, fork_with_pipe, new_capture, read_tail
-from assay.engine.procs import die_with_parent as _die_with_parent, kill_group as _kill_group, libc as _libc
+from assay.engine.procs import kill_group as _kill_group, libc as _libc
 from assay.mutant.apply import FunctionIndex, MutantError, Patch
 from assay.mutant.model import Mutant
 
@@ -305,8 +305,7 @@ def _child(
     before_apply: Callable[[], None] | None,
     slot: mmap.mmap,
 ) -> None:
-    os.setpgid(0, 0)
-    _die_with_parent()
+    os.setpgid(0, 0)  # fork_with_pipe already made it die with this process
     child_setup(capture, CHILD_RSS_LIMIT_MB)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     mutant = plan.mutant

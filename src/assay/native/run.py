@@ -20,6 +20,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from assay.core import forking
+
 #: Seconds past a run's own time limit before the supervisor kills its process group.
 DEADLINE_GRACE = 60.0
 #: Supervising deadline (seconds) of a run bounded only by a case cap.
@@ -34,8 +36,6 @@ UBSAN_OPTIONS = "print_stacktrace=1:report_error_type=1:halt_on_error=1:symboliz
 PROGRESS_EVERY = 1.0
 #: Bytes at the end of the log searched for libFuzzer's status line.
 PROGRESS_TAIL = 4096
-#: prctl option: signal the child gets when its parent dies.
-PR_SET_PDEATHSIG = 1
 
 _STAT = re.compile(r"^stat::(?P<name>\w+):\s*(?P<value>\d+)", re.M)
 _PROGRESS = re.compile(r"^#(?P<units>\d+)\s+\w+.*?cov: (?P<cov>\d+) ft: (?P<ft>\d+)", re.M)
@@ -84,16 +84,6 @@ class RunResult:
         return (int(found[-1][1]), int(found[-1][2])) if found else (0, 0)
 
 
-def _die_with_parent() -> None:  # pragma: no cover - runs in the child between fork and exec
-    """Ask Linux to SIGKILL the child when assay dies, so no libFuzzer outlives a killed assay."""
-    try:
-        import ctypes
-
-        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-    except (OSError, AttributeError):
-        pass
-
-
 def parse_stats(log: str) -> dict[str, int]:
     """``stat::name: value`` lines of ``-print_final_stats=1``."""
     return {m.group("name"): int(m.group("value")) for m in _STAT.finditer(log)}
@@ -127,6 +117,7 @@ def run_fuzzer(
     :data:`PROGRESS_EVERY` seconds (read from the log file; libFuzzer is not slowed).
     """
     argv = [str(binary), *args]
+    forking.libc()  # loaded here: the preexec_fn, run between fork and exec, only calls it
     started = time.monotonic()
     killed = interrupted = False
     with open(log_path, "w+b") as log:
@@ -138,7 +129,7 @@ def run_fuzzer(
             env=env,
             cwd=cwd,
             start_new_session=True,
-            preexec_fn=_die_with_parent if sys.platform == "linux" else None,
+            preexec_fn=forking.die_with_parent if sys.platform == "linux" else None,
         )
         try:
             rc: int | None = None

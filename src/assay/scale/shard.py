@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from assay.core import forking
 from assay.core.errors import AssayError
 from assay.engine.campaign import CampaignOptions, job_seed, prepare, run_prepared
 from assay.engine.seeds import target_seed
@@ -153,6 +154,7 @@ def _run_in_interpreter(spec: ShardSpec) -> ShardResult:
         given, taken = Path(tmp) / "spec.pickle", Path(tmp) / "result.pickle"
         given.write_bytes(pickle.dumps(spec))
         env = {**os.environ, "PYTHONHASHSEED": spec.hash_seed}
+        forking.libc()  # loaded here: the preexec_fn only calls it
         proc = subprocess.run(
             [sys.executable, "-m", "assay.scale.subshard", str(given), str(taken)],
             env=env,
@@ -160,6 +162,7 @@ def _run_in_interpreter(spec: ShardSpec) -> ShardResult:
             capture_output=True,
             text=True,
             errors="replace",
+            preexec_fn=forking.die_with_parent,  # a shard never outlives the run that started it
         )
         if proc.returncode != 0 or not taken.exists():
             raise ShardError(

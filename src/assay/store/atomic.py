@@ -59,8 +59,8 @@ def writer_alive(pid: int) -> bool:
 def remove_stale(folder: str | os.PathLike[str]) -> list[str]:
     """Delete the temporary files and folders in ``folder`` whose writer is gone; their paths.
 
-    A temporary name without a pid (not written by this version) is left alone for
-    the caller to report.
+    A temporary name without a pid (not written by this version), and one that cannot
+    be deleted (a read-only folder), is left alone for the caller to report.
     """
     removed = []
     try:
@@ -71,10 +71,15 @@ def remove_stale(folder: str | os.PathLike[str]) -> list[str]:
         pid = writer_pid(entry.name)
         if pid is None or writer_alive(pid):
             continue
-        if entry.is_dir(follow_symlinks=False):
-            shutil.rmtree(entry.path, ignore_errors=True)
-        else:
-            _unlink(entry.path)
+        try:
+            if entry.is_dir(follow_symlinks=False):
+                shutil.rmtree(entry.path)
+            else:
+                _unlink(entry.path)
+        except FileNotFoundError:
+            pass
+        except OSError:
+            continue  # a read-only folder, say: it stays, and the caller reports it
         removed.append(entry.path)
     return removed
 
