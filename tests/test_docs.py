@@ -41,15 +41,16 @@ def blocks(path: Path) -> list[tuple[int, str, str, str]]:
     lines = path.read_text().split("\n")
     i = 0
     while i < len(lines):
-        m = re.match(r"^```(\S*)", lines[i])
+        m = re.match(r"^( *)```(\S*)", lines[i])  # a fence inside a list item is indented
         if m:
-            lang = m.group(1)
+            indent, lang = m.group(1), m.group(2)
             start = i
             j = i + 1
-            while j < len(lines) and lines[j] != "```":
+            while j < len(lines) and lines[j] != indent + "```":
                 j += 1
             mark = MARK.fullmatch(lines[start - 1].strip()) if start else None
-            found.append((start + 1, lang, mark.group(1) if mark else "", "\n".join(lines[start + 1 : j])))
+            body = "\n".join(line[len(indent) :] if line.startswith(indent) else line for line in lines[start + 1 : j])
+            found.append((start + 1, lang, mark.group(1) if mark else "", body))
             i = j + 1
         else:
             i += 1
@@ -80,7 +81,11 @@ def test_markers_are_well_formed():
             if not m:
                 continue
             mark = m.group(1)
-            ok = re.fullmatch(r"skip: \S.*|exit \d+", mark) and n + 1 < len(lines) and lines[n + 1].startswith("```")
+            ok = (
+                re.fullmatch(r"skip: \S.*|exit \d+", mark)
+                and n + 1 < len(lines)
+                and lines[n + 1].lstrip(" ").startswith("```")
+            )
             if not ok:
                 bad.append(f"{page.relative_to(ROOT)}:{n + 1}: {text.strip()}")
     assert not bad, "malformed docs-test markers:\n" + "\n".join(bad)
