@@ -352,13 +352,8 @@ class Supervisor:
         """Record a process the target forked that came back into assay's loop (it is gone now)."""
         for position, data, key in journal.take_strays():
             verdict = strays.stray_verdict(key)
-            if verdict.signature in self.plan.known_signatures:
-                rec = self.records.get(verdict.signature)
-                if rec is not None:
-                    rec.occurrences += 1
+            if not self._first_sighting(verdict.signature, None):
                 continue
-            self.plan.known_signatures.add(verdict.signature)
-            self._seen_now(verdict.signature, None)
             self._record(
                 Finding(
                     target=self.target.name,
@@ -475,13 +470,10 @@ class Supervisor:
                 verdict, lambda: wedges.held_frames_isolated(self.target, lambda: execute.run(self.target, data))
             )
         sig = verdict.signature
-        if sig in self.plan.known_signatures:
-            rec = self.records.get(sig)
-            if rec is not None:
-                rec.occurrences += 1
+        if not self._first_sighting(
+            sig, position + 1 if phase == jr.INITIAL else len(self.plan.initial) + position + 1
+        ):
             return
-        self.plan.known_signatures.add(sig)
-        self._seen_now(sig, position + 1 if phase == jr.INITIAL else len(self.plan.initial) + position + 1)
         same = 0
         for _ in range(DEATH_REPLAYS):
             same += wedges.reproduces(isolate.run_isolated(self.target, data).verdict, verdict)
@@ -498,6 +490,17 @@ class Supervisor:
             )
         )
 
+    def _first_sighting(self, sig: str, case: int | None) -> bool:
+        """Whether ``sig`` is new to this campaign: if so, note when it was first seen; if not, count one more."""
+        if sig in self.plan.known_signatures:
+            rec = self.records.get(sig)
+            if rec is not None:
+                rec.occurrences += 1
+            return False
+        self.plan.known_signatures.add(sig)
+        self._seen_now(sig, case)
+        return True
+
     def _over_time(self, journal: jr.Journal) -> bool:
         """Whether the worker's current case has run past its timeout (a wedge in progress)."""
         state, position, started, limit = journal.state()
@@ -513,13 +516,10 @@ class Supervisor:
         self._resume_after(journal)
         verdict = isolate.death_verdict(status, output, killed_for_timeout=True, timeout=self.target.timeout)
         sig = verdict.signature
-        if sig in self.plan.known_signatures:
-            rec = self.records.get(sig)
-            if rec is not None:
-                rec.occurrences += 1
+        if not self._first_sighting(
+            sig, position + 1 if phase == jr.INITIAL else len(self.plan.initial) + position + 1
+        ):
             return
-        self.plan.known_signatures.add(sig)
-        self._seen_now(sig, position + 1 if phase == jr.INITIAL else len(self.plan.initial) + position + 1)
         self._record(
             Finding(
                 target=self.target.name,
