@@ -389,3 +389,36 @@ def test_a_wedge_in_progress_when_sigterm_arrives_is_kept(tmp_path):
     findings = json.loads(report.read_text())["targets"]["wedges"]["findings"]
     assert [f["oracle"] for f in findings] == ["wedge"], err
     assert (tmp_path / "a" / "wedges").is_dir()
+
+
+ANALYSED = """
+@assay.target(max_len=16, timeout=2)
+def analysed(data: bytes) -> None:
+    with open(f"wedge-{os.getpid()}", "w"):
+        pass
+    while True:  # a hang the soft timeout ends; keying it re-runs it in a traced child for the timeout
+        time.sleep(0.01)
+"""
+
+
+def test_a_wedge_being_keyed_when_sigterm_arrives_is_kept(tmp_path):
+    """The worker caught the soft timeout and is keying the wedge (a traced re-run of the
+    hang, which writes the second marker): an interrupt then must not lose it."""
+    import json
+
+    project = _project(tmp_path / "p", ANALYSED)
+    temp = tmp_path / "tmp"
+    temp.mkdir()
+    report = tmp_path / "r.json"
+    args = _fuzz_args(project, tmp_path, 3, 1, "--report", str(report))
+    proc = start_assay(*args, env={**os.environ, "TMPDIR": str(temp)})
+    try:
+        # The first marker is the case itself; the second, the traced re-run that keys it.
+        assert wait_for(lambda: len(list(temp.glob("assay-work-*/wedge-*"))) >= 2, wait=120)
+        os.kill(proc.pid, signal.SIGTERM)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        kill_session(proc.pid)
+    assert proc.returncode == 130, err
+    findings = json.loads(report.read_text())["targets"]["analysed"]["findings"]
+    assert [f["oracle"] for f in findings] == ["wedge"], err

@@ -185,6 +185,8 @@ class Supervisor:
             self.plan.cmplog = log
         edgesplit.prepare(in_scope)  # in the parent too: workers inherit the split code
         self.pending: dict[str, tuple] = {}
+        #: A wedge the worker is keying (verdict, input, ops, position, case), until it reports it.
+        self.analysing: tuple | None = None
         self.first_seen: dict[str, tuple[float, int | None]] = {}  # signature -> (seconds, case number)
         self.records: dict[str, FindingRecord] = {}
         self.held = wedges.HeldByStack()
@@ -313,6 +315,7 @@ class Supervisor:
                     status = procs.reap_group(pid, kill=True)
                     reaped = True
                     self._interrupted_wedge(journal, status, isolate.read_tail(capture))
+                self._keep_analysing()
                 raise
             while reader.poll(0):  # drain what the worker sent before dying
                 try:
@@ -403,8 +406,11 @@ class Supervisor:
             self.last_stats = msg[1:]
         elif kind == "length":  # byte mode's length limit, so a restarted worker goes on the same way
             _, self.plan.len_limit, self.plan.len_mark = msg
+        elif kind == "analysing":
+            self.analysing = msg[1:]
         elif kind == "raw":
             _, sig, verdict, data, ops, pos, case = msg
+            self.analysing = None
             self.plan.known_signatures.add(sig)
             self.pending[sig] = (verdict, data, ops, pos)
             self._seen_now(sig, case)
@@ -425,6 +431,7 @@ class Supervisor:
                 )
             )
         elif kind == "again":
+            self.analysing = None
             rec = self.records.get(msg[1])
             if rec is not None:
                 rec.occurrences += 1
@@ -549,6 +556,16 @@ class Supervisor:
         else:
             self.plan.initial_pos = len(self.plan.initial)
             self.plan.generated_pos = position + 1
+
+    def _keep_analysing(self) -> None:
+        """A wedge the worker was still keying when the run was interrupted: kept unkeyed, as a raw finding."""
+        if self.analysing is None:
+            return
+        verdict, data, ops, pos, case = self.analysing
+        self.analysing = None
+        sig = Verdict.from_json(verdict).signature
+        if self._first_sighting(sig, case):
+            self.pending[sig] = (verdict, data, ops, pos)
 
     def _flush_pending(self, sig: str) -> None:
         verdict, data, ops, pos = self.pending.pop(sig)

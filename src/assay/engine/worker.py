@@ -600,6 +600,9 @@ class Worker:
         if result.verdict is not None:
             verdict = result.verdict
             if is_timeout_wedge(verdict):  # keyed by the frames its loop holds (assay.engine.wedges)
+                # Keying re-runs the hang in a traced child (seconds): the parent holds the wedge
+                # meanwhile, so an interrupt during the analysis still keeps it.
+                self.send(("analysing", verdict.to_json(), data, ops, pos, self._case_number(phase, pos)))
                 verdict = self._held.rekeyed(
                     verdict, lambda: wedges.held_frames(lambda: execute.run(self.target, data), self.target.timeout)
                 )
