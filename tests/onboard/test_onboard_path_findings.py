@@ -79,3 +79,26 @@ def test_path_target_finding_replays_and_promotes(tmp_path):
         timeout=300,
     )
     assert green.returncode == 0, green.stdout + green.stderr
+
+
+def test_the_reproduce_line_of_a_harness_file_finding_works_as_printed(tmp_path):
+    """The run's summary names the harness file it was given; `assay findings show` names the
+    file the artifact recorded on a line of its own, with a warning to check it (it is never
+    imported on the artifact's word)."""
+    import shlex
+
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "demo"\nversion = "0"\n')
+    (tmp_path / "harnesses").mkdir()
+    (tmp_path / "harnesses" / "fuzz_plist.py").write_text(HARNESS)
+    run = assay("fuzz", "harnesses/fuzz_plist.py", "-runs=3000", "-seed=1", cwd=tmp_path)
+    assert run.returncode == 1, run.stdout + run.stderr
+    (line,) = [x.strip() for x in run.stdout.splitlines() if x.strip().startswith("reproduce: ")]
+    words = shlex.split(line.removeprefix("reproduce: "))
+    assert words[:2] == ["assay", "replay"] and "--harness" in words, line
+    replay = assay(*words[1:], cwd=tmp_path)
+    assert replay.returncode == 1 and "planted: a PL prefix" in replay.stdout, replay.stdout + replay.stderr
+
+    listed = assay("findings", cwd=tmp_path)
+    bug = listed.stdout.split("\n")[1].split()[0]
+    shown = assay("findings", "show", bug, cwd=tmp_path)
+    assert "add --harness harnesses/fuzz_plist.py (check that file before you run it)" in shown.stdout, shown.stdout

@@ -219,7 +219,9 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
         )
         result.targets.extend(native_outcomes)
         result.elapsed = time.monotonic() - result.started
-    print(summary(result, project_root=str(project.root)))
+    # Targets loaded from harness files named on this command line: their files, for the reproduce lines.
+    harnesses = {t.name: t.defined_in for t in chosen if t.defined_in} if specs else None
+    print(summary(result, project_root=str(project.root), harnesses=harnesses))
     after_run(result, chosen, folders, options.corpus_root)
     if native_outcomes:
         from assay.cli.native import native_summary

@@ -50,12 +50,29 @@ def display_path(path: str | os.PathLike[str], base: str | os.PathLike[str] | No
         return str(p)
 
 
-def reproduce_command(artifact: str | os.PathLike[str], project_root: str | os.PathLike[str] | None = None) -> str:
-    """``assay replay ARTIFACT`` (plus ``--project DIR`` unless it is the current folder), ready to paste."""
+def reproduce_command(
+    artifact: str | os.PathLike[str],
+    project_root: str | os.PathLike[str] | None = None,
+    harness: str | os.PathLike[str] | None = None,
+) -> str:
+    """``assay replay ARTIFACT`` (plus ``--project DIR`` unless it is the current folder, and
+    ``--harness FILE`` for a target defined in a harness file), ready to paste."""
     words = ["assay", "replay", display_path(artifact)]
+    if harness is not None:
+        words += ["--harness", display_path(harness)]
     if project_root is not None and Path(project_root).resolve() != Path.cwd().resolve():
         words += ["--project", display_path(project_root)]
     return " ".join(shlex.quote(w) for w in words)
+
+
+def recorded_harness(meta: dict[str, Any]) -> str | None:
+    """The harness file an artifact's metadata names, when it is a plain ``.py`` path worth showing.
+
+    Only ever printed (artifacts are data: it is never imported on their word)."""
+    recorded = meta.get("harness")
+    if isinstance(recorded, str) and recorded.isprintable() and recorded.endswith(".py"):
+        return recorded
+    return None
 
 
 def headline(meta: dict[str, Any], ident: BugIdentity | None = None) -> str:
@@ -138,12 +155,15 @@ def finding_lines(
     last_seen: str | None = None,
     dated: bool = True,
     scope: str = "",
+    harness: str | os.PathLike[str] | None = None,
 ) -> list[str]:
     """The explanation of one finding (or of a bug, given its totals), one fact a line.
 
     The first line is the :func:`headline`; the others say where it was raised,
     the input (or the Hypothesis example), how often it was seen and when first,
-    and the command that reproduces it.  ``dated=False`` leaves out the date of
+    and the command that reproduces it (``harness``: the file that defines a harness-file target,
+    when the caller knows it; otherwise a line names the file the metadata records, for the user
+    to check).  ``dated=False`` leaves out the date of
     the first hit (a finding of the run being summarized); ``scope`` follows the
     count (``" this run"``).
     """
@@ -166,7 +186,14 @@ def finding_lines(
     if seen:
         lines.append(seen)
     if artifact:
-        lines.append(f"reproduce: {reproduce_command(artifact, project_root)}")
+        lines.append(f"reproduce: {reproduce_command(artifact, project_root, harness)}")
+        recorded = recorded_harness(meta) if harness is None else None
+        if recorded:
+            shown = shlex.quote(display_path(recorded))
+            lines.append(
+                f"harness: the artifact names {shown}; if its target is not in [tool.assay], "
+                f"add --harness {shown} (check that file before you run it)"
+            )
     else:
         lines.append("reproduce: (the artifact could not be written)")
     return lines

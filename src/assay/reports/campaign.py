@@ -139,12 +139,14 @@ def progress_line(p: Progress) -> str:
     )
 
 
-def summary(result: CampaignResult, project_root: str | None = None) -> str:
+def summary(result: CampaignResult, project_root: str | None = None, harnesses: dict[str, str] | None = None) -> str:
     """A plain, multi-line summary for the end of a run: per target its numbers, then one block per bug.
 
     Findings whose exception type and innermost project frame agree are one bug
     (:mod:`assay.findings.identity`); each bug is explained by :func:`assay.findings.explain.finding_lines`
-    from its first finding's artifact, with the totals of all its signatures.
+    from its first finding's artifact, with the totals of all its signatures.  ``harnesses``:
+    the harness file of each target this run loaded from one (given on its command line), so
+    that each reproduce line works as printed.
     """
     from assay.findings.identity import group
 
@@ -159,7 +161,7 @@ def summary(result: CampaignResult, project_root: str | None = None) -> str:
             f"(+{len(t.corpus_additions)}), {len(t.findings)} finding(s) in {len(bugs)} bug(s)"
         )
         for bug in bugs:
-            lines.extend(_bug_lines(bug, project_root))
+            lines.extend(_bug_lines(bug, project_root, (harnesses or {}).get(t.name)))
         for err in write_error_lines(t):
             lines.append(f"    could not write {err}")
     total = result.findings
@@ -174,7 +176,7 @@ def _record_identity(f: Any):
     return BugIdentity(getattr(f, "bug", "") or f.signature, None, None, bool(getattr(f, "harness", False)))
 
 
-def _bug_lines(bug: Any, project_root: str | None) -> list[str]:
+def _bug_lines(bug: Any, project_root: str | None, harness: str | None = None) -> list[str]:
     from assay.core.errors import AssayError
     from assay.findings.explain import finding_lines
     from assay.store.artifacts import load_artifact
@@ -197,6 +199,7 @@ def _bug_lines(bug: Any, project_root: str | None) -> list[str]:
                 signatures=len(members),
                 dated=False,
                 scope=" this run",
+                harness=harness,
             )
         except (KeyError, TypeError, ValueError):
             explained = []
@@ -217,6 +220,7 @@ def _bug_lines(bug: Any, project_root: str | None) -> list[str]:
                 signatures=len(members),
                 dated=not first.new,
                 scope=" this run",
+                harness=harness,
             )
         except (AssayError, OSError, KeyError, TypeError, ValueError):
             explained = []
