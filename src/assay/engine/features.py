@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 from assay.core.target import Target
 from assay.core.verdict import Verdict
-from assay.engine import execute, isolate
+from assay.engine import execute, isolate, procs
 from assay.feedback import edgesplit
 from assay.feedback.scope import Scope
 from assay.feedback.sysmon import SysmonFeedback, monitoring
@@ -124,7 +124,7 @@ def _one_worker(
                 isolate.kill_with_stack(pid)
                 killed = True
                 break
-        _, status = os.waitpid(pid, 0)
+        status = procs.reap_group(pid, kill=killed)  # bounded, and ends what the child started
         if finished:
             return len(inputs)
         if nxt >= len(inputs):

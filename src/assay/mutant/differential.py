@@ -87,7 +87,7 @@ from assay.core import interrupts
 from assay.core.errors import AssayError
 from assay.core.target import Target
 from assay.core.verdict import Verdict
-from assay.engine import isolate, journal as jr
+from assay.engine import isolate, journal as jr, procs
 from assay.engine.generate import InputSource
 from assay.feedback.sysmon import monitoring
 from assay.gen.constants import harvest
@@ -417,7 +417,7 @@ class _Campaign:
                 isolate.kill_with_stack(pid)  # a child that ignores its own deadline
                 del watched[pid]
                 killed = True
-        _, status = os.waitpid(pid, 0)
+        status = procs.reap_group(pid, kill=killed)  # bounded, and ends what the child started
         return done, status, killed
 
     def _end_twin(self, twin_pid: int, twin_journal: jr.Journal) -> tuple[int, bool]:
