@@ -231,3 +231,45 @@ def test_failed_writes_past_the_cap_are_counted_and_reported(tmp_path, monkeypat
     assert entry["write_errors_more"] == more
     assert len(entry["write_errors"]) == MAX_WRITE_ERRORS + 1 and entry["write_errors"][-1] == f"... and {more} more"
     assert f"could not write ... and {more} more" in summary(result)
+
+
+def test_compose_and_mutant_refuse_a_corpus_root_that_is_a_file_before_any_work(tmp_path):
+    """The same check as `assay fuzz`'s, before compose's campaign and before mutant's baseline."""
+    (tmp_path / "file").write_bytes(b"not a folder")
+    example = ROOT / "examples" / "compose"
+    compose = run_assay(
+        "compose",
+        "--classifier",
+        f"{example / 'shell_classifier_v1.py'}:is_allowed",
+        "--leaves",
+        str(example / "leaves.txt"),
+        "--fuzz-cases",
+        "5",
+        "--fuzz-corpus",
+        str(tmp_path / "file"),
+        "--fuzz-artifacts",
+        str(tmp_path / "other"),
+        timeout=120,
+    )
+    assert compose.returncode == 2, (compose.stdout, compose.stderr)
+    assert compose.stderr.count("\n") == 1 and "--fuzz-corpus" in compose.stderr and "is a file" in compose.stderr
+    assert not (tmp_path / "other").exists()
+
+    project = _project(tmp_path / "p")
+    (project / "pyproject.toml").write_text('[tool.assay]\ntargets = ["t.py"]\nmutate = ["lib.py"]\n')
+    (project / "test_lib.py").write_text("import lib\n\ndef test_parse():\n    lib.parse(b'a')\n")
+    mutant = run_assay(
+        "mutant",
+        "--project",
+        str(project),
+        "--fuzz",
+        "on",
+        "--fuzz-cases",
+        "5",
+        "--fuzz-artifacts",
+        str(tmp_path / "file" / "below"),
+        timeout=120,
+    )
+    assert mutant.returncode == 2, (mutant.stdout, mutant.stderr)
+    assert "--fuzz-artifacts" in mutant.stderr and "is a file, not a folder" in mutant.stderr, mutant.stderr
+    assert "baseline" not in mutant.stdout, "the tests ran before the check"

@@ -271,11 +271,15 @@ def run(args: argparse.Namespace) -> int:
     )
     if cases is None:
         print(f"budget: {budget:g}s (--fuzz-cases N for a fixed number of cases)")
-    if args.fuzz_corpus is None or args.fuzz_artifacts is None:
-        project = load_project()
+    from assay.core.output_paths import check_campaign_folders
+
+    project = load_project() if args.fuzz_corpus is None or args.fuzz_artifacts is None else None
+    corpus_root = args.fuzz_corpus or str(project.corpus)  # type: ignore[union-attr]  # loaded when needed
+    artifact_root = args.fuzz_artifacts or str(project.artifacts)  # type: ignore[union-attr]  # loaded when needed
+    check_campaign_folders(args.fuzz_corpus, args.fuzz_artifacts, corpus_root, artifact_root)
     options = CampaignOptions(
-        corpus_root=args.fuzz_corpus or str(project.corpus),
-        artifact_root=args.fuzz_artifacts or str(project.artifacts),
+        corpus_root=corpus_root,
+        artifact_root=artifact_root,
         max_cases=cases,
         budget=budget,
         seed=args.fuzz_seed,

@@ -105,6 +105,7 @@ def add_fuzz_args(parser: argparse.ArgumentParser) -> None:
 def cmd_fuzz(args: argparse.Namespace) -> int:
     from assay.cli.harness_args import after_run, apply_harness_args, harness_selection
     from assay.core.config import load_project
+    from assay.core.output_paths import check_campaign_folders
     from assay.engine.campaign import CampaignOptions, run_campaign
     from assay.harness.discovery import load_targets, select
     from assay.reports.campaign import build_report, summary, write_report
@@ -114,7 +115,9 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
         args.project,
         given=[k for k, flag in (("corpus", args.fuzz_corpus), ("artifacts", args.fuzz_artifacts)) if flag],
     )
-    _check_folders(args, project)  # before any target is imported or any case runs
+    check_campaign_folders(
+        args.fuzz_corpus, args.fuzz_artifacts, project.corpus, project.artifacts, replay_only=args.fuzz_replay_only
+    )  # before any target is imported or any case runs
     natives: list = []
     python_names: list[str] | None = args.fuzz_target
     if args.fuzz_backend != "python" and not specs:
@@ -276,18 +279,6 @@ def _say_unsaved(result: Any, artifact_root: str) -> None:
     for target, f in lost:
         data = base64.b64encode(f.unsaved_input or b"").decode("ascii")
         print(f"assay:   {target} {f.signature} ({f.save_error}): input (base64) {data}", file=sys.stderr)
-
-
-def _check_folders(args: argparse.Namespace, project: Any) -> None:
-    """Refuse a corpus or artifact root that is a file (or not writable) before any work."""
-    from assay.core.output_paths import check_output_dir
-
-    corpus = _path(args.fuzz_corpus, project.corpus)
-    check_output_dir(
-        corpus, "--fuzz-corpus" if args.fuzz_corpus else "[tool.assay] corpus", write=not args.fuzz_replay_only
-    )
-    artifacts = _path(args.fuzz_artifacts, project.artifacts)
-    check_output_dir(artifacts, "--fuzz-artifacts" if args.fuzz_artifacts else "[tool.assay] artifacts")
 
 
 def _check_outputs(args: argparse.Namespace) -> None:

@@ -137,6 +137,7 @@ def _run(args: argparse.Namespace, *, sample: int | None, changed: str | None, m
         ) from None
 
     from assay.core.config import load_project
+    from assay.core.output_paths import check_campaign_folders
     from assay.mutant.discover import files_to_mutate
     from assay.mutant.report import build_report, summary
     from assay.mutant.session import MutationOptions, MutationPlugin
@@ -174,6 +175,7 @@ def _run(args: argparse.Namespace, *, sample: int | None, changed: str | None, m
         from assay.mutant.survivors import load_fuzz_targets
 
         targets = load_fuzz_targets(project, args.fuzz_target)  # before the tests: a bad target fails fast
+        check_campaign_folders(args.fuzz_corpus, args.fuzz_artifacts, project.corpus, project.artifacts)
     pytest_args = [a for a in args.pytest_args if a != "--"]
     if args.executor == "dask" and mutate:
         from assay.scale.dask_mutants import dask_mutant_runner

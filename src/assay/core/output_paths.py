@@ -43,3 +43,22 @@ def check_output_dir(path: str | os.PathLike[str], flag: str, *, write: bool = T
         raise ConfigError(f"{flag} {path}: {existing} is a file, not a folder; name a folder under folders")
     if write and existing.is_dir() and not os.access(existing, os.W_OK | os.X_OK):
         raise ConfigError(f"{flag} {path}: the folder {existing} is not writable; name a writable folder")
+
+
+def check_campaign_folders(
+    corpus: str | None,
+    artifacts: str | None,
+    project_corpus: str | os.PathLike[str],
+    project_artifacts: str | os.PathLike[str],
+    *,
+    replay_only: bool = False,
+) -> None:
+    """Refuse a campaign's corpus or artifact root that is a file (or not writable) before any work.
+
+    ``corpus`` and ``artifacts`` are the ``--fuzz-corpus`` / ``--fuzz-artifacts`` flags (``None``:
+    the project's settings); a replay-only run writes no corpus, so that one needs no write access.
+    """
+    check_output_dir(
+        corpus or project_corpus, "--fuzz-corpus" if corpus else "[tool.assay] corpus", write=not replay_only
+    )
+    check_output_dir(artifacts or project_artifacts, "--fuzz-artifacts" if artifacts else "[tool.assay] artifacts")
