@@ -138,6 +138,23 @@ def test_control_only_fuzzing_kills_is_upgraded_with_an_artifact(tmp_path):
     assert records.parse_record.__code__ is code
 
 
+def test_a_kill_whose_artifact_cannot_be_saved_keeps_its_verdict_and_input(tmp_path, capsys):
+    """A full disk (here: the artifact root lies under a file) loses no differential finding."""
+    from assay.core import notices
+
+    (tmp_path / "file").write_bytes(b"not a folder")
+    heard: list[str] = []
+    notices.set_sink(heard.append)
+    try:
+        evidence, _ = fuzz(make_mutant(*CONTROL), tmp_path, root="file/below")
+    finally:
+        notices.set_sink(None)
+    assert evidence.status == KILLED_BY_FUZZ and evidence.artifact is None, evidence
+    assert evidence.input and evidence.to_json()["input"] == evidence.input.hex()
+    assert "could not be saved" in evidence.detail
+    assert any("could not save" in h and "base64" in h for h in heard), heard
+
+
 def test_equivalent_mutant_stays_survived_with_bounded_evidence(tmp_path):
     mutant = make_mutant("checksum", "total * 2", "total + total", "arith")
     code = records.checksum.__code__

@@ -76,6 +76,7 @@ shrunk input and the same evidence.  ``budget`` only cuts a schedule short.
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import os
 import time
@@ -83,7 +84,7 @@ from dataclasses import asdict, dataclass, field
 from multiprocessing.connection import Pipe
 from typing import Any
 
-from assay.core import interrupts
+from assay.core import interrupts, notices
 from assay.core.errors import AssayError
 from assay.core.target import Target
 from assay.core.verdict import Verdict
@@ -621,11 +622,21 @@ class _Campaign:
         meta = build_metadata(finding, campaign_seed=self.options.seed, target_seed=self.cseed, sources=self.sources)
         if self.strategy is not None:
             meta["strategy"] = f"{self.strategy.name}@{self.strategy.version}"
-        path, _new = write_artifact(self.options.artifact_root, finding, meta)
+        artifact: str | None
+        try:
+            artifact = str(write_artifact(self.options.artifact_root, finding, meta)[0])
+        except OSError as exc:  # a full disk: the verdict and its input stay in the report
+            artifact = None
+            error = exc.strerror or str(exc)
+            detail = f"{detail} (its artifact could not be saved under {self.options.artifact_root}: {error})"
+            notices.notify(
+                f"could not save the {status} finding of mutant {self.mutant.id} ({error}); it is kept in the "
+                f"report, its input (base64): {base64.b64encode(finding.input).decode('ascii')}"
+            )
         r = self.result
         r.status, r.artifact, r.input, r.original, r.mutated, r.detail = (
             status,
-            str(path),
+            artifact,
             finding.input,
             original,
             mutated,
