@@ -114,6 +114,31 @@ def test_a_retried_task_writes_nothing_twice(tmp_path):
     assert {f.artifact for f in again.findings} == {f.artifact for f in outcome.findings}
 
 
+def test_a_finding_that_cannot_be_copied_back_keeps_its_input(tmp_path):
+    """The client's copy of a shard's artifacts fails (a full disk; here the root lies under a file):
+    the findings stay in the outcome with their input and metadata, as the supervisor keeps them."""
+    from assay.core import notices
+
+    [target] = _targets(("planted_two_bugs",))
+    options = _options(tmp_path, shrink_cases=64)
+    options.max_cases = 1500
+    prepare([target], options)
+    [spec] = plan_shards(str(PLANTED), [target], options, SEED, 1)
+    result = run_shard(spec)
+    assert result.findings
+    (tmp_path / "file").write_bytes(b"not a folder")
+    heard: list[str] = []
+    notices.set_sink(heard.append)
+    try:
+        outcome, applied = apply_result(result, options.corpus_root, tmp_path / "file" / "below", target.max_len)
+    finally:
+        notices.set_sink(None)
+    assert applied.artifacts_written == 0 and len(heard) == len(result.findings), heard
+    for f in outcome.findings:
+        assert f.artifact == "" and f.save_error and f.unsaved_input
+        assert f.unsaved_metadata is not None and f.unsaved_metadata["signature"] == f.signature
+
+
 def test_cli_on_an_existing_scheduler_matches_local_shards(tmp_path, client):
     report = tmp_path / "r.json"
     r = subprocess.run(

@@ -16,8 +16,10 @@ entries while it runs, so its schedule digest depends only on its spec.
 
 from __future__ import annotations
 
+import base64
 import dataclasses
 import hashlib
+import json
 import os
 import pickle
 import subprocess
@@ -27,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from assay.core import forking
+from assay.core import forking, notices
 from assay.core.errors import AssayError
 from assay.engine.campaign import CampaignOptions, job_seed, prepare, run_prepared
 from assay.engine.seeds import target_seed
@@ -227,14 +229,30 @@ def apply_result(
             store.add(data)
             applied.corpus_written += 1
     published: dict[str, bool] = {}
+    unsaved: dict[str, tuple[str, dict[str, bytes]]] = {}
     for rel, files in sorted(result.findings.items()):
         if Path(rel).is_absolute() or ".." in Path(rel).parts:
             raise ValueError(f"shard result for {result.target!r}: artifact path {rel!r} leaves the artifact root")
-        published[rel] = publish_dir(Path(artifact_root) / rel, files)
+        try:
+            published[rel] = publish_dir(Path(artifact_root) / rel, files)
+        except OSError as exc:  # a full disk: the finding stays in the report, with its input
+            unsaved[rel] = (exc.strerror or str(exc), files)
+            notices.notify(
+                f"could not save a finding of target {result.target} under {artifact_root} ({unsaved[rel][0]}); "
+                f"it is kept in the report, its input (base64): "
+                f"{base64.b64encode(files.get('input', b'')).decode('ascii')}"
+            )
+            continue
         applied.artifacts_written += published[rel]
     data = dict(result.outcome)
     findings = [FindingRecord(**f) for f in data.pop("findings")]
     for f in findings:
+        if f.artifact in unsaved:  # as the supervisor keeps a finding it could not write
+            f.save_error, files = unsaved[f.artifact]
+            f.new, f.artifact = True, ""
+            f.unsaved_input = files.get("input", b"")
+            f.unsaved_metadata = json.loads(files["metadata.json"]) if "metadata.json" in files else None
+            continue
         f.new = published.get(f.artifact, False)
         f.artifact = str(Path(artifact_root) / f.artifact)
     return TargetOutcome(**data, findings=findings), applied
