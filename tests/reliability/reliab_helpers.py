@@ -89,3 +89,12 @@ def wait_for(predicate, wait: float = 120.0, step: float = 0.05) -> bool:
             return True
         time.sleep(step)
     return False
+
+
+def alive(pid: int) -> bool:
+    """Whether ``pid`` is a live process (not a zombie)."""
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            return fh.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False

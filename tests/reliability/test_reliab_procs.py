@@ -13,7 +13,7 @@ import signal
 import sys
 
 import pytest
-from reliab_helpers import HOSTILE, hostile_registry, kill_session, start_assay, wait_for, wait_gone
+from reliab_helpers import HOSTILE, alive, hostile_registry, kill_session, start_assay, wait_for, wait_gone
 
 
 @pytest.fixture(scope="module")
@@ -144,16 +144,8 @@ def test_interrupt_during_replay_child_ends_its_group(monkeypatch):
         signal.signal(signal.SIGALRM, old)
     assert started and grandchild
     for pid in (started[0], grandchild[0]):
-        assert wait_for(lambda p=pid: not _alive(p), wait=20), f"process {pid} outlived the interrupted replay"
+        assert wait_for(lambda p=pid: not alive(p), wait=20), f"process {pid} outlived the interrupted replay"
     assert not os.path.exists(workdirs[0]), "the replay's temp folder was left behind"
-
-
-def _alive(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat") as fh:
-            return fh.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return False
 
 
 def test_forked_background_child_does_not_hide_worker_death(hostile, tmp_path):

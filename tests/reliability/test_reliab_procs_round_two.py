@@ -14,7 +14,7 @@ import subprocess
 import sys
 import textwrap
 
-from reliab_helpers import kill_session, run_assay, start_assay, wait_for, wait_gone
+from reliab_helpers import alive, kill_session, run_assay, start_assay, wait_for, wait_gone
 
 
 def _project(root, body: str) -> str:
@@ -41,15 +41,6 @@ def _fuzz_args(project: str, tmp_path, cases: int, seed: int = 1, *extra: str) -
         str(tmp_path / "a"),
         *extra,
     ]
-
-
-def _alive(pid: int) -> bool:
-    """Whether ``pid`` is a live process (not a zombie)."""
-    try:
-        with open(f"/proc/{pid}/stat") as fh:
-            return fh.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return False
 
 
 HANGS = """
@@ -85,7 +76,7 @@ def test_sigkill_of_the_parent_while_a_hang_is_traced_leaves_no_orphan(tmp_path)
         os.kill(proc.pid, signal.SIGKILL)
         proc.communicate(timeout=60)
         assert wait_gone(proc.pid) == [], "processes of the SIGKILLed run survived it"
-        assert not [pid for pid in runs if _alive(pid)], f"runs of the hang survived: {runs}"
+        assert not [pid for pid in runs if alive(pid)], f"runs of the hang survived: {runs}"
     finally:
         kill_session(proc.pid)
 
@@ -367,26 +358,39 @@ def wedges(data: bytes) -> None:
 """
 
 
-def test_a_wedge_in_progress_when_sigterm_arrives_is_kept(tmp_path):
+def _interrupted_run(tmp_path, body: str, name: str, ready) -> tuple[int, str, list[dict]]:
+    """Run ``body``'s target ``name``, SIGTERM assay once ``ready(markers)`` holds for the markers
+    its runs left in their work folders; (exit code, stderr, the report's findings of ``name``)."""
     import json
-    import time
 
-    project = _project(tmp_path / "p", WEDGES)
+    project = _project(tmp_path / "p", body)
     temp = tmp_path / "tmp"
     temp.mkdir()
     report = tmp_path / "r.json"
     args = _fuzz_args(project, tmp_path, 3, 1, "--report", str(report))
     proc = start_assay(*args, env={**os.environ, "TMPDIR": str(temp)})
     try:
-        assert wait_for(lambda: any(temp.glob("assay-work-*/wedge-*")), wait=120)
-        # Past the 2 s timeout, before the kill 1 s later: the wedge is in progress.
-        time.sleep(2.4)
+        assert wait_for(lambda: ready(list(temp.glob("assay-work-*/wedge-*"))), wait=120)
         os.kill(proc.pid, signal.SIGTERM)
-        out, err = proc.communicate(timeout=60)
+        _out, err = proc.communicate(timeout=60)
     finally:
         kill_session(proc.pid)
-    assert proc.returncode == 130, err
-    findings = json.loads(report.read_text())["targets"]["wedges"]["findings"]
+    return proc.returncode, err, json.loads(report.read_text())["targets"][name]["findings"]
+
+
+def _past_the_timeout(markers: list) -> bool:
+    """The case has started and run past its 2 s timeout, before the kill 1 s later."""
+    import time
+
+    if not markers:
+        return False
+    time.sleep(2.4)
+    return True
+
+
+def test_a_wedge_in_progress_when_sigterm_arrives_is_kept(tmp_path):
+    code, err, findings = _interrupted_run(tmp_path, WEDGES, "wedges", _past_the_timeout)
+    assert code == 130, err
     assert [f["oracle"] for f in findings] == ["wedge"], err
     assert (tmp_path / "a" / "wedges").is_dir()
 
@@ -404,21 +408,7 @@ def analysed(data: bytes) -> None:
 def test_a_wedge_being_keyed_when_sigterm_arrives_is_kept(tmp_path):
     """The worker caught the soft timeout and is keying the wedge (a traced re-run of the
     hang, which writes the second marker): an interrupt then must not lose it."""
-    import json
-
-    project = _project(tmp_path / "p", ANALYSED)
-    temp = tmp_path / "tmp"
-    temp.mkdir()
-    report = tmp_path / "r.json"
-    args = _fuzz_args(project, tmp_path, 3, 1, "--report", str(report))
-    proc = start_assay(*args, env={**os.environ, "TMPDIR": str(temp)})
-    try:
-        # The first marker is the case itself; the second, the traced re-run that keys it.
-        assert wait_for(lambda: len(list(temp.glob("assay-work-*/wedge-*"))) >= 2, wait=120)
-        os.kill(proc.pid, signal.SIGTERM)
-        out, err = proc.communicate(timeout=60)
-    finally:
-        kill_session(proc.pid)
-    assert proc.returncode == 130, err
-    findings = json.loads(report.read_text())["targets"]["analysed"]["findings"]
+    # The first marker is the case itself; the second, the traced re-run that keys it.
+    code, err, findings = _interrupted_run(tmp_path, ANALYSED, "analysed", lambda markers: len(markers) >= 2)
+    assert code == 130, err
     assert [f["oracle"] for f in findings] == ["wedge"], err
