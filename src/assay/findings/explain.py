@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from assay.findings.identity import BugIdentity, identify_metadata
+from assay.store.metadata import showable_harness
 
 #: Bytes of the input shown in the one-line preview.
 PREVIEW_BYTES = 48
@@ -63,16 +64,6 @@ def reproduce_command(
     if project_root is not None and Path(project_root).resolve() != Path.cwd().resolve():
         words += ["--project", display_path(project_root)]
     return " ".join(shlex.quote(w) for w in words)
-
-
-def recorded_harness(meta: dict[str, Any]) -> str | None:
-    """The harness file an artifact's metadata names, when it is a plain ``.py`` path worth showing.
-
-    Only ever printed (artifacts are data: it is never imported on their word)."""
-    recorded = meta.get("harness")
-    if isinstance(recorded, str) and recorded.isprintable() and recorded.endswith(".py"):
-        return recorded
-    return None
 
 
 def headline(meta: dict[str, Any], ident: BugIdentity | None = None) -> str:
@@ -187,7 +178,7 @@ def finding_lines(
         lines.append(seen)
     if artifact:
         lines.append(f"reproduce: {reproduce_command(artifact, project_root, harness)}")
-        recorded = recorded_harness(meta) if harness is None else None
+        recorded = showable_harness(meta.get("harness")) if harness is None else None
         if recorded:
             shown = shlex.quote(display_path(recorded))
             lines.append(

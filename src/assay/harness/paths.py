@@ -24,6 +24,7 @@ from assay.core.errors import ConfigError, TargetError
 from assay.core.target import Registry, Target
 from assay.harness.define import make_target
 from assay.harness.discovery import import_file, make_importable, targets_in
+from assay.store.metadata import showable_harness
 
 
 def split_positionals(words: list[str]) -> tuple[list[str], list[Path]]:
@@ -211,7 +212,8 @@ def harness_hint(recorded: object, cwd: Path | None = None) -> str:
 
     Only a suggestion for the user to check: it is printed, never opened.
     """
-    if not isinstance(recorded, str) or not recorded or not recorded.isprintable() or not recorded.endswith(".py"):
+    recorded = showable_harness(recorded)
+    if recorded is None:
         return "FILE"
     path = Path(recorded)
     try:

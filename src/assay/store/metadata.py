@@ -167,3 +167,12 @@ def _bad(where: str | Path, name: str, value: Any, expected: str) -> None:
     raise ArtifactError(
         f"{where}: {name!r} must be {expected}, not {shown}; the artifact is damaged or was not written by assay"
     )
+
+
+def showable_harness(recorded: object) -> str | None:
+    """A harness path an artifact's metadata records, when it is a plain ``.py`` path worth
+    showing to the user; ``None`` otherwise.  Only ever printed: artifacts are data, and a
+    path from their metadata is never imported on their word."""
+    if isinstance(recorded, str) and recorded and recorded.isprintable() and recorded.endswith(".py"):
+        return recorded
+    return None
