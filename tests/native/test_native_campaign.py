@@ -116,3 +116,51 @@ def test_per_input_timeout_is_the_targets_timeout(planted_project, native_run, t
     # libFuzzer's alarm ticks once a second and reports the whole seconds it measured, so a
     # 1-second timeout reads "after 1 seconds" or, when the tick lands late, "after 2 seconds".
     assert re.search(r"timeout after [12] seconds", art.metadata["sanitizer_report"]), art.metadata["sanitizer_report"]
+
+
+SHALLOW = "native-asan:heap-buffer-overflow:READ:1@shallow<LLVMFuzzerTestOneInput"
+BEHIND_MAGIC = "native-asan:heap-buffer-overflow:READ:4@behind_magic<LLVMFuzzerTestOneInput"
+
+
+def test_a_known_crash_found_again_does_not_end_the_campaign(planted_project, native_run):
+    from assay.native.campaign import MAX_RESTARTS
+
+    # "two" has a shallow bug libFuzzer hits within a few hundred cases of every start, and a
+    # second one behind a magic that seed 1 reaches after about 13,000 cases.
+    outcome = native_run(planted_project, "two", cases=20_000, seed=1)
+    found = {f.signature: f for f in outcome.findings}
+    assert set(found) == {SHALLOW, BEHIND_MAGIC}
+    assert found[SHALLOW].occurrences > MAX_RESTARTS + 1, "re-found more often than the cap on new bugs"
+    assert outcome.refound_restarts == sum(f.occurrences - 1 for f in outcome.findings)
+    assert outcome.restarts == 2 and outcome.cases == 20_000  # restarted after each new bug; the cap used up
+    assert outcome.stopped_early is None and outcome.libfuzzer_seed == 1
+    # time-to-find, as for Python artifacts: when, after how many cases and how many seconds of fuzzing
+    metas = {sig: load_artifact(f.artifact).metadata for sig, f in found.items()}
+    for sig, meta in metas.items():
+        assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", meta["first_seen"])
+        assert meta["first_seen_case"] == found[sig].first_seen_case
+        assert meta["first_seen_seconds"] == found[sig].first_seen_seconds
+    assert 0 < metas[SHALLOW]["first_seen_case"] < 2_000 < metas[BEHIND_MAGIC]["first_seen_case"] <= outcome.cases
+    assert 0 < metas[SHALLOW]["first_seen_seconds"] < metas[BEHIND_MAGIC]["first_seen_seconds"] <= outcome.elapsed
+
+
+def test_without_restarts_past_known_crashes_the_second_bug_is_missed_and_said(
+    planted_project, native_run, monkeypatch
+):
+    import assay.native.campaign as campaign
+
+    monkeypatch.setattr(campaign, "MAX_REFOUND_RESTARTS", 0)  # the old behaviour: a re-found crash ends it
+    outcome = native_run(planted_project, "two", cases=20_000, seed=1)
+    assert [f.signature for f in outcome.findings] == [SHALLOW]
+    assert outcome.stopped_early and "found again 0 times" in outcome.stopped_early
+    assert "of 20,000 cases left" in outcome.stopped_early and outcome.cases < 20_000
+
+
+def test_the_cap_on_new_bugs_stops_early_and_says_so(planted_project, native_run, monkeypatch):
+    import assay.native.campaign as campaign
+
+    monkeypatch.setattr(campaign, "MAX_RESTARTS", 0)
+    outcome = native_run(planted_project, "two", cases=20_000, seed=1)
+    assert [f.signature for f in outcome.findings] == [SHALLOW] and outcome.restarts == 0
+    assert outcome.stopped_early.startswith("1 bugs found, and libFuzzer is restarted after at most 0 new bugs")
+    assert outcome.stopped_early.endswith(f"with {20_000 - outcome.cases:,} of 20,000 cases left")

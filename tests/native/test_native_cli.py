@@ -101,6 +101,7 @@ def test_backend_all_runs_python_and_native_targets(planted_root, tmp_path):
         "planted": "native",
         "deep": "native",
         "embedded": "native",
+        "two": "native",
         "api_deep": "native",
     }
     report = tmp_path / "r.json"

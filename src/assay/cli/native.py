@@ -15,7 +15,7 @@ from typing import Any
 from assay.core.config import Project
 from assay.core.errors import NativeError, TargetError
 from assay.core.native_target import NativeTarget
-from assay.native.campaign import NO_SCHEDULE, NativeOptions, NativeOutcome, run_native_campaign
+from assay.native.campaign import MAX_RESTARTS, NO_SCHEDULE, NativeOptions, NativeOutcome, run_native_campaign
 from assay.native.discovery import has_python_targets, load_native_targets
 
 #: Seconds between progress lines when stderr is not a terminal (CI logs).
@@ -125,6 +125,12 @@ def native_summary(outcomes: list[NativeOutcome]) -> str:
         if b:
             how = "reused" if b.get("reused") else f"built in {b.get('build_seconds', 0):.1f}s"
             lines.append(f"  {o.name}: native build {b['identity'][:16]} ({how}), manifest {b['manifest']}")
+        lines.append(
+            f"  {o.name}: libFuzzer -seed={o.libfuzzer_seed}; restarted {o.restarts} time(s) after a new bug "
+            f"(at most {MAX_RESTARTS}) and {o.refound_restarts} time(s) after a known bug was found again"
+        )
+        if o.stopped_early:
+            lines.append(f"  {o.name}: STOPPED EARLY: {o.stopped_early}")
         if o.error:
             lines.append(f"  {o.name}: INFRASTRUCTURE FAILURE: {o.error.splitlines()[0]}")
     if outcomes:

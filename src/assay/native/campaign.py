@@ -9,9 +9,15 @@ bounded by ``-rss_limit_mb`` (which is also libFuzzer's single-malloc limit).
 
 libFuzzer stops at its first failure; the campaign then confirms it (replay,
 minimize, determinism), drops the failing input from the working corpus and starts
-libFuzzer again on what is left of the time and case cap, at most
-:data:`MAX_RESTARTS` times.  libFuzzer does not expose its input schedule, so there is
-no schedule digest; the report says so.
+libFuzzer again on what is left of the time and case cap.  A new bug allows at most
+:data:`MAX_RESTARTS` such restarts; a known bug found again (libFuzzer re-finds a
+shallow crash from the corpus within a few hundred cases) is counted and libFuzzer is
+started again without using up that cap, so a second bug can still be found in the
+budget (the way libFuzzer's own ``-fork`` mode with ``-ignore_crashes`` goes on past
+crashes, but with one process and a case cap, so a seed still repeats a run).  When a
+campaign ends before its budget or case cap, the outcome says why
+(:attr:`NativeOutcome.stopped_early`).  libFuzzer does not expose its input schedule,
+so there is no schedule digest; the report says so.
 """
 
 from __future__ import annotations
@@ -36,8 +42,11 @@ from assay.native.signature import parse_report, project_predicate
 from assay.native.toolchain import find_toolchain
 from assay.store.corpus import Corpus, check_all, digest
 
-#: libFuzzer restarts after findings within one target's campaign.
+#: libFuzzer restarts after a new bug within one target's campaign (each new bug costs a minimization).
 MAX_RESTARTS = 8
+#: libFuzzer restarts after a known bug was found again; only a guard (the budget or case cap ends a
+#: campaign first), since each such restart spends cases or time on what is left of the budget.
+MAX_REFOUND_RESTARTS = 100_000
 #: What the report says instead of a schedule digest.
 NO_SCHEDULE = "libFuzzer does not expose its input schedule; no schedule digest is recorded"
 
@@ -68,6 +77,12 @@ class NativeOutcome(TargetOutcome):
     build: dict[str, Any] = field(default_factory=dict)
     libfuzzer_execs_per_sec: float = 0.0
     restarts: int = 0
+    #: Restarts after a known bug was found again (not counted against :data:`MAX_RESTARTS`).
+    refound_restarts: int = 0
+    #: libFuzzer's ``-seed`` of the first run (restart ``k`` uses this + ``k``).
+    libfuzzer_seed: int = 0
+    #: Why the campaign ended before its budget or case cap, or None when it ran to its end.
+    stopped_early: str | None = None
     error: str | None = None
 
     def native_report(self) -> dict[str, Any]:
@@ -79,14 +94,21 @@ class NativeOutcome(TargetOutcome):
             "schedule_note": NO_SCHEDULE,
             "build": self.build,
             "libfuzzer_execs_per_sec": round(self.libfuzzer_execs_per_sec, 1),
+            "libfuzzer_seed": self.libfuzzer_seed,
             "libfuzzer_restarts": self.restarts,
+            "libfuzzer_refound_restarts": self.refound_restarts,
+            "stopped_early": self.stopped_early,
             "error": self.error,
         }
 
 
-def libfuzzer_seed(tseed: int, run: int) -> int:
-    """libFuzzer's ``-seed`` (1 .. 2**31-1; 0 would mean random) for the ``run``-th start."""
-    return (tseed + run) % (2**31 - 1) + 1
+def libfuzzer_seed(master_seed: int, run: int) -> int:
+    """libFuzzer's ``-seed`` for the ``run``-th start: ``--fuzz-seed N`` is ``-seed=N``, then N+1, ...
+
+    libFuzzer takes 1 .. 2**31-1 (0 would mean a random seed); other master seeds are
+    folded into that range.
+    """
+    return (master_seed - 1 + run) % (2**31 - 1) + 1
 
 
 def whole_seconds(budget: float) -> int:
@@ -182,9 +204,12 @@ def _campaign(
     fuzz_time = 0.0
     rates: list[tuple[int, float]] = []
     by_signature: dict[str, FindingRecord] = {}
-    for run in range(MAX_RESTARTS + 1):
+    outcome.libfuzzer_seed = libfuzzer_seed(master_seed, 0)
+    run = 0
+    while True:
+        seed = libfuzzer_seed(master_seed, run)
         args = [
-            f"-seed={libfuzzer_seed(tseed, run)}",
+            f"-seed={seed}",
             f"-max_len={target.max_len}",
             *harness_flags(target),
             f"-artifact_prefix={found}/",
@@ -224,6 +249,7 @@ def _campaign(
             _account(outcome, stop.result, rates)
             outcome.status = "interrupted"
             break
+        cases_before = outcome.cases
         fuzz_time += result.elapsed
         _account(outcome, result, rates)
         if cases_left is not None:
@@ -249,20 +275,44 @@ def _campaign(
         data = crash.read_bytes()
         crash.unlink()
         (live / digest(data)).unlink(missing_ok=True)  # start again past the failing input
-        outcome.restarts = run + 1
-        if failure.signature in by_signature:  # a known bug found again: counted, not confirmed again
-            by_signature[failure.signature].occurrences += 1
+        known = by_signature.get(failure.signature)
+        if known is not None:  # a known bug found again: counted, not confirmed again, and fuzzing goes on
+            known.occurrences += 1
+            if outcome.refound_restarts >= MAX_REFOUND_RESTARTS:
+                outcome.stopped_early = f"known bugs were found again {MAX_REFOUND_RESTARTS} times (a guard)"
+                break
+            outcome.refound_restarts += 1
+            run += 1
             continue
-        finding = confirm(replayer, failure, data, result.log, libfuzzer_seed(tseed, run))
+        first_seen = (round(fuzz_time, 3), cases_before + result.units)
+        finding = confirm(replayer, failure, data, result.log, seed)
         meta = native_metadata(
             finding, build, target, campaign_seed=master_seed, target_seed=tseed, libfuzzer_args=[*args, "<corpus>"]
         )
+        meta.update(
+            first_seen=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+            first_seen_seconds=first_seen[0],
+            first_seen_case=first_seen[1],
+        )
         path, new = publish(options.artifact_root, finding, meta, build)
-        sig = finding.failure.signature
-        if sig in by_signature:
-            by_signature[sig].occurrences += 1
-        else:
-            by_signature[sig] = FindingRecord(sig, finding.failure.oracle, str(path), new)
+        record = FindingRecord(
+            failure.signature,
+            finding.failure.oracle,
+            str(path),
+            new,
+            first_seen_seconds=first_seen[0],
+            first_seen_case=first_seen[1],
+        )
+        by_signature[failure.signature] = record
+        if not options.replay_only and outcome.restarts >= MAX_RESTARTS:  # replay-only runs every failing entry
+            outcome.stopped_early = (
+                f"{len(by_signature)} bugs found, and libFuzzer is restarted after at most {MAX_RESTARTS} new bugs"
+            )
+            break
+        outcome.restarts += 1
+        run += 1
+    if outcome.stopped_early:
+        outcome.stopped_early += _what_was_left(options.max_cases, cases_left, seconds, time.monotonic() - started)
     outcome.findings = list(by_signature.values())
     if not options.replay_only:
         for entry in sorted(os.listdir(live)):
@@ -278,6 +328,16 @@ def _campaign(
     outcome.libfuzzer_execs_per_sec = total_units / total_time if total_time else 0.0
     if outcome.status == "clean" and outcome.findings:
         outcome.status = "findings"
+
+
+def _what_was_left(max_cases: int | None, cases_left: int | None, seconds: int | None, spent: float) -> str:
+    """``", with ... left"``: the part of the case cap and budget a campaign that stopped early did not use."""
+    parts = []
+    if max_cases is not None and cases_left is not None:
+        parts.append(f"{max(cases_left, 0):,} of {max_cases:,} cases")
+    if seconds is not None:
+        parts.append(f"{max(seconds - spent, 0.0):.0f} of {seconds} s")
+    return f", with {' and '.join(parts)} left" if parts else ""
 
 
 def _account(outcome: NativeOutcome, result: RunResult, rates: list[tuple[int, float]]) -> None:
