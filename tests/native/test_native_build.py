@@ -123,3 +123,46 @@ def test_unknown_native_keys_are_refused(tmp_path):
     (tmp_path / "pyproject.toml").write_text('[tool.assay.native.x]\nharness = "h.c"\ntimeout = 0.5\n')
     with pytest.raises(ConfigError, match="timeout"):
         load_project(tmp_path)
+
+
+WIDTH_HARNESS = (
+    "#include <stdint.h>\n#include <stddef.h>\n"
+    '#if !defined(WIDTH) || WIDTH != 8\n#error "WIDTH must be 8"\n#endif\n'
+    "int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n) { return 0; }\n"
+)
+
+
+def _project(tmp_path, table: str):
+    from assay.core.config import load_project
+
+    (tmp_path / "h.c").write_text(WIDTH_HARNESS)
+    (tmp_path / "pyproject.toml").write_text(
+        f'[tool.assay]\ntargets = []\n[tool.assay.native.x]\nharness = "h.c"\n{table}'
+    )
+    return load_project(tmp_path)
+
+
+def test_defines_take_the_compilers_spelling_too(tmp_path, clang):
+    a = _project(tmp_path, 'defines = ["-DWIDTH=8"]\n')
+    built = ensure_build(a.native["x"], a.root, tc=clang)  # "-D-DWIDTH=8" would fail the header scan
+    assert "-DWIDTH=8" in built.manifest["argv"] and not any(f.startswith("-D-D") for f in built.manifest["argv"])
+    b = _project(tmp_path, 'defines = ["WIDTH=8"]\n')
+    assert b.native["x"] == a.native["x"] and ensure_build(b.native["x"], b.root, tc=clang).reused
+    with pytest.raises(ConfigError, match="defines entry '-D' is not a macro definition"):
+        _project(tmp_path, 'defines = ["-D"]\n')
+
+
+def test_a_broken_cflags_entry_is_named_with_its_key(tmp_path, clang):
+    project = _project(tmp_path, 'defines = ["WIDTH=8"]\ncflags = ["-O1", "-fno-such-flag"]\n')
+    with pytest.raises(BuildError) as info:
+        ensure_build(project.native["x"], project.root, tc=clang)
+    first = str(info.value).splitlines()[0]
+    assert "cflags entry '-fno-such-flag' is refused by clang" in first and "-fno-such-flag" in first
+    assert "[tool.assay.native.x] of " in first and first.endswith("pyproject.toml")
+
+
+def test_a_compile_error_of_the_code_blames_no_flag(tmp_path, clang):
+    project = _project(tmp_path, 'cflags = ["-O1"]\n')  # WIDTH undefined: the harness's own #error
+    with pytest.raises(BuildError) as info:
+        ensure_build(project.native["x"], project.root, tc=clang)
+    assert "refused by clang" not in str(info.value) and "WIDTH must be 8" in str(info.value)

@@ -142,6 +142,20 @@ def _strings(name: str, key: str, value: Any) -> tuple[str, ...]:
     return tuple(value)
 
 
+def _defines(name: str, value: Any) -> tuple[str, ...]:
+    """``defines`` as macro definitions: ``X=8`` and ``-DX=8`` (the compiler's spelling) are the same entry."""
+    out = []
+    for entry in _strings(name, "defines", value):
+        macro = entry[2:] if entry.startswith("-D") else entry
+        if not macro or macro.startswith(("-", "=")) or any(c.isspace() for c in macro.split("=", 1)[0]):
+            raise NativeError(
+                f"native target {name!r}: defines entry {entry!r} is not a macro definition; "
+                'write NAME or NAME=VALUE (a leading -D is accepted), e.g. defines = ["WIDTH=8"]'
+            )
+        out.append(macro)
+    return tuple(out)
+
+
 def _whole(name: str, key: str, value: Any, minimum: int) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
         raise NativeError(f"native target {name!r}: {key} must be a whole number of at least {minimum}, not {value!r}")
@@ -190,7 +204,7 @@ def native_target(
         harness=harness,
         sources=_strings(name, "sources", sources),
         include_dirs=_strings(name, "include_dirs", include_dirs),
-        defines=_strings(name, "defines", defines),
+        defines=_defines(name, defines),
         cflags=_strings(name, "cflags", cflags),
         seeds=_strings(name, "seeds", seeds),
         dictionary=dictionary,

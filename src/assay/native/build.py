@@ -42,6 +42,8 @@ MANIFEST_VERSION = 1
 BUILD_DIR = ".assay/native"
 #: Times a build is redone when a file it read changed while it ran.
 MAX_BUILD_ATTEMPTS = 3
+#: Seconds clang may take to check one declared flag on an empty file (after a failed build).
+FLAG_CHECK_TIMEOUT = 60.0
 #: Placeholder for the output path in the recorded argv.
 OUT = "<out>"
 
@@ -153,7 +155,8 @@ def read_files(tc: Toolchain, target: NativeTarget, root: Path, flags: list[str]
         )
         if r.returncode != 0:
             raise BuildError(
-                f"native target {target.name!r}: scanning the headers of {unit} failed:\n{_tail(r.stderr)}"
+                _blamed(tc, target, root)
+                + f"native target {target.name!r}: scanning the headers of {unit} failed:\n{_tail(r.stderr)}"
             )
         files[unit] = None
         for dep in parse_make_deps(r.stdout):
@@ -235,7 +238,7 @@ def ensure_build(
                 True,
                 float(stored.get("build_seconds", 0.0)),
             )
-        seconds, tmp = _compile(target, root, argv, timeout)
+        seconds, tmp = _compile(tc, target, root, argv, timeout)
         after, _ = plan(target, root, tc)
         if after != manifest:  # an input changed while compiling: this binary matches neither
             shutil.rmtree(tmp, ignore_errors=True)
@@ -262,7 +265,7 @@ def ensure_build(
     raise BuildError(f"native target {target.name!r}: its files kept changing during {MAX_BUILD_ATTEMPTS} builds")
 
 
-def _compile(target: NativeTarget, root: Path, argv: list[str], timeout: float) -> tuple[float, Path]:
+def _compile(tc: Toolchain, target: NativeTarget, root: Path, argv: list[str], timeout: float) -> tuple[float, Path]:
     parent = build_root(root, target.name)
     parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=TMP_PREFIX, dir=parent))
@@ -284,10 +287,53 @@ def _compile(target: NativeTarget, root: Path, argv: list[str], timeout: float) 
     if rc != 0:
         shutil.rmtree(tmp, ignore_errors=True)
         raise BuildError(
-            f"native target {target.name!r} failed to build (exit {rc}):\n  {' '.join(real)}\n{_tail(output)}\n"
+            _blamed(tc, target, root)
+            + f"native target {target.name!r} failed to build (exit {rc}):\n  {' '.join(real)}\n{_tail(output)}\n"
             f"fix the harness or [tool.assay.native.{target.name}] and run again"
         )
     return time.monotonic() - started, tmp
+
+
+def refused_flag(tc: Toolchain, target: NativeTarget, root: Path) -> str | None:
+    """Which ``cflags`` or ``defines`` entry clang refuses on an empty file, said in one line; None if none.
+
+    Each entry is tried alone, then all ``cflags`` together (an option and its value
+    may be two entries).  Called only after a build or header scan failed, so a
+    working build costs nothing.
+    """
+    language = ["-x", "c++" if target.cxx else "c"]
+    trials = [("cflags", e, [e]) for e in target.cflags] + [("defines", e, [f"-D{e}"]) for e in target.defines]
+    if len(target.cflags) > 1:
+        trials.append(("cflags", " ".join(target.cflags), list(target.cflags)))
+    for key, entry, flags in trials:
+        r = subprocess.run(
+            [tc.driver(target.cxx), *flags, "-fsyntax-only", *language, "-"],
+            input="",
+            cwd=root,
+            capture_output=True,
+            text=True,
+            timeout=FLAG_CHECK_TIMEOUT,
+        )
+        if r.returncode != 0:
+            said = next((line for line in r.stderr.splitlines() if "error" in line), r.stderr.strip())
+            return f"{key} entry {entry!r} is refused by clang ({said.strip()})"
+    return None
+
+
+def _blamed(tc: Toolchain, target: NativeTarget, root: Path) -> str:
+    """The first line of a build error when a declared flag is the cause: the key, the entry, where to fix it."""
+    try:
+        why = refused_flag(tc, target, root)
+    except (OSError, subprocess.SubprocessError):
+        return ""
+    if why is None:
+        return ""
+    where = (
+        f"[tool.assay.native.{target.name}] of {target.defined_in}"
+        if target.defined_in.endswith(".toml")
+        else f"the native_target({target.name!r}, ...) call"
+    )
+    return f"native target {target.name!r}: {why}; fix it in {where}\n"
 
 
 def _tail(text: str, lines: int = 30) -> str:
