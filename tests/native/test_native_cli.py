@@ -178,3 +178,32 @@ def test_missing_clang_is_exit_2_with_the_install_command(tmp_path):
         timeout=120,
     )
     assert r.returncode == 2 and INSTALL_HINT in r.stderr
+
+
+def test_a_project_with_only_a_native_target_fuzzes_it_without_flags(planted_root, tmp_path):
+    project = tmp_path / "only_native"
+    project.mkdir()
+    shutil.copy(planted_root / "deep.c", project / "deep.c")
+    # no [tool.assay] targets and no fuzz/ folder: only the native table
+    (project / "pyproject.toml").write_text('[tool.assay.native.deep]\nharness = "deep.c"\nmax_len = 64\n')
+    report = tmp_path / "r.json"
+    r = assay("fuzz", "--fuzz-cases", "2000", "--fuzz-seed", "1", "--report", report, cwd=project)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "assay init" not in r.stderr and "fuzz/" not in r.stderr
+    data = json.loads(report.read_text())
+    assert data["targets"]["deep"]["backend"] == "native" and data["targets"]["deep"]["cases"] == 2000
+    assert data["arguments"]["fuzz_backend"] == "native"
+    # a name picks its kind too: the planted project's targets are native ones
+    r = assay("fuzz", "--project", planted_root, "--fuzz-target", "deep", "--fuzz-cases", "100", "--fuzz-seed", "1")
+    assert r.returncode == 0 and "deep: libFuzzer -seed=1" in r.stdout, r.stdout + r.stderr
+
+
+def test_a_project_with_both_kinds_runs_python_by_default_and_names_the_native_ones(tmp_path):
+    (tmp_path / "fuzz").mkdir()
+    (tmp_path / "fuzz" / "fuzz_py.py").write_text(
+        "import assay\n\n@assay.target(seeds=[b'a'])\ndef py_clean(data: bytes):\n    return len(data)\n"
+    )
+    (tmp_path / "pyproject.toml").write_text('[tool.assay.native.deep]\nharness = "deep.c"\n')
+    r = assay("fuzz", "--fuzz-cases", "5", "--fuzz-seed", "1", cwd=tmp_path)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "py_clean" in r.stdout and "native target(s) deep not run; add --fuzz-backend all" in r.stderr

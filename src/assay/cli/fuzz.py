@@ -49,7 +49,11 @@ def add_fuzz_args(parser: argparse.ArgumentParser) -> None:
     g.add_argument(
         "--fuzz-target", action="append", default=[], metavar="NAME", help="target to run (repeatable; default: all)"
     )
-    g.add_argument("--fuzz-backend", choices=("python", "native", "all"), default="python")
+    g.add_argument(
+        "--fuzz-backend",
+        choices=("python", "native", "all"),
+        help="default: python, or native when the project has native targets only (or --fuzz-target names one)",
+    )
     g.add_argument(
         "--fuzz-cases", type=_positive_int, metavar="N", help="generated cases per target (after seeds and corpus)"
     )
@@ -120,6 +124,12 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
     )  # before any target is imported or any case runs
     natives: list = []
     python_names: list[str] | None = args.fuzz_target
+    if args.fuzz_backend is None:
+        from assay.cli.native import default_backend
+
+        args.fuzz_backend, note = ("python", None) if specs else default_backend(project, args.fuzz_target)
+        if note:
+            print(f"assay: {note}", file=sys.stderr)
     if args.fuzz_backend != "python" and not specs:
         from assay.cli.native import split_selection
 

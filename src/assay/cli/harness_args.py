@@ -78,7 +78,7 @@ def harness_selection(args: argparse.Namespace) -> tuple[list[str], list[Path]]:
     from assay.harness.paths import split_positionals
 
     specs, folders = split_positionals(args.paths)
-    if specs and args.fuzz_backend != "python":
+    if specs and args.fuzz_backend not in (None, "python"):
         raise ConfigError(
             "harness files run on the python backend; drop --fuzz-backend "
             "(native targets come from [tool.assay.native])"

@@ -60,6 +60,30 @@ def split_selection(project: Project, names: list[str], backend: str) -> tuple[l
     return list(natives.values()), ([] if has_python_targets(project) or not natives else None)
 
 
+def default_backend(project: Project, names: list[str]) -> tuple[str, str | None]:
+    """The backend of ``assay fuzz`` without ``--fuzz-backend``, and a note when native targets sit out.
+
+    Python when the project has Python targets (a ``[tool.assay] targets`` location that
+    exists, or a table such as ``[tool.assay.http]``); native when it has native targets
+    only, so that such a project needs no ``fuzz/`` folder and no flag; with
+    ``--fuzz-target`` names, whichever kind each name is.
+    """
+    from assay.harness.tables import TABLE_LOADERS
+
+    if names:
+        natives = load_native_targets(project)
+        return ("all" if any(n in natives for n in names) else "python"), None
+    if has_python_targets(project) or any(project.raw.get(table) for table in TABLE_LOADERS):
+        note = None
+        if project.native:
+            note = (
+                f"native target(s) {', '.join(project.native)} not run; add --fuzz-backend all "
+                "(or native, or --fuzz-target NAME) to run them"
+            )
+        return "python", note
+    return ("native" if load_native_targets(project) else "python"), None
+
+
 def run_native(
     project: Project,
     targets: list[NativeTarget],
