@@ -207,3 +207,25 @@ def test_a_project_with_both_kinds_runs_python_by_default_and_names_the_native_o
     r = assay("fuzz", "--fuzz-cases", "5", "--fuzz-seed", "1", cwd=tmp_path)
     assert r.returncode == 0, r.stdout + r.stderr
     assert "py_clean" in r.stdout and "native target(s) deep not run; add --fuzz-backend all" in r.stderr
+
+
+def test_targets_warns_about_a_native_harness_that_does_not_exist(tmp_path):
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.assay]\ntargets = []\n[tool.assay.native.gone]\nharness = "fuzz/gone.c"\nseeds = ["seeds"]\n'
+    )
+    r = assay("targets", "--project", tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert "WARNING: harness: fuzz/gone.c does not exist" in r.stdout
+    assert "WARNING: seeds: seeds does not exist" in r.stdout
+    listed = json.loads(assay("targets", "--project", tmp_path, "--json").stdout)
+    assert [w.split(" does not")[0] for w in listed[0]["warnings"]] == ["harness: fuzz/gone.c", "seeds: seeds"]
+    (tmp_path / "fuzz").mkdir()
+    (tmp_path / "fuzz" / "gone.c").write_text(
+        "int LLVMFuzzerTestOneInput(const char *d, unsigned long n) { return 0; }\n"
+    )
+    (tmp_path / "seeds").mkdir()
+    r = assay("targets", "--project", tmp_path)
+    assert (
+        "WARNING" not in r.stdout
+        and json.loads(assay("targets", "--project", tmp_path, "--json").stdout)[0]["warnings"] == []
+    )

@@ -163,8 +163,13 @@ def native_summary(outcomes: list[NativeOutcome]) -> str:
 
 
 def listing(project: Project) -> list[dict[str, Any]]:
-    """Settings of every native target, for ``assay targets``."""
-    return [t.settings() for t in load_native_targets(project).values()]
+    """Settings of every native target, for ``assay targets``, with ``warnings`` about declared paths that are missing."""
+    out = []
+    for t in load_native_targets(project).values():
+        missing = t.missing_paths(project.root)
+        warnings = [f"{m} does not exist under {project.root}; `assay fuzz` will refuse this target" for m in missing]
+        out.append({**t.settings(), "warnings": warnings})
+    return out
 
 
 def is_native(project: Project, name: str, artifact: Path | None = None) -> bool:

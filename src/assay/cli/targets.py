@@ -67,4 +67,6 @@ def cmd_targets(args: argparse.Namespace) -> int:
             if isinstance(value, list):
                 value = ", ".join(value) or "-"
             print(f"    {key:<12} {value if value is not None else '-'}")
+        for warning in s["warnings"]:
+            print(f"    WARNING: {warning}")
     return 0

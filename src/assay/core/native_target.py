@@ -76,8 +76,8 @@ class NativeTarget:
         p = Path(entry)
         return (p if p.is_absolute() else Path(root) / p).resolve()
 
-    def check_paths(self, root: str | os.PathLike[str]) -> None:
-        """Raise :class:`NativeError` naming every declared path that does not exist."""
+    def missing_paths(self, root: str | os.PathLike[str]) -> list[str]:
+        """``"key: entry"`` for every declared path that does not exist under ``root``."""
         missing = []
         for key, entries in (
             ("harness", (self.harness,)),
@@ -89,6 +89,11 @@ class NativeTarget:
             for entry in entries:
                 if not self.path(root, entry).exists():
                     missing.append(f"{key}: {entry}")
+        return missing
+
+    def check_paths(self, root: str | os.PathLike[str]) -> None:
+        """Raise :class:`NativeError` naming every declared path that does not exist."""
+        missing = self.missing_paths(root)
         if missing:
             raise NativeError(
                 f"native target {self.name!r}: {len(missing)} declared path(s) do not exist under {root}: "
