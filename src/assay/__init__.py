@@ -31,6 +31,7 @@ from assay.promote.regression import Failure, replay, replay_example, replay_ste
 
 if TYPE_CHECKING:  # imported lazily at run time (__getattr__ and the wiring below); their types for checkers
     from assay.http.target import http_target
+    from assay.native.regression import replay_native
     from assay.promote.rubric import Candidate
     from assay.store.artifacts import Artifact
 
@@ -58,6 +59,7 @@ __all__ = [
     "register_strategy",
     "replay",
     "replay_example",
+    "replay_native",
     "replay_steps",
     "replay_test",
     "target",
@@ -66,11 +68,15 @@ __all__ = [
 
 
 def __getattr__(name: str) -> Any:
-    """``assay.http_target`` without importing the HTTP package until it is used."""
+    """``assay.http_target`` and ``assay.replay_native`` without importing their packages until used."""
     if name == "http_target":
         from assay.http.target import http_target
 
         return http_target
+    if name == "replay_native":
+        from assay.native.regression import replay_native
+
+        return replay_native
     raise AttributeError(f"module 'assay' has no attribute {name!r}")
 
 

@@ -139,7 +139,7 @@ def test_promote_emits_a_test_that_fails_until_the_c_bug_is_fixed(fresh_project,
     tests = list((root / "tests" / "fuzz_regressions").glob("test_planted_native_asan_*.py"))
     assert len(tests) == 1
     text = tests[0].read_text()
-    assert "DO NOT EDIT" in text and HEAP in text and "replay_input" in text
+    assert "DO NOT EDIT" in text and HEAP in text and "assay.replay_native(TARGET, INPUT" in text
     run = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(tests[0])]
     r = subprocess.run(run, capture_output=True, text=True, cwd=root, timeout=600)
     assert r.returncode == 1 and "the promoted bug is still present" in r.stdout, r.stdout

@@ -1,6 +1,7 @@
-"""Native findings in the promoter, and the replay their emitted tests call.
+"""Native findings in the promoter, and the replay behind the one their emitted tests call.
 
-The flake guard and the emitted test use the same :func:`replay_input`: the
+The flake guard and the emitted test (through the public ``assay.replay_native``,
+:mod:`assay.native.regression`) use the same :func:`replay_input`: the
 project's native target is rebuilt if its build identity changed (a fix in the C
 source is a new identity), the input runs once through the harness binary, and the
 sanitizer report, if any, is judged into a signature.
@@ -88,14 +89,13 @@ def render_native_test(
         "the libFuzzer harness binary (ASan + UBSan), rebuilt first if its build identity changed.\n\n"
         'It fails while the bug is present and passes once it is fixed.\n"""\n\n'
         "from pathlib import Path\n\n"
-        "from assay.native.promote import replay_input\n"
-        "from assay.promote.replay import failure_message\n\n"
+        "import assay\n\n"
         f"PROJECT_ROOT = {root_expression(test_path, project_root)}\n"
         f"TARGET = {target!r}\n"
         f"SIGNATURE = {signature!r}\n" + input_code + "\n\n"
         f"def {test_path.stem}() -> None:\n"
-        "    verdict = replay_input(PROJECT_ROOT, TARGET, INPUT)\n"
-        "    assert verdict is None, failure_message(verdict, SIGNATURE)\n"
+        "    failure = assay.replay_native(TARGET, INPUT, project=PROJECT_ROOT)\n"
+        "    assert failure is None, failure.report(SIGNATURE)\n"
     )
     files[test_path] = text.encode("utf-8")
     return files
