@@ -9,7 +9,7 @@ import pytest
 
 from assay.core.errors import CorpusError, NativeError
 from assay.core.native_target import native_target
-from assay.store.artifacts import load_artifact
+from assay.store.artifacts import load_artifact, read_seen
 from assay.store.corpus import Corpus
 
 DEEP = "native-asan:heap-buffer-overflow:READ:1@parse_body<LLVMFuzzerTestOneInput"
@@ -142,6 +142,8 @@ def test_a_known_crash_found_again_does_not_end_the_campaign(planted_project, na
         assert meta["first_seen_seconds"] == found[sig].first_seen_seconds
     assert 0 < metas[SHALLOW]["first_seen_case"] < 2_000 < metas[BEHIND_MAGIC]["first_seen_case"] <= outcome.cases
     assert 0 < metas[SHALLOW]["first_seen_seconds"] < metas[BEHIND_MAGIC]["first_seen_seconds"] <= outcome.elapsed
+    seen = read_seen(found[SHALLOW].artifact)
+    assert seen["runs"] == 1 and seen["occurrences"] == found[SHALLOW].occurrences
 
 
 def test_without_restarts_past_known_crashes_the_second_bug_is_missed_and_said(
@@ -164,3 +166,12 @@ def test_the_cap_on_new_bugs_stops_early_and_says_so(planted_project, native_run
     assert [f.signature for f in outcome.findings] == [SHALLOW] and outcome.restarts == 0
     assert outcome.stopped_early.startswith("1 bugs found, and libFuzzer is restarted after at most 0 new bugs")
     assert outcome.stopped_early.endswith(f"with {20_000 - outcome.cases:,} of 20,000 cases left")
+
+
+def test_fuzz_seed_n_is_libfuzzers_seed_n():
+    from assay.native.campaign import libfuzzer_seed
+
+    assert [libfuzzer_seed(1, run) for run in range(3)] == [1, 2, 3]  # --fuzz-seed 1: -seed=1, then 2, 3
+    assert libfuzzer_seed(12345, 0) == 12345
+    for master in (0, -5, 2**31 - 1, 2**31, 2**63 - 1):  # folded into libFuzzer's 1 .. 2**31-1 (0 is random)
+        assert 1 <= libfuzzer_seed(master, 0) <= 2**31 - 1

@@ -40,6 +40,7 @@ from assay.native.findings import Replayer, confirm, harness_flags, native_metad
 from assay.native.run import CASES_DEADLINE, DEADLINE_GRACE, NativeInterrupted, RunResult, run_fuzzer, sanitizer_env
 from assay.native.signature import parse_report, project_predicate
 from assay.native.toolchain import find_toolchain
+from assay.store.artifacts import record_seen
 from assay.store.corpus import Corpus, check_all, digest
 
 #: libFuzzer restarts after a new bug within one target's campaign (each new bug costs a minimization).
@@ -314,6 +315,11 @@ def _campaign(
     if outcome.stopped_early:
         outcome.stopped_early += _what_was_left(options.max_cases, cases_left, seconds, time.monotonic() - started)
     outcome.findings = list(by_signature.values())
+    for record in outcome.findings:  # last seen, runs and occurrences, as for Python artifacts
+        try:
+            record_seen(record.artifact, record.occurrences)
+        except OSError as exc:
+            outcome.write_errors.append(f"seen.json of {record.signature}: {exc.strerror or exc}")
     if not options.replay_only:
         for entry in sorted(os.listdir(live)):
             data = (live / entry).read_bytes()
