@@ -22,13 +22,14 @@ from assay.compose.classifier import (
     CommandClassifier,
     load_object,
 )
-from assay.compose.findings import explain_findings, group_findings, summary_lines
+from assay.compose.findings import explain_findings, group_findings, refused_everything, summary_lines
 from assay.compose.leaves import DEFAULT_STATE_HEADS, OVERRIDABLE, exclusions
 from assay.compose.operators import SHELL, load_table
 from assay.compose.oracle import DEFAULT_BOUND, DEFAULT_FAMILIES
 from assay.compose.target import composition_target
 from assay.compose.tree import MAX_LEAVES
-from assay.core.errors import AssayError, ConfigError
+from assay.core.allowance import parse_allow
+from assay.core.errors import AssayError, ConfigError, SandboxRefusedEverything, TargetError
 
 #: Seconds fuzzed when neither --fuzz-cases nor --fuzz-budget is given (as ``assay fuzz``):
 #: fast classifiers ran 10,000 cases in 5 s, and some families showed only later.
@@ -46,7 +47,13 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
             "Compose clean leaves with shell operators, wrappers, redirects and substitutions, and check "
             "that the classifier never allows a whole whose executed parts it denies (F, fail-open) and, "
             "for plain sequences of at most --bound leaves, never denies a whole whose parts it allows "
-            "(R, over-denial).  Classified commands are only judged, never executed."
+            "(R, over-denial).  Classified commands are only judged, never executed.  "
+            "The classifier runs in assay's sandbox: a classifier that starts a process (a bridge to "
+            "another language) or opens a socket needs --allow subprocess / --allow network "
+            "(or [tool.assay.compose] allow = [...]).  "
+            "When PYTHONHASHSEED is unset, 'assay compose' re-executes itself with PYTHONHASHSEED=0 so that "
+            "--fuzz-seed reproduces a run: state a launcher set up in-process (monkeypatches, imported "
+            "modules) is lost; set PYTHONHASHSEED yourself, or call assay.cli.compose.main(argv) in-process."
         ),
     )
     who = p.add_mutually_exclusive_group()
@@ -59,6 +66,14 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
         "--classifier-cmd",
         metavar="'PROG ARGS'",
         help="out-of-process classifier; the command is its last argument (or replaces '{}')",
+    )
+    p.add_argument(
+        "--allow",
+        action="append",
+        default=[],
+        metavar="CLASS",
+        help="side effect the classifier may have in the sandbox: subprocess, network or write:PATH "
+        "(repeat or comma-separate; adds to [tool.assay.compose] allow)",
     )
     p.add_argument("--allowed-predicate", metavar="MOD:FUNC", help="allowed(level) -> bool, for level classifiers")
     p.add_argument("--rank", metavar="MOD:FUNC", help="rank(level) -> orderable, to compare allowed levels")
@@ -180,7 +195,22 @@ def _sources(args: argparse.Namespace, classifier: Any) -> list[str] | None:
     return ([own] if own else []) + given
 
 
-def build_target(args: argparse.Namespace) -> Any:
+def allowance(args: argparse.Namespace, configured: Any = ()) -> list[str]:
+    """The classifier's ``allow=[...]``: ``[tool.assay.compose] allow`` plus ``--allow`` (checked)."""
+    if isinstance(configured, str):
+        configured = [configured]
+    if not isinstance(configured, (list, tuple)) or not all(isinstance(c, str) for c in configured):
+        raise ConfigError(f"[tool.assay.compose] allow must be a list of strings, not {configured!r}")
+    entries = [*configured, *(e for v in getattr(args, "allow", []) for e in (_csv(v) or []))]
+    try:
+        parse_allow(entries, "compose")
+    except TargetError as exc:
+        bad = str(exc).split(" holds ", 1)[-1].split(";", 1)[0]
+        raise ConfigError(f"--allow {bad} is not a side-effect class; use subprocess, network or write:PATH") from None
+    return sorted(set(entries))
+
+
+def build_target(args: argparse.Namespace, allow: Sequence[str] = ()) -> Any:
     """The composition target that ``args`` describe (raises ConfigError on bad input)."""
     if not (args.classifier or args.classifier_cmd):
         raise ConfigError("pass --classifier MOD:FUNC (in process) or --classifier-cmd 'PROG ARGS'")
@@ -223,6 +253,7 @@ def build_target(args: argparse.Namespace) -> Any:
         max_leaves=args.max_leaves,
         seeds=not args.no_seeds,
         sources=sources,
+        allow=list(allow),
     )
 
 
@@ -252,7 +283,13 @@ def run(args: argparse.Namespace) -> int:
         print("\n".join(exclusions(DEFAULT_STATE_HEADS - set(args.allow_head))))
         return 0
     cases, budget = limits(args)
-    target = build_target(args)
+    given = [key for key, flag in (("corpus", args.fuzz_corpus), ("artifacts", args.fuzz_artifacts)) if flag]
+    project = load_project(given=given)
+    configured = project.raw.get("compose", {})
+    if not isinstance(configured, dict):
+        raise ConfigError("[tool.assay.compose] must be a table (allow = [...])")
+    allow = allowance(args, configured.get("allow", []))
+    target = build_target(args, allow)
     composition = target.composition
     summary = composition.pool.summary
     for line in summary.lines():
@@ -269,13 +306,14 @@ def run(args: argparse.Namespace) -> int:
         f"target {target.assay_target.name}; feedback scope: "
         f"{', '.join(scope) or 'none (the classifier runs out of process or has no Python source)'}"
     )
+    if allow:
+        print(f"sandbox: the classifier may use {', '.join(allow)}")
     if cases is None:
         print(f"budget: {budget:g}s (--fuzz-cases N for a fixed number of cases)")
     from assay.core.output_paths import check_campaign_folders
 
-    project = load_project() if args.fuzz_corpus is None or args.fuzz_artifacts is None else None
-    corpus_root = args.fuzz_corpus or str(project.corpus)  # type: ignore[union-attr]  # loaded when needed
-    artifact_root = args.fuzz_artifacts or str(project.artifacts)  # type: ignore[union-attr]  # loaded when needed
+    corpus_root = args.fuzz_corpus or str(project.corpus)
+    artifact_root = args.fuzz_artifacts or str(project.artifacts)
     check_campaign_folders(args.fuzz_corpus, args.fuzz_artifacts, corpus_root, artifact_root)
     options = CampaignOptions(
         corpus_root=corpus_root,
@@ -285,6 +323,15 @@ def run(args: argparse.Namespace) -> int:
         seed=args.fuzz_seed,
     )
     result = run_campaign([target.assay_target], options, progress=_progress_printer())
+    refused = refused_everything(result)
+    if refused is not None:
+        name, kind = refused
+        flag = "--allow write:PATH" if kind == "write" else f"--allow {kind}"
+        raise SandboxRefusedEverything(
+            f"assay's sandbox refused {kind} on every case of {name}, so nothing was judged; "
+            f"if the classifier needs it (a bridge process, a socket), pass {flag} "
+            f'(or [tool.assay.compose] allow = ["{kind}"])'
+        )
     findings = explain_findings(result)
     groups = group_findings(findings)
     for t in result.targets:

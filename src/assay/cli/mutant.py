@@ -138,6 +138,7 @@ def _run(args: argparse.Namespace, *, sample: int | None, changed: str | None, m
 
     from assay.core.config import load_project
     from assay.core.output_paths import check_campaign_folders
+    from assay.harness.discovery import make_importable
     from assay.mutant.discover import files_to_mutate
     from assay.mutant.report import build_report, summary
     from assay.mutant.session import MutationOptions, MutationPlugin
@@ -167,9 +168,9 @@ def _run(args: argparse.Namespace, *, sample: int | None, changed: str | None, m
         progress=progress,
         budget=args.mutant_budget,
     )
-    # The project folder is importable, as for `python -m pytest` run from it; target
-    # files and tests import the project's own modules from there.
-    sys.path.insert(0, str(root))
+    # The project folder and its src/ are importable, as `assay fuzz` makes them: target
+    # files and tests import the project's own modules from there (no pythonpath setting needed).
+    make_importable(root)
     targets = None
     if args.fuzz == "on":
         from assay.mutant.survivors import load_fuzz_targets
@@ -232,6 +233,8 @@ def _run(args: argparse.Namespace, *, sample: int | None, changed: str | None, m
         raise ConfigError(
             f"pytest stopped with exit code {code} (usage or internal error); run the same pytest arguments alone to see why"
         )
+    if base.unfixed:
+        print(_unfixed_notice(base.unfixed), file=sys.stderr)
     if base.failed:
         listed = "\n  ".join(base.failed[:10]) + (
             f"\n  ... and {len(base.failed) - 10} more" if len(base.failed) > 10 else ""
@@ -260,10 +263,16 @@ def _run(args: argparse.Namespace, *, sample: int | None, changed: str | None, m
             corpus=_abs(args.fuzz_corpus),
             artifacts=_abs(args.fuzz_artifacts),
         )
-        fuzz_summary = fuzz_survivors(results, plugin.texts, targets, project, log=print, **fuzz)
+        fuzz_progress = ProgressLine(sys.stderr, _fuzz_progress_line, LOG_PROGRESS_EVERY)
+        fuzz_summary = fuzz_survivors(
+            results, plugin.texts, targets, project, log=print, progress=fuzz_progress, **fuzz
+        )
+        fuzz_progress.finish()
         if mode == "test" and not fuzz_summary["mapped"]:
-            print(f"assay: no survivor maps to a fuzz target; fuzzing every target ({len(targets)})")
-            fuzz_summary["campaign"] = replay_targets(targets, project, **fuzz)
+            print(_fallback_line(fuzz_summary["survivors"], targets, args), flush=True)
+            campaign_progress = ProgressLine(sys.stderr, _campaign_progress_line, LOG_PROGRESS_EVERY)
+            fuzz_summary["campaign"] = replay_targets(targets, project, progress=campaign_progress, **fuzz)
+            campaign_progress.finish()
     plugin.save_history(tree)
     elapsed = time.monotonic() - started
     if mutate:
@@ -285,6 +294,7 @@ def _run(args: argparse.Namespace, *, sample: int | None, changed: str | None, m
             baseline={
                 "tests": base.tests,
                 "passed": len(base.passed),
+                "unfixed": list(base.unfixed),
                 "seconds": round(base.elapsed, 3),
                 "files": [str(f.relative_to(root)) if f.is_relative_to(root) else str(f) for f in files],
             },
@@ -292,6 +302,43 @@ def _run(args: argparse.Namespace, *, sample: int | None, changed: str | None, m
         write_report(args.report, report)
         print(f"report: {args.report}")
     return _exit_status(args, results, mode, code)
+
+
+def _fallback_line(survivors: int, targets: list, args: argparse.Namespace) -> str:
+    """Why ``assay test --fuzz on`` fuzzes every target instead of survivors, and for how long."""
+    from assay.mutant.survivors import FALLBACK_BUDGET
+
+    why = (
+        "no mutant is left for fuzzing (tests killed every reached one, or it was fuzzed before)"
+        if survivors == 0
+        else f"none of the {survivors} mutant(s) no test killed lies in a fuzz target's sources"
+    )
+    limit = (
+        f"{args.fuzz_cases} cases"
+        if args.fuzz_cases
+        else f"{args.fuzz_budget:g}s"
+        if args.fuzz_budget
+        else f"{FALLBACK_BUDGET:g}s (--fuzz-cases N or --fuzz-budget S to change)"
+    )
+    names = ", ".join(t.name for t in targets)
+    return f"assay: {why}; fuzzing every target ({names}) for {limit}"
+
+
+def _fuzz_progress_line(done: int, total: int, killed: int) -> str:
+    return f"fuzzing mutants {done}/{total}: {killed} killed by fuzzing"
+
+
+def _campaign_progress_line(p: Any) -> str:
+    return f"fuzzing {p.target}: {p.cases} cases, corpus {p.corpus}, findings {p.findings}"
+
+
+def _unfixed_notice(tests: list[str]) -> str:
+    """Says which promoted tests fail for their still unfixed bug, and that mutants ignore them."""
+    listed = "\n  ".join(tests[:10]) + (f"\n  ... and {len(tests) - 10} more" if len(tests) > 10 else "")
+    return (
+        f"assay: {len(tests)} promoted regression test(s) fail for the bug they were promoted for "
+        f"(not fixed yet); they cannot kill a mutant and are left out:\n  {listed}"
+    )
 
 
 def _exit_status(args: argparse.Namespace, results: list, mode: str, pytest_code: int) -> int:

@@ -47,6 +47,29 @@ def explain_findings(result: Any) -> list[dict[str, Any]]:
     return out
 
 
+def refused_everything(result: Any) -> tuple[str, str] | None:
+    """(target, side-effect class) when the sandbox refused every case of a target, else ``None``.
+
+    A classifier that needs something the sandbox forbids (a bridge process, a socket)
+    fails on every case with one ``safety`` finding; that is a setup error, not a bug.
+    """
+    from assay.store.artifacts import load_artifact
+
+    for t in result.targets:
+        if not t.findings or t.cases == 0 or any(f.oracle != "safety" for f in t.findings):
+            continue
+        if sum(f.occurrences for f in t.findings) < t.cases:
+            continue
+        kind = "subprocess"
+        try:
+            data = load_artifact(t.findings[0].artifact).metadata.get("verdict", {}).get("data") or {}
+            kind = str(data.get("class") or kind)
+        except ArtifactError:
+            pass
+        return t.name, kind
+    return None
+
+
 def group_key(finding: dict[str, Any]) -> tuple[str, str, str]:
     """(tag, family, denied leaf or protected path) of one explained finding."""
     group = finding.get("group") or {}

@@ -29,6 +29,7 @@ DEFAULTS: dict[str, Any] = {
     "mutate": [],
     "native": {},
     "http": {},  # [tool.assay.http.<name>] tables: HTTP targets (assay.http.config)
+    "compose": {},  # [tool.assay.compose]: defaults of ``assay compose`` (``allow = ["subprocess"]``)
 }
 
 

@@ -30,6 +30,10 @@ class ArtifactError(ConfigError):
     """An artifact directory or its metadata cannot be read."""
 
 
+class SandboxRefusedEverything(ConfigError):
+    """Every case of a run was refused by the sandbox: the target needs an ``allow`` it lacks (exit 2)."""
+
+
 class MonitoringUnavailable(AssayError):
     """``sys.monitoring`` (PEP 669) is missing or has no free tool id."""
 

@@ -19,6 +19,7 @@ from typing import Any
 from assay.core.errors import AssayError
 from assay.core.verdict import Frame
 from assay.findings.identity import BugIdentity, group, identify_metadata
+from assay.findings.status import NEW, promotions_of_project, status_in_run
 from assay.store.artifacts import load_artifact
 
 #: Longest exception message kept in a bug entry (one line).
@@ -110,7 +111,15 @@ def bug_section(
             members.append((outcome.name, f, meta, size))
     bugs = group(members, lambda m: _identity(m[1].signature, m[2]))
     ids = {(m[0], m[1].signature): b.identity.id for b in bugs for m in b.members}
-    return [_entry(b.identity, b.members, project_root, project_arg) for b in bugs], ids
+    promotions = promotions_of_project(project_root)
+    written = {m[1].artifact for m in members if m[1].artifact and m[1].new}
+    entries = []
+    for b in bugs:
+        entry = _entry(b.identity, b.members, project_root, project_arg)
+        entry["status"] = status_in_run(b.identity.id, [m[1] for m in b.members], promotions, written)
+        entry["new"] = entry["status"] == NEW
+        entries.append(entry)
+    return entries, ids
 
 
 def _entry(ident: BugIdentity, members: list[Any], root: str | None, project_arg: str | None) -> dict[str, Any]:
@@ -133,7 +142,7 @@ def _entry(ident: BugIdentity, members: list[Any], root: str | None, project_arg
         "targets": sorted({m[0] for m in members}),
         "signatures": [m[1].signature for m in members],
         "occurrences": sum(m[1].occurrences for m in members),
-        "new": any(m[1].new for m in members),
+        "new": False,  # set with "status" by bug_section: the bug's, never one artifact's
         "artifacts": artifacts,
         "replay": (
             replay_command(target, first.artifact, project_arg, bool((meta or {}).get("infrastructure")))

@@ -3,9 +3,12 @@
 A signature tells findings apart as finely as the engine can (three frames, the
 oracle's own kind); a person wants one line per bug.  Two findings are one bug
 when their exception type and their *innermost project frame* agree: the
-deepest frame whose file is in the target's ``sources``, or failing that the
-harness file, or failing that any frame outside the standard library and
-installed packages.  A bare ``assert`` is told apart by its statement as well
+deepest frame whose file is in the target's ``sources`` or outside the standard
+library (a third-party package counts whether or not it is in ``sources``, so a
+bug keeps its id when the scope changes), or failing that the harness file, or
+failing that any frame outside the standard library and installed packages.
+Frames are named by module and function, never by line, so a line edit keeps
+the id too.  A bare ``assert`` is told apart by its statement as well
 (the ``#tag`` of its key): two asserts in one function are two bugs; assay's
 own oracle failures (``invariant(...)``, wedges) are named by their key.  Findings
 without an exception (a wedge, a leak) are a bug of their own signature.  A
@@ -35,6 +38,11 @@ from assay.core.verdict import Frame, Verdict
 _LIBRARY_ROOTS = tuple(
     os.path.realpath(p) + os.sep
     for p in {sysconfig.get_paths()[k] for k in ("stdlib", "platstdlib", "purelib", "platlib")}
+)
+
+
+_STDLIB_ROOTS = tuple(
+    os.path.realpath(p) + os.sep for p in {sysconfig.get_paths()[k] for k in ("stdlib", "platstdlib")}
 )
 
 
@@ -71,10 +79,23 @@ def _harness_is_not_the_code_under_test(harness: str, sources: Sequence[str]) ->
     return bool(others) and not _inside(harness, others)
 
 
+def _is_stdlib(path: str) -> bool:
+    real = os.path.realpath(path)
+    parts = real.split(os.sep)
+    installed = "site-packages" in parts or "dist-packages" in parts
+    return (real.startswith(_STDLIB_ROOTS) and not installed) or path.startswith("<")
+
+
 def project_frame(frames: Sequence[Frame], sources: Sequence[str], harness: str | None) -> Frame | None:
-    """The innermost frame in ``sources``, else in the harness, else outside installed code."""
+    """The innermost frame in ``sources`` or outside the standard library, else in the harness,
+    else outside installed code.
+
+    A third-party package counts whether or not it is in ``sources``, so adding a
+    library to the scope (or dropping it) keeps the bug's id; a standard-library
+    frame counts only when ``sources`` name it (its callers are the code under test).
+    """
     for wanted in (
-        lambda f: bool(sources) and _inside(f.file, sources),
+        lambda f: (bool(sources) and _inside(f.file, sources)) or not _is_stdlib(f.file),
         lambda f: bool(harness) and os.path.realpath(f.file) == os.path.realpath(harness or ""),
         lambda f: not _is_library(f.file),
     ):

@@ -10,7 +10,7 @@ from assay.mutant.execute import KILLED_BY_FUZZ, KILLED_BY_TEST, SURVIVED, VERDI
 
 SCHEMA_VERSION = 1
 #: Verdicts listed one by one in the terminal summary (the rest are only counted).
-LISTED = ("survived", "timeout", "error", "invalid", "killed-by-fuzz")
+LISTED = ("survived", "timeout", "error", "invalid", "killed-by-fuzz", "unreached")
 #: Most mutants listed per function in the terminal summary.
 MAX_LISTED = 12
 
@@ -40,7 +40,10 @@ def summary(results: list[MutantResult], elapsed: float, unrun: int = 0) -> str:
             c: dict[str, int] = Counter(r.verdict for r in rs)
             parts = ", ".join(f"{c[v]} {v}" for v in VERDICTS if c.get(v))
             out.append(f"  {qualname}  ({len(rs)} mutants: {parts})")
-            listed = [r for r in rs if r.verdict in LISTED]
+            if all(r.verdict == "unreached" for r in rs):
+                first, last = min(r.mutant.line for r in rs), max(r.mutant.end_line for r in rs)
+                out.append(f"    no test runs lines {first}-{last}: add a test that calls {qualname}")
+            listed = sorted((r for r in rs if r.verdict in LISTED), key=lambda r: LISTED.index(r.verdict))
             for r in listed[:MAX_LISTED]:
                 out.append(
                     f"    {r.verdict:<14} line {r.mutant.line:<5} {r.mutant.operator:<26} {r.mutant.description}"
@@ -97,6 +100,7 @@ def build_report(
         "history": history,
         "fuzz": fuzz,
         "mutants": [r.to_json() for r in results],
+        "unreached": [r.mutant.id for r in results if r.verdict == "unreached"],
     }
 
 

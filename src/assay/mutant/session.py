@@ -38,6 +38,7 @@ from assay.mutant.execute import (
 from assay.mutant.history import History, project_digest, selection_digest
 from assay.mutant.model import Mutant
 from assay.mutant.reach import FILE_TOUCHED, ReachRecorder
+from assay.promote.unfixed import fails_for_its_bug
 
 #: Why an import-time mutant is not judged.
 IMPORT_TIME_DETAIL = (
@@ -71,6 +72,9 @@ class MutationOptions:
 class Baseline:
     passed: dict[str, float] = field(default_factory=dict)  # nodeid -> seconds
     failed: list[str] = field(default_factory=list)
+    #: Promoted regression tests failing for their recorded bug (:mod:`assay.promote.unfixed`):
+    #: left out of mutation testing, not a reason to stop it.
+    unfixed: list[str] = field(default_factory=list)
     collect_errors: list[str] = field(default_factory=list)
     reached: dict[str, set[tuple[str, int]]] = field(default_factory=dict)
     elapsed: float = 0.0
@@ -127,7 +131,11 @@ class MutationPlugin:
         if self._phase != "baseline":
             return
         nodeid = report.nodeid
-        if report.failed:
+        if report.failed and report.when == "call" and self._unfixed_bug(nodeid, report):
+            if nodeid not in self.baseline.unfixed:
+                self.baseline.unfixed.append(nodeid)
+            self.baseline.passed.pop(nodeid, None)
+        elif report.failed:
             if nodeid not in self.baseline.failed:
                 self.baseline.failed.append(nodeid)
             self.baseline.passed.pop(nodeid, None)
@@ -135,6 +143,11 @@ class MutationPlugin:
             self.baseline.passed[nodeid] = self.baseline.passed.get(nodeid, 0.0) + report.duration
         elif report.when != "call" and nodeid in self.baseline.passed:
             self.baseline.passed[nodeid] += report.duration
+
+    def _unfixed_bug(self, nodeid: str, report: Any) -> bool:
+        """Whether a failing test is a promoted regression test failing for its recorded bug."""
+        item = self.items.get(nodeid)
+        return item is not None and fails_for_its_bug(item.path, _text(report.longrepr))
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtestloop(self, session) -> bool:

@@ -22,6 +22,9 @@ from assay.mutant.execute import KILLED_BY_FUZZ, SURVIVED, UNREACHED, MutantResu
 
 #: Generated cases per survivor and target when neither --fuzz-cases nor a budget is given.
 DEFAULT_CASES = 2000
+#: Seconds of the ordinary campaign run when no survivor maps to a target and neither
+#: --fuzz-cases nor --fuzz-budget is given (as ``assay fuzz``'s default).
+FALLBACK_BUDGET = 60.0
 
 
 def load_fuzz_targets(project: Project, names: list[str]) -> list[Target]:
@@ -49,8 +52,12 @@ def fuzz_survivors(
     corpus: str | None,
     artifacts: str | None,
     log: Callable[[str], None],
+    progress: Callable[[int, int, int], None] | None = None,
 ) -> dict[str, Any]:
-    """Fuzz every survivor in ``results`` (updated in place); returns the run's summary."""
+    """Fuzz every survivor in ``results`` (updated in place); returns the run's summary.
+
+    ``progress(done, total, killed)`` is called before each survivor.
+    """
     from assay.engine.seeds import new_master_seed
     from assay.mutant.apply import FunctionIndex, MutantError, Patch
     from assay.mutant.differential import FuzzOptions, fuzz_survivor, targets_for
@@ -73,7 +80,11 @@ def fuzz_survivors(
         "mapped": 0,
     }
     root = str(project.root)
+    if pending:
+        log(f"fuzzing {len(pending)} mutant(s) no test killed, through {', '.join(t.name for t in targets)}")
     for n, result in enumerate(pending):
+        if progress is not None:
+            progress(n, len(pending), summary["killed_by_fuzz"])
         mutant = result.mutant
         chosen = targets_for(mutant.path, targets, root)
         summary["mapped"] += _covered(mutant.path, targets, root)
@@ -130,8 +141,12 @@ def replay_targets(
     seed: int | None,
     corpus: str | None,
     artifacts: str | None,
+    progress: Callable[[Any], None] | None = None,
 ) -> dict[str, Any]:
-    """An ordinary campaign over ``targets`` (``assay test --fuzz on`` when no survivor maps to one)."""
+    """An ordinary campaign over ``targets`` (``assay test --fuzz on`` when no survivor maps to one).
+
+    ``progress`` receives the campaign's progress records (:class:`assay.engine.supervisor.Progress`).
+    """
     from assay.engine.campaign import CampaignOptions, run_campaign
     from assay.reports.campaign import build_report
 
@@ -139,10 +154,10 @@ def replay_targets(
         corpus_root=corpus or str(project.corpus),
         artifact_root=artifacts or str(project.artifacts),
         max_cases=cases,
-        budget=budget if (budget or cases) else 60.0,
+        budget=budget if (budget or cases) else FALLBACK_BUDGET,
         seed=seed,
         project_root=str(project.root),
         dictionary=project.dictionary,
     )
-    result = run_campaign(targets, options)
+    result = run_campaign(targets, options, progress=progress)
     return build_report(result, arguments={})

@@ -79,16 +79,22 @@ def replay_call(fn: Callable[..., Any], args: tuple = (), kwargs: dict[str, Any]
     return None
 
 
+#: How an emitted test's failure message begins; the signature follows.
+STILL_PRESENT = "the promoted bug is still present: "
+#: What the message adds when the failure is no longer the promoted one.
+CHANGED_MARK = "the failure has changed"
+
+
 def failure_message(verdict: Verdict | None, promoted_as: str) -> str:
     """The failure message of an emitted test: the signature now, and the traceback."""
     if verdict is None:
         return "passed"
-    text = f"the promoted bug is still present: {verdict.signature}"
+    text = f"{STILL_PRESENT}{verdict.signature}"
     # A hang caught elsewhere in its loop has not changed (assay.engine.wedges).
     if verdict.signature != promoted_as and not (
         is_timeout_wedge(verdict) and promoted_as.startswith("wedge:timeout@")
     ):
-        text += f"\n(it was promoted as {promoted_as}; the failure has changed)"
+        text += f"\n(it was promoted as {promoted_as}; {CHANGED_MARK})"
     trace = verdict.exception.traceback if verdict.exception is not None else ""
     if trace:
         text += "\n" + trace.rstrip()

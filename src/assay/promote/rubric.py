@@ -20,7 +20,8 @@ promoted (in this run, or whose test is in the regressions folder) is reported
 as known and, with ``write``, recorded in the bucket store against that test.
 A finding raised in the harness file itself is not staged unless
 ``include_harness``; with ``xfail``, a bug raised outside the project (in
-third-party code) gets a strict ``xfail`` test.
+third-party code) gets a strict ``xfail`` test, and with ``write`` too, the plain
+test promoted earlier for such a bug is re-emitted with the marker.
 """
 
 from __future__ import annotations
@@ -35,9 +36,10 @@ from assay.core.errors import ConfigError
 from assay.core.target import DEFAULT_REPLAYS
 from assay.core.verdict import Verdict
 from assay.promote.buckets import BUCKETS_FILE, BucketStore
-from assay.promote.emit import hash12, regression_file_name
+from assay.promote.emit import XFAIL_MARK, hash12, regression_file_name
 from assay.promote.quarantine import QuarantineLog
-from assay.promote.summary import HARNESS, KNOWN, PROMOTED, QUARANTINED, Outcome, PromoteSummary
+from assay.promote.summary import HARNESS, KNOWN, PROMOTED, QUARANTINED, XFAIL_CONVERTED, Outcome, PromoteSummary
+from assay.promote.unfixed import recorded_signature
 from assay.store.atomic import write_bytes
 
 
@@ -142,7 +144,10 @@ class Promoter:
         if sig is not None:
             known = self.store.get(sig)
             if known is not None:
-                return Outcome(KNOWN, path=Path(known), **base)
+                converted = self._convert_to_xfail(cand, self.project.root / known)
+                return Outcome(
+                    KNOWN, path=Path(known), xfail=converted, reason=XFAIL_CONVERTED if converted else "", **base
+                )
             if sig in self._seen:
                 return Outcome(KNOWN, path=self._seen[sig], **base)
             same_bug = self._test_of_bug(cand)
@@ -197,11 +202,7 @@ class Promoter:
         assert cand.signature is not None
         folder = self.project.regressions if self.write else self.project.staging
         test_path = folder / cand.file_name()
-        cand.xfail_reason = (
-            f"bug in third-party code ({cand.third_party}); passes once fixed upstream"
-            if self.xfail and cand.third_party
-            else None
-        )
+        cand.xfail_reason = self._xfail_reason(cand)
         files = cand.render(test_path, self.project.root)
         # Companion files first, the test last: a reader never sees a test without its input.
         for path in sorted(files, key=lambda p: p == test_path):
@@ -214,6 +215,30 @@ class Promoter:
         return Outcome(
             PROMOTED, path=test_path, written=self.write, replays=k, survived=k, xfail=bool(cand.xfail_reason), **base
         )
+
+    def _xfail_reason(self, cand: Candidate) -> str | None:
+        """The reason of a strict xfail marker for ``cand`` (``--xfail`` and a third-party bug), else None."""
+        if self.xfail and cand.third_party:
+            return f"bug in third-party code ({cand.third_party}); passes once fixed upstream"
+        return None
+
+    def _convert_to_xfail(self, cand: Candidate, test_path: Path) -> bool:
+        """With ``--xfail --write``, re-emit the existing plain test of a third-party bug with the marker.
+
+        Only the test promoted for this very signature is rewritten (a second signature
+        of a bug shares its bug's test, promoted for another); a test that already
+        carries a marker is left alone.  True when the file was rewritten.
+        """
+        reason = self._xfail_reason(cand)
+        if not (self.write and reason and cand.signature) or recorded_signature(test_path) != cand.signature:
+            return False
+        if XFAIL_MARK in test_path.read_text("utf-8", errors="replace"):
+            return False
+        cand.xfail_reason = reason
+        files = cand.render(test_path, self.project.root)
+        for path in sorted(files, key=lambda p: p == test_path):
+            write_bytes(path, files[path])
+        return True
 
     def _test_of_bug(self, cand: Candidate) -> Path | None:
         """The test of ``cand``'s bug: promoted earlier in this run, or already in the regressions folder."""

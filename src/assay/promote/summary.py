@@ -10,6 +10,8 @@ from pathlib import Path
 #: store already has, and a failure the flake guard refused.
 PROMOTED = "promoted"
 KNOWN = "known"
+#: The reason of a known outcome whose existing test ``--xfail --write`` re-emitted with the marker.
+XFAIL_CONVERTED = "its test now carries a strict xfail marker (--xfail)"
 QUARANTINED = "quarantined"
 #: A finding raised in the harness file itself: not promoted unless asked (--include-harness).
 HARNESS = "harness"
@@ -131,7 +133,8 @@ def _outcome_lines(o: Outcome, root: Path) -> list[str]:
     if o.status == KNOWN:
         where = _rel(o.path, root) if o.path else "earlier in this run"
         missing = " (file missing)" if o.path is not None and not (root / o.path).exists() else ""
-        return [f"{'known':<12} {sig} -> {where}{missing}"]
+        converted = [f"{'':<12} {o.reason}"] if o.reason == XFAIL_CONVERTED else []
+        return [f"{'known':<12} {sig} -> {where}{missing}", *converted]
     if o.status == HARNESS:
         return [f"{'harness':<12} {sig}", f"{'':<12} from {o.origin}", f"{'':<12} not staged: {o.reason}"]
     return [

@@ -149,9 +149,12 @@ def summary(result: CampaignResult, project_root: str | None = None, harnesses: 
     that each reproduce line works as printed.
     """
     from assay.findings.identity import group
+    from assay.findings.status import promotions_of_project, status_in_run
 
     lines = [f"assay: master seed {result.master_seed} (repeat with --fuzz-seed {result.master_seed})"]
     bugs_total = 0
+    promotions = promotions_of_project(project_root)
+    written = {f.artifact for t in result.targets for f in t.findings if f.artifact and f.new}
     for t in result.targets:
         bugs = group(t.findings, lambda f: _record_identity(f))
         bugs_total += len(bugs)
@@ -161,7 +164,8 @@ def summary(result: CampaignResult, project_root: str | None = None, harnesses: 
             f"(+{len(t.corpus_additions)}), {len(t.findings)} finding(s) in {len(bugs)} bug(s)"
         )
         for bug in bugs:
-            lines.extend(_bug_lines(bug, project_root, (harnesses or {}).get(t.name)))
+            status = status_in_run(bug.identity.key, bug.members, promotions, written)
+            lines.extend(_bug_lines(bug, project_root, (harnesses or {}).get(t.name), status))
         for err in write_error_lines(t):
             lines.append(f"    could not write {err}")
     total = result.findings
@@ -176,14 +180,13 @@ def _record_identity(f: Any):
     return BugIdentity(getattr(f, "bug", "") or f.signature, None, None, bool(getattr(f, "harness", False)))
 
 
-def _bug_lines(bug: Any, project_root: str | None, harness: str | None = None) -> list[str]:
+def _bug_lines(bug: Any, project_root: str | None, harness: str | None = None, status: str = "") -> list[str]:
     from assay.core.errors import AssayError
     from assay.findings.explain import finding_lines
     from assay.store.artifacts import load_artifact
 
     members = bug.members
     occurrences = sum(f.occurrences for f in members)
-    flag = "new" if any(f.new for f in members) else "known"
     first = next((f for f in members if f.artifact), None)
     explained: list[str] = []
     art = None
@@ -237,6 +240,6 @@ def _bug_lines(bug: Any, project_root: str | None, harness: str | None = None) -
 
         bug_id = identify_metadata(art.metadata).id  # findings recorded without one (native targets)
     bug_id = bug_id or "-"
-    out = [f"    bug {bug_id} ({flag}) {explained[0]}"]
+    out = [f"    bug {bug_id} ({status or 'new'}) {explained[0]}"]
     out.extend(f"      {line}" for line in explained[1:])
     return out

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from assay.core.errors import ConfigError
+from assay.findings.status import MEANING
 from assay.reports.plot import chart
 from assay.store.atomic import write_bytes
 
@@ -74,7 +75,15 @@ def html_page(report: dict[str, Any]) -> str:
     bugs = []
     for bug in report.get("bugs", []):
         data = _input_of(bug)
-        bugs.append({"b": bug, "hexdump": hexdump(data) if data is not None else None})
+        status = bug.get("status") or ""
+        bugs.append(
+            {
+                "b": bug,
+                "hexdump": hexdump(data) if data is not None else None,
+                "status": status,
+                "meaning": MEANING.get(status, ""),
+            }
+        )
     return env.get_template("report.html.j2").render(report=report, targets=targets, bugs=bugs)
 
 

@@ -41,7 +41,8 @@ def failure_text(bug: dict[str, Any]) -> str:
         lines.append(f"at {where.get('path') or where.get('file')}:{where['line']} in {where['function']}")
     if bug.get("harness"):
         lines.append("raised in the harness file itself: the fuzz target's mistake, not the library's")
-    lines.append(f"seen {bug['occurrences']}x under {len(bug['signatures'])} signature(s)")
+    status = f"{bug['status']}: " if bug.get("status") else ""
+    lines.append(f"{status}seen {bug['occurrences']}x this run under {len(bug['signatures'])} signature(s)")
     if bug.get("replay"):
         lines.append(f"replay: {bug['replay']}")
     if bug.get("traceback"):
@@ -75,7 +76,10 @@ def junit_xml(report: dict[str, Any]) -> bytes:
             bug = bugs.get(bug_id)
             if bug is None:
                 continue
-            message = f"{bug['exception'] or bug['oracle']}: {bug['message']}".rstrip(": ") + f" (bug {bug['id']})"
+            status = f", {bug['status']}" if bug.get("status") else ""
+            message = (
+                f"{bug['exception'] or bug['oracle']}: {bug['message']}".rstrip(": ") + f" (bug {bug['id']}{status})"
+            )
             el = ET.SubElement(case, "failure", message=xml_text(message), type=bug["oracle"])
             el.text = xml_text(failure_text(bug))
         failures += bool(seen)

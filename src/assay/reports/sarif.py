@@ -100,8 +100,9 @@ def _location(bug: dict[str, Any], prefix: str) -> tuple[dict[str, Any], str]:
 def _message(bug: dict[str, Any]) -> str:
     head = f"{bug['exception']}: {bug['message']}" if bug.get("exception") else (bug.get("message") or bug["key"])
     targets = ", ".join(bug["targets"])
-    text = f"[{bug['oracle']}] {head.rstrip(': ')} (fuzz target {targets}; seen {bug['occurrences']}x"
-    text += f" under {len(bug['signatures'])} signature(s))."
+    status = f"{bug['status']}; " if bug.get("status") else ""
+    text = f"[{bug['oracle']}] {head.rstrip(': ')} ({status}fuzz target {targets}; seen {bug['occurrences']}x"
+    text += f" this run under {len(bug['signatures'])} signature(s))."
     if bug.get("harness"):
         text += " Raised in the harness file itself: the fuzz target's mistake, not the code under test."
     return text
@@ -128,6 +129,7 @@ def sarif_log(report: dict[str, Any]) -> dict[str, Any]:
                 "partialFingerprints": {"assayBugKey/v1": hashlib.sha256(bug["key"].encode()).hexdigest()},
                 "properties": {
                     "bugId": bug["id"],
+                    "status": bug.get("status"),
                     "key": bug["key"],
                     "targets": bug["targets"],
                     "signatures": bug["signatures"],

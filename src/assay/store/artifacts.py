@@ -190,6 +190,7 @@ def record_seen(path: str | os.PathLike[str], occurrences: int) -> None:
                 "last_seen": _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
                 "runs": runs + 1,
                 "occurrences": total + occurrences,
+                "last_run_occurrences": occurrences,  # what that run's summary said
             },
         )
 
