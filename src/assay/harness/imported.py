@@ -45,6 +45,10 @@ NOT_UNDER_TEST = frozenset(
 )
 #: Folders under the project root whose modules are tests or their helpers.
 TEST_FOLDERS = ("tests", "test")
+#: Follow the project's packages into the libraries they use, and keep third-party packages the
+#: target imports beside them.  Off: the scope before, the project's packages alone when there are
+#: some (a project wrapping a library then fuzzed blind); kept so a test can show the difference.
+FOLLOW_LIBRARIES = True
 #: The reason of a package that lives in the project.
 PROJECT_PACKAGE = "project package"
 #: The reason of a third-party package the target module itself uses.
@@ -69,6 +73,8 @@ def default_scope(module: ModuleType, project_root: str | os.PathLike[str] | Non
 
     direct = candidates(_tops_used(module))
     local = [top for top, location in direct.items() if _is_local(location, root)]
+    if local and not FOLLOW_LIBRARIES:
+        return dict.fromkeys(local, PROJECT_PACKAGE)
     chosen: dict[str, str] = {}
     pending = list(local)
     while pending:  # project packages and the project packages they use, breadth first
