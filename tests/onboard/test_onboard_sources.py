@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from assay.core.platform_check import problem
-from assay.harness.imported import imported_packages
+from assay.harness.imported import default_scope, imported_packages
 
 
 def assay(*args, cwd, timeout=300):
@@ -49,7 +49,7 @@ def test_default_sources_are_the_imported_packages(tmp_path):
     assert r.returncode == 0, r.stderr
     [listed] = json.loads(r.stdout)
     assert listed["sources"] == ["h11"] and listed["sources_from"] == "imports"  # not json, assay, hypothesis, _helper
-    assert "its file + h11 (from imports)" in assay("targets", cwd=project).stdout
+    assert "h11  (imported by the target)" in assay("targets", cwd=project).stdout
 
 
 def test_default_sources_give_the_library_coverage(tmp_path):
@@ -76,7 +76,8 @@ def test_default_sources_give_the_library_coverage(tmp_path):
     default, harness_only = runs["default"][0], runs["harness only"][0]
     assert default["coverage"]["edges"] >= 10 * max(1, harness_only["coverage"]["edges"])
     assert any(s.endswith("/h11") for s in default["sources"])
-    assert "feedback is nearly off" in runs["harness only"][1] and "feedback is nearly off" not in runs["default"][1]
+    assert "in h11 (" in runs["harness only"][1] and "--sources h11" in runs["harness only"][1]  # names the package
+    assert "coverage scope" not in runs["default"][1]
 
 
 def test_scope_hint_names_the_fix_for_stdlib_only_targets(tmp_path):
@@ -100,30 +101,32 @@ def test_imported_packages_rules(tmp_path):
     assert imported_packages(module, tmp_path) == ("h11",)  # stdlib, assay and the module itself left out
 
 
-def test_project_packages_win_and_frameworks_are_left_out(tmp_path):
+def test_project_packages_come_first_and_big_libraries_are_watched(tmp_path):
     import types
 
     import dask
     import h11
-
-    from assay.core import notices
 
     local = tmp_path / "mylib"
     local.mkdir()
     (local / "__init__.py").write_text("")
     mylib = types.ModuleType("mylib")
     mylib.__file__ = str(local / "__init__.py")
+    mylib.Connection = h11.Connection  # the project's package uses h11: the library it wraps
     module = types.ModuleType("fuzz_mine")
     module.__file__ = str(tmp_path / "fuzz" / "fuzz_mine.py")
-    module.__dict__.update(h11=h11, dask=dask)
+    module.__dict__.update(dask=dask)
     saved = sys.modules.get("mylib")
     sys.modules["mylib"] = mylib
     try:
-        before = len(notices.messages)
-        assert imported_packages(module, tmp_path) == ("h11",)  # dask: a framework, left out with a notice
-        assert any("dask (over 150 Python files)" in m for m in notices.messages[before:])
+        assert default_scope(module, tmp_path) == {"dask": "imported by the target"}  # over 150 files: watched
         module.mylib = mylib
-        assert imported_packages(module, tmp_path) == ("mylib",)  # the project's own package: only it
+        assert default_scope(module, tmp_path) == {
+            "mylib": "project package",
+            "dask": "imported by the target",
+            "h11": "imported by mylib",
+        }
+        assert imported_packages(module, tmp_path) == ("mylib", "dask", "h11")
     finally:
         if saved is None:
             del sys.modules["mylib"]

@@ -182,7 +182,7 @@ def test_new_user_walk(tmp_path):
     r = assay("init", cwd=project)
     assert r.returncode == 0 and "tinyini.parse" in r.stdout, r.stderr
     r = assay("targets", cwd=project / "tinyini")
-    assert r.returncode == 0 and "its file + tinyini (from imports)" in r.stdout, r.stderr
+    assert r.returncode == 0 and "tinyini  (project package)" in r.stdout, r.stderr
     r = assay("fuzz", "--fuzz-cases", "2000", "--fuzz-seed", "1", cwd=project / "tinyini")
     assert r.returncode == 1, r.stdout + r.stderr
     assert "[panic] TypeError: " in r.stdout and re.search(r"raised at \S*tinyini/reader\.py:\d+ in parse", r.stdout)

@@ -114,7 +114,7 @@ def apply_harness_args(
 
 
 def after_run(result, chosen: list[Target], folders: list[Path], corpus_root: str) -> None:
-    """Copy the corpus into the first corpus folder; warn about targets whose coverage scope saw almost nothing."""
+    """Copy the corpus into the first corpus folder; warn about targets whose coverage scope misses their code."""
     from assay.harness.scope_hint import low_coverage_hints
 
     if folders and chosen and not getattr(result, "interrupted", False):
@@ -128,5 +128,25 @@ def after_run(result, chosen: list[Target], folders: list[Path], corpus_root: st
             print(f"corpus: {written} new entr{'y' if written == 1 else 'ies'} written to {folders[0]}")
         except OSError as exc:
             print(f"assay: could not write the corpus into {folders[0]} ({exc.strerror or exc})", file=sys.stderr)
-    for line in low_coverage_hints(result.targets, chosen):
+    for line in low_coverage_hints(result.targets, chosen, _executed(result, chosen, corpus_root)):
         print(f"assay: warning: {line}", file=sys.stderr)
+
+
+def _executed(result, chosen: list[Target], corpus_root: str) -> dict:
+    """Per target that ran cases: the lines its seeds and corpus ran, in scope and outside it."""
+    from assay.engine.scope_audit import executed_lines
+    from assay.store.corpus import Corpus
+
+    if getattr(result, "interrupted", False):
+        return {}
+    by_name = {t.name: t for t in chosen}
+    found = {}
+    for outcome in result.targets:
+        target = by_name.get(getattr(outcome, "name", ""))
+        if target is None or not getattr(outcome, "cases", 0) or not getattr(outcome, "sources", None):
+            continue
+        inputs = list(target.seeds) + [data for _, data in Corpus(corpus_root, target.name, target.max_len).load()]
+        ran = executed_lines(target, outcome.sources, inputs)
+        if ran is not None:
+            found[target.name] = ran
+    return found

@@ -55,10 +55,9 @@ def cmd_targets(args: argparse.Namespace) -> int:
             value = s[key]
             if isinstance(value, list):
                 value = ", ".join(value) or "-"
-            if key == "sources" and s.get("sources_from") != "sources=":  # the default, said as such
-                value = (
-                    f"its file + {value} (from imports)" if s["sources"] else "its file only (it imports no package)"
-                )
+            if key == "sources":  # the coverage scope, one entry a line with the reason it is watched
+                print(f"    {'scope':<11} " + _scope_lines(s["scope"]))
+                continue
             print(f"    {key:<11} {value if value is not None else '-'}")
     for s in natives:
         print(f"{s['name']}  (native)")
@@ -70,3 +69,11 @@ def cmd_targets(args: argparse.Namespace) -> int:
         for warning in s["warnings"]:
             print(f"    WARNING: {warning}")
     return 0
+
+
+def _scope_lines(scope: list[dict[str, str]]) -> str:
+    """``entry (reason)``, one a line, aligned under the first (the harness file is named by ``defined_in``)."""
+    lines = [f"{e['source']}  ({e['reason']})" for e in scope if e["reason"] != "the target's file"]
+    if len(lines) < len(scope):
+        lines.insert(0, "its file  (the target's file)")
+    return ("\n" + " " * 16).join(lines) or "-"

@@ -28,8 +28,8 @@ class Target:
     ``expected`` are exception classes that are a correct rejection of bad input;
     any other exception is a ``panic``.  ``sources`` names the files, directories or
     modules whose code gives coverage feedback (default: the file defining the
-    target plus ``implied_sources``, the packages its module imports, which
-    discovery fills in).  ``strategy`` names a structured generation strategy (``"http1@1"``).
+    target plus ``implied_sources``, the project's packages and the libraries they
+    call into, which discovery fills in with ``scope_reasons``: entry -> why it is watched).  ``strategy`` names a structured generation strategy (``"http1@1"``).
     """
 
     name: str
@@ -48,6 +48,7 @@ class Target:
     extra: dict[str, Any] = field(default_factory=dict)
     allow: tuple[str, ...] = ()
     implied_sources: tuple[str, ...] = ()
+    scope_reasons: dict[str, str] = field(default_factory=dict)
 
     def __call__(self, data: bytes) -> Any:
         return self.fn(data)
@@ -57,6 +58,13 @@ class Target:
         entries = self.sources or ((self.defined_in,) if self.defined_in else ()) + self.implied_sources
         return [resolve_source(entry, self, project_root) for entry in entries]
 
+    def scope(self) -> list[dict[str, str]]:
+        """Each entry of the coverage scope with the reason it is there, in :meth:`source_paths` order."""
+        if self.sources:
+            return [{"source": s, "reason": self.scope_reasons.get(s, "set in sources=")} for s in self.sources]
+        own = [{"source": self.defined_in, "reason": "the target's file"}] if self.defined_in else []
+        return own + [{"source": s, "reason": self.scope_reasons.get(s, "imported")} for s in self.implied_sources]
+
     def settings(self) -> dict[str, Any]:
         """The target's settings as plain data (for ``assay targets`` and reports)."""
         return {
@@ -64,6 +72,7 @@ class Target:
             "expected": [qualified_name(e) for e in self.expected],
             "sources": list(self.sources or self.implied_sources),
             "sources_from": "sources=" if self.sources else "imports" if self.implied_sources else "harness file",
+            "scope": self.scope(),
             "max_len": self.max_len,
             "seeds": len(self.seeds),
             "timeout": self.timeout,

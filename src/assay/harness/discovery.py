@@ -84,10 +84,10 @@ def targets_in(module: ModuleType) -> list[Target]:
     found += [t for t in getattr(module, _REGISTERED, ()) if t not in found]
     if not found:
         found = harness_targets(module)
-    imports = getattr(module, _IMPORTS, ())
+    imports: dict[str, str] = getattr(module, _IMPORTS, {})
     for tgt in found:
         if not tgt.sources and not tgt.implied_sources:
-            tgt.implied_sources = tuple(imports)
+            tgt.implied_sources, tgt.scope_reasons = tuple(imports), dict(imports)
     return found
 
 
@@ -200,14 +200,14 @@ class _Recording:
 
 def _record(module: ModuleType, registered: list[Target], callbacks: list, project_root: Path | None) -> None:
     """Keep on the module what its import did: unbound targets, Setup callbacks, imported packages."""
-    from assay.harness.imported import imported_packages
+    from assay.harness.imported import default_scope
 
     if hasattr(module, _IMPORTS):
         return  # imported before: the first import's record stands
     bound = {id(getattr(v, "assay_target", None)) for v in list(vars(module).values())}
     setattr(module, _REGISTERED, [t for t in registered if id(t) not in bound])
     setattr(module, _SETUP, list(callbacks))
-    setattr(module, _IMPORTS, imported_packages(module, project_root))
+    setattr(module, _IMPORTS, default_scope(module, project_root))
 
 
 def _import_failure(what: str, exc: BaseException) -> str:

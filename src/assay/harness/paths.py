@@ -111,10 +111,10 @@ def _is_given(obj: object) -> bool:
 
 
 def _with_imports(module, found: list[Target]) -> list[Target]:
-    imports = tuple(getattr(module, "__assay_imports__", ()))
+    imports: dict[str, str] = getattr(module, "__assay_imports__", {})
     for tgt in found:
         if not tgt.sources and not tgt.implied_sources:
-            tgt.implied_sources = imports
+            tgt.implied_sources, tgt.scope_reasons = tuple(imports), dict(imports)
     return found
 
 
@@ -148,6 +148,7 @@ def with_overrides(
             changes["rss_limit_mb"] = rss_limit_mb
         if sources:
             changes["sources"] = tuple(sources)
+            changes["scope_reasons"] = dict.fromkeys(sources, "--sources")
         limit = changes.get("max_len", tgt.max_len)
         seeds = list(tgt.seeds) + _folder_inputs(folders)
         changes["seeds"] = tuple(dict.fromkeys(s[:limit] for s in seeds))  # libFuzzer truncates to -max_len too
