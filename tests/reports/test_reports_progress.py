@@ -197,3 +197,66 @@ def test_jobs_pulse_one_line_per_job(tmp_path):
     assert r.returncode in (0, 1), r.stderr
     done = sorted(m.group(3) for m in map(PULSE.match, r.stderr.splitlines()) if m and m.group(2) == "done")
     assert done == ["url_split_roundtrip[1/2]", "url_split_roundtrip[2/2]"]
+
+
+def test_a_redirected_log_starts_with_the_seed_and_survives_kill_9(tmp_path):
+    """stdout and stderr to one file, as in CI; kill -9 of the process group mid-run."""
+    import signal
+    import time
+
+    log = tmp_path / "log.txt"
+    env = {**os.environ, "ASSAY_PULSE_EVERY": "0.05"}
+    argv = [sys.executable, "-m", "assay", "fuzz", "--project", str(ROOT / "examples")]
+    argv += ["--fuzz-target", "url_split_roundtrip", "--fuzz-budget", "120", "--fuzz-seed", "7"]
+    argv += ["--fuzz-corpus", str(tmp_path / "c"), "--fuzz-artifacts", str(tmp_path / "a")]
+    with log.open("wb") as out:
+        proc = subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT, env=env, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and proc.poll() is None:
+            if any(map(PULSE.match, log.read_text().splitlines())):
+                break
+            time.sleep(0.05)
+    finally:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=30)
+    assert proc.returncode == -signal.SIGKILL  # killed mid-run, not finished
+    lines = log.read_text().splitlines()
+    assert lines and lines[0] == "assay: master seed 7 (repeat with --fuzz-seed 7)", lines[:3]
+    assert any(PULSE.match(line) for line in lines[1:])
+
+
+def _live_row(width: int, *names: str) -> list[str]:
+    """The rows the rich display draws last at ``width`` columns, one target per name."""
+    pytest.importorskip("rich")
+    from rich.console import Console
+
+    import assay.reports.progress as mod
+
+    out = io.StringIO()
+    console = Console(file=out, width=width, force_terminal=True, color_system=None)
+    original = mod._rich_console
+    mod._rich_console = lambda stream: console
+    try:
+        progress = CampaignProgress(out, live=True)
+    finally:
+        mod._rich_console = original
+    for name in names:
+        progress(_p(name, 123456, 12.3, edges=812, corpus=96, findings=3, left=47.7))
+    progress.finish()
+    drawn = out.getvalue().split("\x1b[2K")[-1]  # the last redraw: every row
+    rows = (re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", row) for row in drawn.splitlines())
+    return [row.rstrip() for row in rows if row.strip()]
+
+
+@pytest.mark.parametrize("width", [80, 60, 120])
+def test_the_live_row_keeps_the_target_name_whole_at_any_width(width):
+    names = ("fuzz_whenparse_datetime", "fuzz_whenparse.py:TestOneInput")
+    rows = _live_row(width, *names)
+    assert len(rows) == len(names), rows  # one line per target: nothing wrapped
+    for name, row in zip(names, rows, strict=True):
+        assert f" {name} " in row and len(row) <= width, row
+        assert "123,456 cases" in row, row
+        assert "findings 3" in row or width < 80, row  # the counts that matter stay as long as they fit
+    if width >= 120:
+        assert "corpus 96" in rows[0] and "left 48s" in rows[0]  # room for every column

@@ -164,12 +164,15 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
         from assay.native.campaign import whole_seconds
 
         whole_seconds(native_budget / len(natives))  # refuse under 1 s per native target before anything runs
+    from assay.engine.seeds import new_master_seed
+
+    seed = args.fuzz_seed if args.fuzz_seed is not None else new_master_seed()
     options = CampaignOptions(
         corpus_root=_path(args.fuzz_corpus, project.corpus),
         artifact_root=_path(args.fuzz_artifacts, project.artifacts),
         max_cases=args.fuzz_cases,
         budget=None if budget is None else budget - (native_budget or 0.0),
-        seed=args.fuzz_seed,
+        seed=seed,
         replay_only=args.fuzz_replay_only,
         shrink_cases=args.shrink_cases,
         dictionary=project.dictionary + extra_tokens,
@@ -183,6 +186,8 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
             "--executor dask runs Python targets only; run native targets with --executor local "
             "(or select Python targets with --fuzz-backend python)"
         )
+    # First, and flushed before any case runs: a CI log killed mid-run still says how to repeat it.
+    print(f"assay: master seed {seed} (repeat with --fuzz-seed {seed})", flush=True)
     if args.executor == "dask":
         from assay.scale.dask_executor import run_campaign_dask
 
@@ -208,9 +213,7 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
             result = run_campaign(chosen, options, progress=progress)
         else:
             from assay.engine.campaign import CampaignResult
-            from assay.engine.seeds import new_master_seed
 
-            seed = args.fuzz_seed if args.fuzz_seed is not None else new_master_seed()
             result = CampaignResult(seed, [], time.monotonic(), 0.0)
         progress.finish()
     native_outcomes: list = []
@@ -234,7 +237,7 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
         result.elapsed = time.monotonic() - result.started
     # Targets loaded from harness files named on this command line: their files, for the reproduce lines.
     harnesses = {t.name: t.defined_in for t in chosen if t.defined_in} if specs else None
-    print(summary(result, project_root=str(project.root), harnesses=harnesses))
+    print(summary(result, project_root=str(project.root), harnesses=harnesses, seed_line=False))
     after_run(result, chosen, folders, options.corpus_root)
     if native_outcomes:
         from assay.cli.native import native_summary

@@ -65,6 +65,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         # only be imported again after the exec.
         os.environ["PYTHONHASHSEED"] = "0"
         os.execv(sys.executable, [sys.executable, "-m", "assay", *raw])
+    _line_buffered(sys.stdout)
     interrupts.install()  # SIGTERM stops as gracefully as Ctrl-C
     notices.set_sink(lambda message: print(f"assay: {message}", file=sys.stderr))
     try:
@@ -85,6 +86,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except Exception as exc:  # noqa: BLE001 - anything else is assay's own fault
         return _internal(exc)
+
+
+def _line_buffered(stream: object) -> None:
+    """Write each line of ``stream`` as it is printed, also to a file or pipe.
+
+    Redirected, stdout is block-buffered: a CI log would show stdout's lines after
+    stderr's progress, out of order, and lose them all to a kill -9.
+    """
+    reconfigure = getattr(stream, "reconfigure", None)
+    if reconfigure is not None:
+        try:
+            reconfigure(line_buffering=True)
+        except (OSError, ValueError):
+            pass  # a closed or unusual stream: output is still written, only later
 
 
 def _internal(exc: BaseException) -> int:

@@ -139,19 +139,25 @@ def progress_line(p: Progress) -> str:
     )
 
 
-def summary(result: CampaignResult, project_root: str | None = None, harnesses: dict[str, str] | None = None) -> str:
+def summary(
+    result: CampaignResult,
+    project_root: str | None = None,
+    harnesses: dict[str, str] | None = None,
+    seed_line: bool = True,
+) -> str:
     """A plain, multi-line summary for the end of a run: per target its numbers, then one block per bug.
 
     Findings whose exception type and innermost project frame agree are one bug
     (:mod:`assay.findings.identity`); each bug is explained by :func:`assay.findings.explain.finding_lines`
     from its first finding's artifact, with the totals of all its signatures.  ``harnesses``:
     the harness file of each target this run loaded from one (given on its command line), so
-    that each reproduce line works as printed.
+    that each reproduce line works as printed.  ``seed_line``: start with the master seed
+    (``assay fuzz`` prints that line before the campaign, so a killed run's log keeps it).
     """
     from assay.findings.identity import group
     from assay.findings.status import promotions_of_project, status_in_run
 
-    lines = [f"assay: master seed {result.master_seed} (repeat with --fuzz-seed {result.master_seed})"]
+    lines = [f"assay: master seed {result.master_seed} (repeat with --fuzz-seed {result.master_seed})"][:seed_line]
     bugs_total = 0
     promotions = promotions_of_project(project_root)
     written = {f.artifact for t in result.targets for f in t.findings if f.artifact and f.new}

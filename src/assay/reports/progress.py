@@ -21,6 +21,10 @@ from typing import Any, TextIO
 REDRAW_EVERY = 0.25
 #: Seconds between pulse lines when the stream is not a terminal (CI logs).
 PULSE_EVERY = 10.0
+#: Width of the live display's progress bar, and the narrowest it gets on a narrow terminal.
+BAR_WIDTH, BAR_MIN_WIDTH = 40, 8
+#: Columns the spinner takes once a row is done (its finished text, ``done``).
+_SPINNER_WIDTH = 4
 #: Environment variable overriding :data:`PULSE_EVERY` (seconds; 0 turns pulse lines off).
 PULSE_ENV = "ASSAY_PULSE_EVERY"
 
@@ -173,8 +177,9 @@ class CampaignProgress:
 class _RichDisplay:
     """One rich progress row per target (only built when ``rich`` is importable)."""
 
-    def __init__(self, progress: Any, clock: Clock = time.monotonic) -> None:
+    def __init__(self, progress: Any, bar: Any, clock: Clock = time.monotonic) -> None:
         self.progress = progress
+        self.bar = bar
         self.clock = clock
         self.drawn = float("-inf")
         self.tasks: dict[str, Any] = {}
@@ -188,12 +193,14 @@ class _RichDisplay:
         if console is None:
             return None
         from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn
+        from rich.table import Column
 
+        bar = BarColumn(bar_width=BAR_WIDTH)
         progress = Progress(
             SpinnerColumn(finished_text="[green]done[/]"),
-            TextColumn("[bold]{task.fields[target]}[/]"),
-            BarColumn(),
-            TextColumn("{task.fields[stats]}"),
+            TextColumn("[bold]{task.fields[target]}[/]", table_column=Column(no_wrap=True)),
+            bar,
+            TextColumn("{task.fields[stats]}", table_column=Column(no_wrap=True, overflow="ellipsis")),
             # No refresh thread and no stdout/stderr proxies: the supervisor forks workers,
             # and a child must not inherit a lock another thread held (it redraws on updates).
             console=console,
@@ -203,7 +210,7 @@ class _RichDisplay:
             transient=False,
         )
         progress.start()
-        return cls(progress)
+        return cls(progress, bar)
 
     def update(self, p: Any) -> None:
         """Show ``p`` in its target's row (a new row for a new target; a full bar when done)."""
@@ -217,11 +224,19 @@ class _RichDisplay:
         done = getattr(p, "done", False)
         rate = p.cases / p.elapsed if p.elapsed > 0 else 0.0
         left = "" if p.time_left is None else f"  left {p.time_left:.0f}s" if p.time_left > 0 else "  finishing"
-        stats = (
-            f"{p.cases:,} cases  {rate:,.0f}/s  edges {p.edges}  corpus {p.corpus}  "
-            f"findings {'[red]' if p.findings else ''}{p.findings}{'[/]' if p.findings else ''}  "
-            f"{p.elapsed:.1f}s{left}"
+        stats = self._fit(
+            p.target,
+            [
+                (f"{p.cases:,} cases", 0),
+                (f"{rate:,.0f}/s", 4),
+                (f"edges {p.edges}", 2),
+                (f"corpus {p.corpus}", 5),
+                (f"findings {p.findings}", 1),
+                (f"{p.elapsed:.1f}s{left}", 3),
+            ],
         )
+        if p.findings:
+            stats = stats.replace(f"findings {p.findings}", f"findings [red]{p.findings}[/]")
         if getattr(p, "planned", None):
             total, completed = float(p.planned), float(min(p.cases, p.planned))
         elif p.time_left is not None:
@@ -238,6 +253,23 @@ class _RichDisplay:
         if done or now - self.drawn >= REDRAW_EVERY:
             self.drawn = now
             self.progress.refresh()
+
+    def _fit(self, target: str, parts: list[tuple[str, int]]) -> str:
+        """The stats that fit beside the whole target names (and a bar as narrow as needed).
+
+        ``parts`` are (text, rank): when the row is too wide for the console, the bar
+        shrinks to :data:`BAR_MIN_WIDTH` first, then parts go, highest rank first; the
+        target names are never cut (a CI log at 80 columns must still name the target).
+        """
+        name_width = max(len(n) for n in [*self.tasks, target])
+        room = self.progress.console.width - _SPINNER_WIDTH - name_width - 3  # three 1-column gaps
+        full = "  ".join(text for text, _ in parts)
+        self.bar.bar_width = max(BAR_MIN_WIDTH, min(BAR_WIDTH, room - len(full)))
+        budget = room - self.bar.bar_width
+        kept = list(parts)
+        while kept and len("  ".join(text for text, _ in kept)) > budget:
+            kept.remove(max(kept, key=lambda part: part[1]))
+        return "  ".join(text for text, _ in kept)
 
     def _complete(self, name: str) -> None:
         total = self.totals.get(name) or 1.0
