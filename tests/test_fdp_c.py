@@ -262,3 +262,33 @@ def test_only_consume_unicode_takes_its_count_by_name(provider_type: Any) -> Non
         with pytest.raises(TypeError):
             getattr(fdp, name)(count=1)
     assert fdp.remaining_bytes() == 4
+
+
+#: Units at the edges the text paths decide on: the surrogate block, the width of the str
+#: (ASCII, Latin-1, two bytes, four), and the 21-bit mask with its 0x10FFFF clamp.
+EDGE_UNITS = (0, 0x41, 0x7F, 0x80, 0xFF, 0x100, 0xD7FF, 0xD800, 0xDBFF, 0xDC00, 0xDFFF, 0xE000, 0xFFFF, 0x10000,
+              0x10D800, 0x10FFFF, 0x11D800, 0x1FD800, 0x1FFFFF, 0x20D800, 0xFFFFFFFF, 0xFFE0D800)  # fmt: skip
+
+
+@needs_c
+@pytest.mark.parametrize("method", ["ConsumeUnicode", "ConsumeUnicodeNoSurrogates"])
+def test_c_text_matches_the_reference_on_edge_units(method: str) -> None:
+    """Runs of edge units of every length (the C decoder works four or two units a word, then
+    one at a time): the same str as the reference, of the same (canonical) width."""
+    assert cmutate is not None
+    rng = random.Random(7)
+    for case in range(3000):
+        width = rng.choice((2, 4))
+        pool = [u for u in EDGE_UNITS if u < 1 << (8 * width)]
+        narrow = rng.random() < 0.3  # all units below 0x100 (or 0x10000): a narrower str
+        if narrow:
+            pool = [u for u in pool if u < (0x100 if width == 2 else 0x10000)]
+        units = [rng.choice(pool) for _ in range(rng.randrange(0, 40))]
+        data = bytes([0 if width == 4 else 2]) + b"".join(u.to_bytes(width, "little") for u in units)
+        data += rng.randbytes(rng.randrange(0, width))  # a partial unit at the end
+        count = rng.choice((len(units), len(units) + 1, max(0, len(units) - 3), sys.maxsize))
+        expected = getattr(PythonFuzzedDataProvider(data), method)(count)
+        got = getattr(cmutate.FuzzedDataProvider(data), method)(count)
+        assert (got, hash(got), len(got)) == (expected, hash(expected), len(expected)), (case, data, count)
+        if got:
+            assert max(map(ord, got)) <= 0x10FFFF

@@ -26,8 +26,6 @@ typedef struct {
 #define REMAINING(s) ((s)->end - (s)->pos)
 /* atheris' Advance(n): past the end means at the end. */
 #define ADVANCE(s, n) ((s)->pos = ((uint64_t)(n) > (uint64_t)REMAINING(s)) ? (s)->end : (s)->pos + (Py_ssize_t)(n))
-/* Units decoded on the stack before a heap buffer is needed. */
-#define STACK_UNITS 1024
 
 static const double DOUBLE_MAX = 1.7976931348623157e308;
 
@@ -148,35 +146,87 @@ static PyObject *Fdp_ConsumeBytes(FdpObject *self, PyObject *const *args, Py_ssi
 
 /* ------------------------------------------------------------------ text */
 
-/* Decode n units of width bytes each from q (little-endian), atheris' way. */
+/* A str of n units of width 2 or 4 bytes from q (little-endian), atheris' way, written in
+   place into a str of that width; `any` (the OR of all units) says whether a narrower str
+   is the canonical one (then the units are copied into it: rare for a fuzzer's bytes). */
 static PyObject *decode_units(const unsigned char *q, Py_ssize_t n, int width, int filter_surrogates) {
     if (n == 0) return PyUnicode_New(0, 0);
+    uint32_t any = 0;
+    PyObject *s = PyUnicode_New(n, width == 2 ? 0xFFFF : 0x10FFFF);
+    if (!s) return NULL;
     if (width == 2) {
-        uint16_t stack[STACK_UNITS * 2];
-        uint16_t *u = n <= STACK_UNITS * 2 ? stack : PyMem_Malloc((size_t)n * sizeof(uint16_t));
-        if (!u) return PyErr_NoMemory();
-        for (Py_ssize_t i = 0; i < n; i++) {
-            uint16_t c = (uint16_t)(q[2 * i] | (q[2 * i + 1] << 8));
-            if (filter_surrogates && c >= 0xD800 && c < 0xE000) c -= 0xD800;
-            u[i] = c;
+        Py_UCS2 *u = PyUnicode_2BYTE_DATA(s);
+#if PY_LITTLE_ENDIAN
+        memcpy(u, q, (size_t)n * 2);
+#else
+        for (Py_ssize_t i = 0; i < n; i++) u[i] = (Py_UCS2)(q[2 * i] | (q[2 * i + 1] << 8));
+#endif
+        /* Four units a word (SWAR): a unit in the surrogate block D800-DFFF loses its top
+           five bits (c - 0xD800); `any` ORs them all. */
+        unsigned char *b = (unsigned char *)u;
+        uint64_t ors = 0;
+        Py_ssize_t i = 0;
+        for (; i + 4 <= n; i += 4) {
+            uint64_t w;
+            memcpy(&w, b + 2 * i, 8);
+            if (filter_surrogates) {
+                uint64_t top = ((w & 0xF800F800F800F800ULL) ^ 0xD800D800D800D800ULL) >> 11; /* 0 in a surrogate */
+                uint64_t kept = ((top + 0x001F001F001F001FULL) >> 5) & 0x0001000100010001ULL;
+                w &= ~((kept ^ 0x0001000100010001ULL) * 0xF800);
+                memcpy(b + 2 * i, &w, 8);
+            }
+            ors |= w;
         }
-        PyObject *s = PyUnicode_FromKindAndData(PyUnicode_2BYTE_KIND, u, n);
-        if (u != stack) PyMem_Free(u);
-        return s;
+        any = (uint32_t)((ors | (ors >> 16) | (ors >> 32) | (ors >> 48)) & 0xFFFF);
+        for (; i < n; i++) {
+            Py_UCS2 c = u[i];
+            if (filter_surrogates && (c & 0xF800) == 0xD800) c &= 0x07FF;
+            u[i] = c;
+            any |= c;
+        }
+        if (any > 0xFF) return s;
+    } else {
+        Py_UCS4 *u = PyUnicode_4BYTE_DATA(s);
+#if PY_LITTLE_ENDIAN
+        memcpy(u, q, (size_t)n * 4);
+#else
+        for (Py_ssize_t i = 0; i < n; i++) {
+            const unsigned char *b = q + 4 * i;
+            u[i] = (Py_UCS4)b[0] | ((Py_UCS4)b[1] << 8) | ((Py_UCS4)b[2] << 16) | ((Py_UCS4)b[3] << 24);
+        }
+#endif
+        /* Two units a word (SWAR), as the scalar tail does one. */
+        unsigned char *b = (unsigned char *)u;
+        uint64_t ors = 0;
+        Py_ssize_t i = 0;
+        for (; i + 2 <= n; i += 2) {
+            uint64_t w;
+            memcpy(&w, b + 4 * i, 8);
+            w &= 0x001FFFFF001FFFFFULL;
+            w &= ~(((w >> 20) & 0x0000000100000001ULL) * 0x0F0000);
+            if (filter_surrogates) {
+                uint64_t x = (w & 0x001FF800001FF800ULL) ^ 0x0000D8000000D800ULL; /* 0 in a surrogate */
+                uint64_t kept = ((x + 0x7FFFFFFF7FFFFFFFULL) >> 31) & 0x0000000100000001ULL;
+                w &= ~((kept ^ 0x0000000100000001ULL) * 0x1FF800);
+            }
+            memcpy(b + 4 * i, &w, 8);
+            ors |= w;
+        }
+        any = (uint32_t)((ors | (ors >> 32)) & 0xFFFFFFFFU);
+        for (; i < n; i++) {
+            Py_UCS4 c = u[i] & 0x1FFFFFU;
+            c &= ~(((c >> 20) & 1U) * 0x0F0000U); /* bit 0x100000 set: at most 0x10FFFF */
+            if (filter_surrogates && (c & 0x1FF800U) == 0xD800U) c &= 0x07FFU; /* c - 0xD800 */
+            u[i] = c;
+            any |= c;
+        }
+        if (any > 0xFFFF) return s;
     }
-    uint32_t stack[STACK_UNITS];
-    uint32_t *u = n <= STACK_UNITS ? stack : PyMem_Malloc((size_t)n * sizeof(uint32_t));
-    if (!u) return PyErr_NoMemory();
-    for (Py_ssize_t i = 0; i < n; i++) {
-        const unsigned char *b = q + 4 * i;
-        uint32_t c = ((uint32_t)b[0] | ((uint32_t)b[1] << 8) | ((uint32_t)b[2] << 16) | ((uint32_t)b[3] << 24)) & 0x1FFFFFU;
-        if (c & 0x100000U) c &= ~0x0F0000U; /* at most 0x10FFFF */
-        if (filter_surrogates && c >= 0xD800U && c < 0xE000U) c -= 0xD800U;
-        u[i] = c;
-    }
-    PyObject *s = PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, u, n);
-    if (u != stack) PyMem_Free(u);
-    return s;
+    /* Every unit fits a narrower str: that is the canonical one. */
+    PyObject *narrow = PyUnicode_FromKindAndData(width == 2 ? PyUnicode_2BYTE_KIND : PyUnicode_4BYTE_KIND,
+                                                 PyUnicode_DATA(s), n);
+    Py_DECREF(s);
+    return narrow;
 }
 
 static PyObject *consume_unicode(FdpObject *self, uint64_t count, int filter_surrogates) {
@@ -193,7 +243,14 @@ static PyObject *consume_unicode(FdpObject *self, uint64_t count, int filter_sur
         PyObject *s = PyUnicode_New(k, 127);
         if (!s) return NULL;
         Py_UCS1 *w = PyUnicode_1BYTE_DATA(s);
-        for (Py_ssize_t i = 0; i < k; i++) w[i] = q[i] & 0x7F;
+        Py_ssize_t i = 0;
+        for (; i + 8 <= k; i += 8) { /* eight bytes at a time */
+            uint64_t word;
+            memcpy(&word, q + i, 8);
+            word &= 0x7F7F7F7F7F7F7F7FULL;
+            memcpy(w + i, &word, 8);
+        }
+        for (; i < k; i++) w[i] = q[i] & 0x7F;
         self->pos += k;
         return s;
     }
