@@ -8,6 +8,7 @@
  *   Stream  = assay.engine.seeds.CaseStream   (cmutate_random.c)
  *   mutate  = assay.gen.mutators.ByteMutator.mutate and its sixteen mutations (cmutate_mutations.c)
  *   HotLoop = assay.engine.worker.Worker._block's byte-mode loop, with InputSource.next (cmutate_loop.c)
+ *   FuzzedDataProvider = assay.harness.fdp.PythonFuzzedDataProvider, itself atheris' (cmutate_fdp.c)
  *
  * so a campaign's schedule, corpus and findings do not depend on whether this module
  * was built.  tests/test_cmutate.py compares the two on many thousands of cases.  It
@@ -127,7 +128,7 @@ static struct PyModuleDef module_def = {
 
 PyMODINIT_FUNC PyInit__cmutate(void) {
     if (cm_random_init() < 0 || cm_loop_init() < 0 || PyType_Ready(&TallyType) < 0
-        || PyType_Ready(&cm_RecorderType) < 0) return NULL;
+        || PyType_Ready(&cm_RecorderType) < 0 || PyType_Ready(&cm_FdpType) < 0) return NULL;
     PyObject *m = PyModule_Create(&module_def);
     if (!m) return NULL;
     Py_INCREF(&cm_RandomType);
@@ -159,6 +160,8 @@ PyMODINIT_FUNC PyInit__cmutate(void) {
     if (PyModule_AddObject(m, "LineTally", (PyObject *)&TallyType) < 0) { Py_DECREF(m); return NULL; }
     Py_INCREF(&cm_RecorderType);
     if (PyModule_AddObject(m, "Recorder", (PyObject *)&cm_RecorderType) < 0) { Py_DECREF(m); return NULL; }
+    Py_INCREF(&cm_FdpType);
+    if (PyModule_AddObject(m, "FuzzedDataProvider", (PyObject *)&cm_FdpType) < 0) { Py_DECREF(m); return NULL; }
     if (PyModule_AddObject(m, "Random", (PyObject *)&cm_RandomType) < 0
         || PyModule_AddObject(m, "Stream", (PyObject *)&cm_StreamType) < 0) {
         Py_DECREF(m);

@@ -67,6 +67,34 @@ class Recorder:
     def __call__(self, op: int, site: Any, vsite: Any, a: Any, b: Any, /) -> Any: ...
     def last(self) -> Any: ...
 
+class FuzzedDataProvider:
+    """assay.harness.fdp.PythonFuzzedDataProvider's twin (atheris' provider, value for value)."""
+
+    def __init__(self, data: bytes, /) -> None: ...
+    def remaining_bytes(self) -> int: ...
+    def buffer(self) -> bytes: ...
+    def ConsumeBytes(self, count: int, /) -> bytes: ...  # noqa: N802
+    def ConsumeUnicode(self, count: int) -> str: ...  # noqa: N802
+    def ConsumeUnicodeNoSurrogates(self, count: int, /) -> str: ...  # noqa: N802
+    def ConsumeString(self, count: int, /) -> str: ...  # noqa: N802
+    def ConsumeRandomLengthBytes(self, max_length: int = ..., /) -> bytes: ...  # noqa: N802
+    def ConsumeRandomLengthString(self, max_length: int = ..., /) -> str: ...  # noqa: N802
+    def ConsumeInt(self, byte_count: int, /) -> int: ...  # noqa: N802
+    def ConsumeUInt(self, byte_count: int, /) -> int: ...  # noqa: N802
+    def ConsumeIntInRange(self, min_value: int, max_value: int, /) -> int: ...  # noqa: N802
+    def ConsumeIntList(self, count: int, byte_count: int, /) -> list[int]: ...  # noqa: N802
+    def ConsumeIntListInRange(self, count: int, min_value: int, max_value: int, /) -> list[int]: ...  # noqa: N802
+    def ConsumeBool(self) -> bool: ...  # noqa: N802
+    def ConsumeProbability(self) -> float: ...  # noqa: N802
+    def ConsumeFloat(self) -> float: ...  # noqa: N802
+    def ConsumeRegularFloat(self) -> float: ...  # noqa: N802
+    def ConsumeFloatInRange(self, min_value: float, max_value: float, /) -> float: ...  # noqa: N802
+    def ConsumeFloatList(self, count: int, /) -> list[float]: ...  # noqa: N802
+    def ConsumeRegularFloatList(self, count: int, /) -> list[float]: ...  # noqa: N802
+    def ConsumeProbabilityList(self, count: int, /) -> list[float]: ...  # noqa: N802
+    def ConsumeFloatListInRange(self, count: int, min_value: float, max_value: float, /) -> list[float]: ...  # noqa: N802
+    def PickValueInList(self, values: list[_T], /) -> _T: ...  # noqa: N802
+
 class HotLoop:
     """The worker's byte-mode hot loop (Worker._block with InputSource.next)."""
 

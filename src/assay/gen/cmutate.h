@@ -6,6 +6,7 @@
  *   cmutate_source.c     InputSource.next's byte-mode path, for the hot loop
  *   cmutate_loop.c       HotLoop: the worker's byte-mode hot loop (Worker._block)
  *   cmutate_record.c     Recorder: a recorded run's comparison recorder (cmplog.assay_cmp)
+ *   cmutate_fdp.c        FuzzedDataProvider: atheris' data provider (harness.fdp's twin)
  *   _cmutate.c           LineTally and the module
  */
 #ifndef ASSAY_CMUTATE_H
@@ -107,6 +108,7 @@ extern PyTypeObject cm_RandomType;
 extern PyTypeObject cm_StreamType;
 extern PyTypeObject cm_HotLoopType;
 extern PyTypeObject cm_RecorderType;
+extern PyTypeObject cm_FdpType;
 
 /* hashlib's functions, looked up once; -1 with an exception set on failure. */
 int cm_random_init(void);
