@@ -135,11 +135,32 @@ def test_main_without_a_guard_is_read_from_the_source(load):
                 return len(data)
 
         def main():
-            ath.Setup([], Harness.run)
+            ath.Setup(["prog", "-max_len=33"], Harness.run)
             ath.Fuzz()
         """
     )
     assert _short([target]) == ["run"] and target(b"xyz") == 3
+    assert target.max_len == 33  # the flags written in the Setup call, read from the source too
+
+
+def test_guard_that_fails_with_no_named_callback_says_why(load):
+    before = len(notices.messages)
+    found = load(
+        """
+        import sys
+        import atheris
+
+        def main():
+            atheris.Setup(sys.argv, lambda data: None)
+            atheris.Fuzz()
+
+        if __name__ == "__main__":
+            raise RuntimeError("needs a device")
+        """
+    )
+    assert found == []
+    [note] = [n for n in notices.messages[before:] if "__main__" in n]
+    assert "RuntimeError: needs a device" in note and "::FUNCTION" in note
 
 
 def test_setup_imported_by_name(load):
@@ -291,6 +312,18 @@ def test_guard_of_an_assay_target_file_never_runs(load):
         """
     )
     assert target.name == "parse"
+
+
+def test_module_named_in_targets_runs_its_guard_too(tmp_path, monkeypatch):
+    """A harness listed by module name in [tool.assay] targets is found the same way as a file."""
+    monkeypatch.setattr(sys, "path", list(sys.path))  # import_entry puts the project root on it
+    name = f"guard_module_{tmp_path.name[-12:].replace('-', '_')}"
+    (tmp_path / f"{name}.py").write_text(textwrap.dedent(MAIN_GUARD))
+    try:
+        [module] = discovery.import_entry(tmp_path, name)
+        assert [t.name for t in targets_in(module)] == [f"{name}:test_one_input"]
+    finally:
+        sys.modules.pop(name, None)
 
 
 def test_fuzz_command_runs_the_main_guard_shape(tmp_path):
