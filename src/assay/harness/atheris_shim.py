@@ -4,8 +4,9 @@ assay puts this module into ``sys.modules["atheris"]`` only for the duration of
 importing a target file (:func:`active`), so a plain atheris harness runs unchanged
 without atheris installed, and a real atheris elsewhere in the process is never
 shadowed.  Instrumentation calls are no-ops (assay measures coverage with
-``sys.monitoring``); :func:`Setup` records the harness's callback as a target and
-:func:`Fuzz` stops the harness's own start-up code, since assay runs the campaign.
+``sys.monitoring``); :func:`Setup` records the harness's callback as a target (with
+the argument list it was given, whose libFuzzer flags become the target's settings)
+and :func:`Fuzz` stops the harness's own start-up code, since assay runs the campaign.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from __future__ import annotations
 import contextlib
 import sys
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import Any, NamedTuple
 
 from assay.harness.fdp import ALL_REMAINING, FuzzedDataProvider
 
@@ -23,6 +24,7 @@ __all__ = [
     "Fuzz",
     "Mutate",
     "Setup",
+    "SetupCall",
     "enabled_hooks",
     "gen_match",
     "instrument_all",
@@ -31,8 +33,16 @@ __all__ = [
     "path",
 ]
 
-#: Callbacks passed to :func:`Setup` during the current import, in call order.
-callbacks: list[Callable[[bytes], Any]] = []
+
+class SetupCall(NamedTuple):
+    """One ``atheris.Setup(args, callback)`` call: the callback and the argument list it came with."""
+
+    callback: Callable[[bytes], Any]
+    args: tuple[str, ...]
+
+
+#: The :func:`Setup` calls made during the current import, in call order.
+calls: list[SetupCall] = []
 
 
 class FuzzCalled(BaseException):
@@ -40,11 +50,12 @@ class FuzzCalled(BaseException):
 
 
 def Setup(args: list[str], test_one_input: Callable[[bytes], Any], **kwargs: Any) -> list[str]:  # noqa: N802
-    """Record ``test_one_input`` as the harness's target; the libFuzzer flags are assay's business."""
+    """Record ``test_one_input`` as the harness's target, with ``args`` (their libFuzzer flags are its settings)."""
     if not callable(test_one_input):
         raise TypeError(f"atheris.Setup: {test_one_input!r} is not callable")
-    callbacks.append(test_one_input)
-    return [a for a in args if not a.startswith("-")]
+    words = tuple(str(a) for a in args)
+    calls.append(SetupCall(test_one_input, words))
+    return [a for a in words if not a.startswith("-")]
 
 
 def Fuzz() -> None:  # noqa: N802
@@ -94,18 +105,18 @@ def path() -> str:
 
 
 @contextlib.contextmanager
-def active() -> Iterator[list[Callable[[bytes], Any]]]:
-    """This module as ``atheris`` for the duration; yields the callbacks ``Setup`` received."""
+def active() -> Iterator[list[SetupCall]]:
+    """This module as ``atheris`` for the duration; yields a list that receives the ``Setup`` calls at the end."""
     previous = sys.modules.get("atheris")
     sys.modules["atheris"] = sys.modules[__name__]
-    outer = callbacks[:]  # a target file importing another keeps the two apart
-    callbacks.clear()
-    found: list[Callable[[bytes], Any]] = []
+    outer = calls[:]  # a target file importing another keeps the two apart
+    calls.clear()
+    found: list[SetupCall] = []
     try:
         yield found
     finally:
-        found.extend(callbacks)
-        callbacks[:] = outer
+        found.extend(calls)
+        calls[:] = outer
         if previous is None:
             sys.modules.pop("atheris", None)
         else:

@@ -7,22 +7,38 @@ module with none of those, an atheris harness's ``atheris.Setup`` callback or it
 ``TestOneInput`` (named ``file:function``).  Reading module globals (plus what
 was recorded on the module at import) rather than a global registry makes
 discovery repeatable in one process.  Files are imported with the project root
-importable and with :mod:`assay.harness.atheris_shim` standing in for ``atheris``.
+importable, ``sys.argv`` as ``python harness.py`` sets it, and
+:mod:`assay.harness.atheris_shim` standing in for ``atheris``.
+
+A harness that calls ``Setup`` only from its ``if __name__ == "__main__":`` block
+(usually through ``main()``) has that block run after the import, with the same
+stand-in, so its callback is found under whatever name it has; when the block
+cannot run here, the callback named in the ``Setup`` call is read from the module
+(:mod:`assay.harness.setup_search`).  A module with Hypothesis ``@given`` tests keeps
+them as its targets instead, since fetching ``fuzz_one_input`` early would bypass
+assay's wrapping of the test.
 """
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import importlib.util
 import sys
 import traceback
+from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
 
+from assay.core import notices
 from assay.core.config import Project
 from assay.core.errors import TargetError
 from assay.core.target import REGISTRY, Registry, Target
+from assay.harness.atheris_shim import FuzzCalled, SetupCall, active
 from assay.harness.define import make_target
+from assay.harness.given import is_given_test
+from assay.harness.libfuzzer_flags import harness_settings
+from assay.harness.setup_search import main_guard, read_tree, resolve, setup_sites
 from assay.harness.tables import TABLE_LOADERS
 
 #: Module attributes where discovery keeps what it learned while importing a file.
@@ -97,14 +113,19 @@ def harness_targets(module: ModuleType) -> list[Target]:
     if cached is not None:
         return list(cached)
     stem = module.__name__.rpartition(".")[2]
-    functions = list(getattr(module, _SETUP, ()))
+    calls: list[SetupCall] = list(getattr(module, _SETUP, ()))
     entry = getattr(module, ENTRY_POINT, None)
-    if not functions and callable(entry):
-        functions = [entry]
+    if not calls and callable(entry):
+        calls = [SetupCall(entry, ())]
+    harness_dir = Path(getattr(module, "__file__", None) or ".").resolve().parent
+    first_args: dict = {}
+    for call in calls:
+        first_args.setdefault(call.callback, call.args)
     made = []
-    for fn in dict.fromkeys(functions):
+    for fn, args in first_args.items():
         name = getattr(fn, "__name__", "")
-        made.append(make_target(fn, name=f"{stem}:{name if name.isidentifier() else ENTRY_POINT}"))
+        settings = harness_settings(args, harness_dir, notices.notify)
+        made.append(make_target(fn, name=f"{stem}:{name if name.isidentifier() else ENTRY_POINT}", **settings))
     module.__assay_harness_targets__ = made  # type: ignore[attr-defined]  # a marker on the harness module
     return list(made)
 
@@ -123,9 +144,7 @@ def import_entry(root: Path, entry: str) -> list[ModuleType]:
         return [import_file(path, root)]
     if "/" in entry:
         raise TargetError(f"target location {entry!r} does not exist under {root}; fix [tool.assay] targets")
-    from assay.harness.atheris_shim import FuzzCalled, active
-
-    with _Recording() as registered, active() as callbacks:
+    with _Recording() as registered, active() as calls:
         try:
             module = importlib.import_module(entry)
         except FuzzCalled:  # importlib drops a module whose import raised: its file can be named instead
@@ -142,7 +161,10 @@ def import_entry(root: Path, entry: str) -> list[ModuleType]:
             raise TargetError(_import_failure(f"module {entry!r}", exc)) from None
         except Exception as exc:  # noqa: BLE001 - any import failure is a config error naming the module
             raise TargetError(_import_failure(f"module {entry!r}", exc)) from None
-    _record(module, registered, callbacks, root)
+    file = getattr(module, "__file__", None)
+    if not calls and not registered and file:
+        calls = _main_guard_calls(module, Path(file))
+    _record(module, registered, calls, root)
     return [module]
 
 
@@ -166,9 +188,7 @@ def import_file(path: Path, project_root: Path | None = None) -> ModuleType:
         raise TargetError(f"cannot import target file {path}")
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
-    from assay.harness.atheris_shim import FuzzCalled, active
-
-    with _Recording() as registered, active() as callbacks:
+    with _argv_of(path), _Recording() as registered, active() as calls:
         try:
             spec.loader.exec_module(module)
         except FuzzCalled:
@@ -182,8 +202,52 @@ def import_file(path: Path, project_root: Path | None = None) -> ModuleType:
         except Exception as exc:  # noqa: BLE001
             del sys.modules[name]
             raise TargetError(_import_failure(f"target file {path}", exc)) from None
-    _record(module, registered, callbacks, project_root)
+    if not calls and not registered:
+        calls = _main_guard_calls(module, path)
+    _record(module, registered, calls, project_root)
     return module
+
+
+@contextlib.contextmanager
+def _argv_of(path: Path) -> Iterator[None]:
+    """``sys.argv`` as ``python path`` sets it: assay's own options are not the harness's."""
+    saved = sys.argv
+    sys.argv = [str(path)]
+    try:
+        yield
+    finally:
+        sys.argv = saved
+
+
+def _main_guard_calls(module: ModuleType, path: Path) -> list[SetupCall]:
+    """The ``Setup`` calls of a harness that makes them only from its ``__main__`` block (module docstring)."""
+    tree = read_tree(path)
+    sites = setup_sites(tree) if tree is not None else []
+    namespace = vars(module)
+    if tree is None or not sites or any(is_given_test(v) for v in list(namespace.values())):
+        return []
+    if any(isinstance(getattr(v, "assay_target", None), Target) for v in list(namespace.values())):
+        return []
+    failure = ""
+    code = main_guard(tree, str(path))
+    if code is not None:
+        with _argv_of(path), active() as calls:
+            try:
+                exec(code, namespace)  # noqa: S102 - the harness's own start-up code, as `python harness.py` runs it
+            except FuzzCalled:
+                pass
+            except (Exception, SystemExit) as exc:  # noqa: BLE001 - any failure falls back to reading the source
+                failure = f"{type(exc).__name__}: {exc}"
+        if calls:
+            return calls
+    found = [SetupCall(fn, site.flags) for site in sites if callable(fn := resolve(site.callback, namespace))]
+    if not found and failure and not callable(namespace.get(ENTRY_POINT)):
+        notices.notify(
+            f'{path}: its `if __name__ == "__main__":` block, run to find the atheris.Setup callback, failed '
+            f"({failure}), and the callback it names is not a module-level function; name one with "
+            f"{path.name}::FUNCTION"
+        )
+    return found
 
 
 class _Recording:
@@ -198,7 +262,7 @@ class _Recording:
         self.added.extend(t for t in REGISTRY.all() if id(t) not in self._before)
 
 
-def _record(module: ModuleType, registered: list[Target], callbacks: list, project_root: Path | None) -> None:
+def _record(module: ModuleType, registered: list[Target], calls: list[SetupCall], project_root: Path | None) -> None:
     """Keep on the module what its import did: unbound targets, Setup callbacks, imported packages."""
     from assay.harness.imported import default_scope
 
@@ -206,7 +270,7 @@ def _record(module: ModuleType, registered: list[Target], callbacks: list, proje
         return  # imported before: the first import's record stands
     bound = {id(getattr(v, "assay_target", None)) for v in list(vars(module).values())}
     setattr(module, _REGISTERED, [t for t in registered if id(t) not in bound])
-    setattr(module, _SETUP, list(callbacks))
+    setattr(module, _SETUP, list(calls))
     setattr(module, _IMPORTS, default_scope(module, project_root))
 
 

@@ -5,13 +5,17 @@
 :func:`translate` rewrites such flags into assay's own options before argparse
 sees the command line; a flag with no counterpart stops the run (exit 2) with a
 message naming what assay offers instead, and a flag that only tunes libFuzzer
-internals assay does not have is accepted with a notice.
+internals assay does not have is accepted with a notice.  A harness may also pass
+flags to ``atheris.Setup`` itself (``atheris.Setup(sys.argv + ["-max_len=64"], cb)``):
+:func:`harness_settings` turns those into the settings of the target it defines.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
 
 from assay.core.errors import ConfigError
 
@@ -58,6 +62,14 @@ EQUIVALENT = {
     "seed_inputs": "seeds=[...] on the target, or the files in a corpus folder given as an argument",
     "help": "`assay fuzz --help`",
 }
+#: libFuzzer flags a harness passes to ``atheris.Setup`` that become settings of its target.
+TARGET_SETTINGS = {
+    "max_len": "max_len",
+    "timeout": "timeout",
+    "rss_limit_mb": "rss_limit_mb",
+    "malloc_limit_mb": "rss_limit_mb",
+    "dict": "dictionary",
+}
 _FLAG = re.compile(r"^-([a-z_]+)=(.*)$", re.DOTALL)
 
 
@@ -83,6 +95,31 @@ def translate(argv: list[str], takes_value: Callable[[str], bool], notify: Calla
         else:
             positionals.append(word)
     return options + positionals
+
+
+def harness_settings(args: Sequence[str], harness_dir: Path, notify: Callable[[str], None]) -> dict[str, Any]:
+    """``make_target`` settings from the flags a harness gave ``atheris.Setup`` (other words are ignored).
+
+    A ``-dict=`` file is looked for where atheris looks (the working folder), then beside
+    the harness.  Flags that tune a whole run (``-runs``, ``-seed``...) belong on the
+    ``assay fuzz`` command line, which also overrides the settings given here.
+    """
+    settings: dict[str, Any] = {}
+    for word in args:
+        match = _FLAG.match(word)
+        if not match:
+            continue
+        flag, value = match.groups()
+        if flag == "dict":
+            path = Path(value)
+            if not path.is_absolute() and not path.exists() and (harness_dir / path).exists():
+                path = harness_dir / path
+            settings["dictionary"] = tuple(read_dictionary(str(path)))
+        elif flag in TARGET_SETTINGS:
+            settings[TARGET_SETTINGS[flag]] = _integer(flag, value)
+        elif flag not in IGNORED:
+            notify(f"{word}, which the harness passes to atheris.Setup, is left out; give it to `assay fuzz` instead")
+    return settings
 
 
 def _one(flag: str, value: str, notify: Callable[[str], None]) -> list[str]:
