@@ -13,6 +13,7 @@ from assay.core.errors import ConfigError
 from assay.core.target import Target
 from assay.core.timeline import merge as merge_timelines
 from assay.engine import isolate, jobwait
+from assay.engine.budget import ANALYSIS_SHARE
 from assay.engine.isolate import fork_with_pipe
 from assay.engine.seeds import new_master_seed, target_seed
 from assay.engine.shrink import DEFAULT_MAX_CASES
@@ -41,6 +42,8 @@ class CampaignOptions:
     cmplog: bool = True
     slow: float | None = None
     jobs: int = 1
+    #: Share of the loop's time that work for findings may take (assay.engine.budget; None: unbounded).
+    analysis_share: float | None = ANALYSIS_SHARE
 
 
 @dataclass
@@ -156,6 +159,7 @@ def _supervisor(
         cmplog=options.cmplog,
         slow=options.slow,
         reload_dir=reload_dir,
+        analysis_share=options.analysis_share,
     )
 
 
@@ -234,6 +238,7 @@ def _merge(outcomes: list[TargetOutcome], tseed: int) -> TargetOutcome:
         sources=first.sources,
         strategy=first.strategy,
         initial_manifest=first.initial_manifest,
+        analysis_bound=first.analysis_bound,
     )
     seen_additions: set[str] = set()
     findings: dict[str, FindingRecord] = {}
@@ -255,6 +260,10 @@ def _merge(outcomes: list[TargetOutcome], tseed: int) -> TargetOutcome:
         merged.features = max(merged.features, o.features)
         merged.corpus_size = max(merged.corpus_size, o.corpus_size)
         merged.worker_restarts += o.worker_restarts
+        merged.analysis_seconds += o.analysis_seconds
+        merged.analysis_after += o.analysis_after
+        merged.loop_seconds += o.loop_seconds
+        merged.analysis_unfinished += o.analysis_unfinished
         merged.write_errors_dropped += o.write_errors_dropped
         for err in o.write_errors:
             if len(merged.write_errors) < MAX_WRITE_ERRORS:

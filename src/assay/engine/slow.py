@@ -22,10 +22,13 @@ noise until proven otherwise: an input is reported as a ``slow`` finding only if
 
 A linear parser that is merely slow on a big input therefore never fires; a
 quadratic or exponential one does.  The key is the innermost frames of the code
-under test in the middle of the slow run, so two different slow paths get two
-signatures: the stack at its middle Python line event when it runs enough of them
-(the same on every machine; see :mod:`assay.engine.traced`), otherwise a stack
-sampled by a timer halfway through its median time (a regex runs no Python lines).
+under test that dominate the slow run (:func:`dominant_frames`), so two different
+slow paths get two signatures and one slow path one: stacks at fixed fractions of
+its Python line events (:data:`KEY_POINTS`) when it runs enough of them (the same on
+every machine; see :mod:`assay.engine.traced`), otherwise stacks sampled by a timer
+at those fractions of its median time (a regex runs no Python lines).  The work is
+made of steps (:func:`confirm_steps`) so the worker can spread it over the
+campaign within its analysis budget (:mod:`assay.engine.budget`).
 """
 
 from __future__ import annotations
@@ -33,7 +36,8 @@ from __future__ import annotations
 import signal
 import statistics
 import time
-from collections.abc import Callable
+from collections import Counter
+from collections.abc import Callable, Generator
 from dataclasses import dataclass
 from typing import Any
 
@@ -109,17 +113,77 @@ def _growth(costs: list) -> list[float]:
     return [b / a for a, b in zip(costs, costs[1:]) if a > 0]
 
 
+#: A traced (counted) run costs about this many plain runs of the same input.
+TRACE_SLOWDOWN = 8.0
+
+
+class _Estimate:
+    """Predicts a run's seconds from the last one measured, as if cost were quadratic in size.
+
+    Quadratic, not linear: the inputs grown here are suspected super-linear, and a
+    prediction that is too high only makes the work wait for more allowance.
+    """
+
+    def __init__(self, size: int, seconds: float) -> None:
+        self.size, self.seconds = max(1, size), seconds
+
+    def observe(self, size: int, seconds: float) -> None:
+        self.size, self.seconds = max(1, size), seconds
+
+    def predict(self, size: int) -> float:
+        return self.seconds * (max(1, size) / self.size) ** 2
+
+
+def _timed(run: Callable[[bytes], Any], data: bytes) -> float:
+    t0 = time.perf_counter()
+    run(data)
+    return time.perf_counter() - t0
+
+
+def median_steps(
+    run: Callable[[bytes], Any], data: bytes, estimate: _Estimate, replays: int = REPLAYS
+) -> Generator[float, None, float]:
+    """:func:`median_time`, one run a step: yields each run's predicted seconds before making it."""
+    times = []
+    for _ in range(replays):
+        yield estimate.predict(len(data))
+        times.append(_timed(run, data))
+    med = statistics.median(times)
+    estimate.observe(len(data), med)
+    return med
+
+
 def confirm(
     run: Callable[[bytes], Any], data: bytes, threshold: float, count: Callable[[bytes], int | None] | None = None
 ) -> SlowEvidence | None:
-    """Evidence that ``data`` is slow and super-linear, or ``None``.
+    """Evidence that ``data`` is slow and super-linear, or ``None`` (:func:`confirm_steps` run through)."""
+    steps = confirm_steps(run, data, threshold, count)
+    try:
+        while True:
+            next(steps)
+    except StopIteration as stop:
+        return stop.value
 
-    Two ways of growing the input are tried: pumping its longest run of a repeated
-    unit, then repeating the whole input.  ``count`` (optional) gives the Python
-    line events and loop turns of one run, or ``None`` when it could not count them
-    all (the count saturated, or the run died).
+
+def confirm_steps(
+    run: Callable[[bytes], Any],
+    data: bytes,
+    threshold: float,
+    count: Callable[[bytes], int | None] | None = None,
+    first: float | None = None,
+) -> Generator[float, None, SlowEvidence | None]:
+    """Evidence that ``data`` is slow and super-linear, or ``None``, one run a step.
+
+    Before each run it yields the run's predicted seconds (``first``: the time of
+    the case that made ``data`` a suspect), so the caller can make it wait until
+    the analysis budget affords it (:mod:`assay.engine.budget`).  Two ways of
+    growing the input are tried: pumping its longest run of a repeated unit, then
+    repeating the whole input.  ``count`` (optional) gives the Python line events
+    and loop turns of one run, or ``None`` when it could not count them all (the
+    count saturated, or the run died).
     """
-    med = median_time(run, data)
+    estimate = _Estimate(len(data), threshold if first is None else first)
+    med = yield from median_steps(run, data, estimate)
     if med < threshold:
         return None
     start, unit, reps = repeated_part(data)
@@ -130,17 +194,17 @@ def confirm(
         lambda f: data * max(1, int(f)) if f >= 1 else data[: max(1, int(len(data) * f))],
     ]
     for grow in growers:
-        sizes, times = [], []
-        for f in factors:
-            candidate = grow(f)
-            sizes.append(len(candidate))
-            times.append(median_time(run, candidate))
-        evidence = SlowEvidence(med, sizes, times)
+        candidates = [grow(f) for f in factors]
+        sizes = [len(c) for c in candidates]
         if len(set(sizes)) != len(sizes):
             continue
+        times = []
+        for candidate in candidates:
+            times.append((yield from median_steps(run, candidate, estimate)))
+        evidence = SlowEvidence(med, sizes, times)
         if times[-1] >= MIN_MEASURABLE and all(g >= SUPERLINEAR for g in evidence.growth):
             return evidence
-        counted = _counts(count, grow, factors) if count is not None else None
+        counted = (yield from _count_steps(count, grow, factors, estimate)) if count is not None else None
         if counted is not None:
             evidence.counted_sizes, evidence.lines = counted
             if all(g >= SUPERLINEAR for g in evidence.line_growth):
@@ -148,14 +212,17 @@ def confirm(
     return None
 
 
-def _counts(
-    count: Callable[[bytes], int | None], grow: Callable[[float], bytes], factors: tuple[float, ...]
-) -> tuple[list[int], list[int]] | None:
+def _count_steps(
+    count: Callable[[bytes], int | None],
+    grow: Callable[[float], bytes],
+    factors: tuple[float, ...],
+    estimate: _Estimate,
+) -> Generator[float, None, tuple[list[int], list[int]] | None]:
     """(sizes, counts) of the inputs ``grow`` makes, or ``None`` when they cannot be compared.
 
     While the biggest input's count saturates, every factor is halved (at most
     :data:`COUNT_HALVINGS` times); counting starts from the biggest, so a saturated
-    round costs one count.
+    round costs one count.  One count a step, its predicted seconds yielded first.
     """
     for _ in range(COUNT_HALVINGS + 1):
         candidates = [grow(f) for f in factors]
@@ -164,6 +231,7 @@ def _counts(
             return None
         lines: list[int] = []
         for candidate in reversed(candidates):
+            yield TRACE_SLOWDOWN * estimate.predict(len(candidate))
             n = count(candidate)
             if n is None:
                 break
@@ -208,6 +276,33 @@ def _sample_once(run: Callable[[bytes], Any], data: bytes, after: float) -> list
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, old)
     return captured
+
+
+#: Stacks taken of a slow run to find the frame that dominates it: at these
+#: fractions of its count of line events and loop turns (at most twice its line
+#: events, so the run gets to each), or of its median time when it is sampled.
+KEY_POINTS = (0.1, 0.2, 0.3, 0.4, 0.5)
+
+
+def dominant_frames(stacks: list[list[Frame]]) -> list[Frame]:
+    """The frames of a slow run, from the innermost frame that the most ``stacks`` hold.
+
+    One stack lands wherever the run happened to be (a helper the slow loop calls,
+    one of two branches of its body), so keying by it made one slow input two bugs.
+    The innermost frame held by the most stacks is the loop that spends the time:
+    the key starts there, the same for every stack of that loop.  Ties go to the
+    innermost frame of the earliest stack (the order of ``stacks`` is fixed).
+    """
+    taken = [s for s in stacks if s]
+    if not taken:
+        return []
+    held = Counter(identity for s in taken for identity in {f.identity for f in s})
+    most = max(held.values())
+    for s in taken:
+        for i, f in enumerate(s):
+            if held[f.identity] == most:
+                return s[i:]
+    return taken[0]  # unreachable: the most-held identity is in some stack
 
 
 def slow_verdict(frames: list[Frame], evidence: SlowEvidence, threshold: float) -> Verdict:

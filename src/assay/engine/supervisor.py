@@ -33,6 +33,7 @@ from assay.core.target import Target
 from assay.core.timeline import Timeline
 from assay.core.verdict import Verdict, is_timeout_wedge
 from assay.engine import execute, isolate, journal as jr, procs, sandbox, strays, wedges
+from assay.engine.budget import ANALYSIS_SHARE
 from assay.engine.worker import Worker, WorkerPlan, install_soft_timeout
 from assay.feedback import edgesplit
 from assay.feedback.cmplog import CmpLog
@@ -114,10 +115,23 @@ class TargetOutcome:
     write_errors: list[str] = field(default_factory=list)  # what could not be saved (a full disk), and why
     write_errors_dropped: int = 0  # failed writes past MAX_WRITE_ERRORS, counted but not listed
     timeline: list = field(default_factory=list)  # [cases, seconds, edges, corpus] samples (assay.core.timeline)
+    # Work done for findings (assay.engine.budget): its seconds, of them those spent after the
+    # schedule ended (finishing it), the loop's seconds, and suspects left unanalysed.
+    analysis_seconds: float = 0.0
+    analysis_after: float = 0.0
+    loop_seconds: float = 0.0
+    analysis_unfinished: int = 0
+    analysis_bound: float | None = None  # the share of the loop's time it may take (None: unbounded)
 
     @property
     def execs_per_sec(self) -> float:
         return self.cases / self.elapsed if self.elapsed > 0 else 0.0
+
+    @property
+    def analysis_share(self) -> float:
+        """Analysis seconds over all seconds the workers spent (fuzzing plus analysing)."""
+        total = self.analysis_seconds + self.loop_seconds
+        return self.analysis_seconds / total if total > 0 else 0.0
 
 
 class Supervisor:
@@ -144,6 +158,7 @@ class Supervisor:
         cmplog: bool = True,
         slow: float | None = None,
         reload_dir: str | None = None,
+        analysis_share: float | None = ANALYSIS_SHARE,
     ) -> None:
         self.target = target
         self.master_seed = master_seed
@@ -158,6 +173,7 @@ class Supervisor:
             sources=sources,
             strategy=strategy and f"{strategy.name}@{strategy.version}",
             initial_manifest=initial_manifest,
+            analysis_bound=analysis_share,
         )
         self.plan = WorkerPlan(
             target=target,
@@ -177,6 +193,7 @@ class Supervisor:
             dictionary=dictionary,
             slow=target.slow if target.slow is not None else slow,
             reload_dir=reload_dir,
+            analysis_share=analysis_share,
         )
         in_scope = Scope(sources).contains
         if cmplog:
@@ -234,6 +251,8 @@ class Supervisor:
         o.cases = o.schedule_count
         o.corpus_size = len(self.plan.corpus)
         o.findings = list(self.records.values())
+        o.analysis_seconds, o.loop_seconds = self.plan.analysis_spent, self.plan.analysis_loop
+        o.analysis_after, o.analysis_unfinished = self.plan.analysis_after, self.plan.analysis_unfinished
         self.timeline.add(o.cases, o.elapsed, o.edges, o.corpus_size)
         o.timeline = self.timeline.as_json()
         if self.progress is not None:
@@ -404,6 +423,9 @@ class Supervisor:
                 self.outcome.corpus_additions.append(digest(data))
         elif kind == "stats":
             self.last_stats = msg[1:]
+        elif kind == "analysis":  # its cost so far, so a restarted worker goes on within the same bound
+            p = self.plan
+            _, p.analysis_spent, p.analysis_loop, p.analysis_after, p.analysis_unfinished = msg
         elif kind == "length":  # byte mode's length limit, so a restarted worker goes on the same way
             _, self.plan.len_limit, self.plan.len_mark = msg
         elif kind == "analysing":

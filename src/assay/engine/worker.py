@@ -17,7 +17,7 @@ import signal
 import statistics
 import sys
 import time
-from collections.abc import Hashable
+from collections.abc import Generator, Hashable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -25,6 +25,7 @@ from assay.core import interrupts, observe
 from assay.core.target import Target
 from assay.core.verdict import is_timeout_wedge
 from assay.engine import execute, generate, journal as jr, sandbox, slow, strays, traced, wedges
+from assay.engine.budget import ANALYSIS_SHARE, AnalysisBudget
 from assay.engine.generate import InputSource, LengthControl
 from assay.engine.seeds import case_rng, case_stream
 from assay.engine.shrink import shrink
@@ -54,6 +55,10 @@ SHRINK_MIN_LIMIT = 0.25
 SHRINK_MAX_TIMEOUTS = 3
 #: ...or after this many seconds, keeping the smallest failing input found so far.
 SHRINK_MAX_SECONDS = 30.0
+#: Seconds a failure's replays and shrinking may take whatever the analysis budget
+#: (:mod:`assay.engine.budget`) has left; past them, shrinking stops when it is spent.
+#: Most shrinks of a cheap target end well within them.
+SHRINK_FREE_SECONDS = 2.0
 #: Replays of a failing input that decide whether it is deterministic.
 DETERMINISM_REPLAYS = 2
 #: Every this many generated cases, one runs with its Python line events and loop
@@ -119,6 +124,11 @@ class WorkerPlan:
     len_limit: int | None = None  # byte mode's current length limit (None: not started yet)
     len_mark: int = 0  # case index of the last new coverage or limit raise
     pending: bytes = b""  # the schedule digest's records not folded into ``chain`` yet
+    analysis_share: float | None = ANALYSIS_SHARE  # bound on work for findings (None: unbounded)
+    analysis_spent: float = 0.0  # seconds earlier workers spent on it...
+    analysis_loop: float = 0.0  # ...and fuzzing
+    analysis_after: float = 0.0  # of analysis_spent: seconds spent finishing it after the schedule ended
+    analysis_unfinished: int = 0  # suspects left unanalysed when the budget ran out
 
 
 class Worker:
@@ -168,19 +178,28 @@ class Worker:
         self._rejects: set = set()  # expected exception types whose outcome is already seen
         self.counting = traced.CountingChild(lambda data: execute.run(self.target, data), LINE_CAP)
         self._counted: tuple | None = None  # the case whose line count is out (see case())
+        self.budget = AnalysisBudget(plan.analysis_share, plan.analysis_spent, plan.analysis_loop)
+        #: The slow suspect being analysed: (its steps, the predicted seconds of the next one).
+        self._analysis: tuple[Generator[float, None, None], float] | None = None
+        self.analysis_after = plan.analysis_after
+        self.analysis_unfinished = plan.analysis_unfinished
 
     # -- schedule ------------------------------------------------------------------------
     def run(self) -> tuple[int, int]:
         """Execute the rest of the schedule; returns (initial done, generated position)."""
         try:
-            return self._run()
+            done = self._run()
+            self._finish_analysis()
+            return done
         finally:
+            self._send_analysis()
             self.counting.close()
 
     def _run(self) -> tuple[int, int]:
         plan = self.plan
         for pos in range(plan.initial_pos, len(plan.initial)):
             self.case(jr.INITIAL, pos, plan.initial[pos], ["initial"])
+            self._advance_analysis()
             self._tick(pos)
         if plan.replay_only:
             return len(plan.initial), plan.generated_pos
@@ -191,6 +210,7 @@ class Worker:
         while plan.max_cases is None or i < plan.max_cases:
             if i % CLOCK_EVERY == 0:
                 self._collect_count()
+                self._advance_analysis()
                 if self._tick(i):
                     break
                 self.feedback.maybe_restart(i)  # restart indices are multiples of CLOCK_EVERY
@@ -218,7 +238,7 @@ class Worker:
         cases at most.  The boundaries in between would do nothing but look at the
         clock, which the C loop does itself (see :meth:`_wake_at`).
         """
-        if self.counting.pending or not isinstance(self.feedback, SysmonFeedback):
+        if self.counting.pending or self._analysis is not None or not isinstance(self.feedback, SysmonFeedback):
             return end
         quiet = min(i + QUIET_MAX, -(-end // RESTART_EVERY) * RESTART_EVERY)
         lengths = self.lengths
@@ -471,6 +491,7 @@ class Worker:
             self.send(
                 ("stats", self.executed, self.feedback.counts(), len(self.seen_features), len(self.source.corpus))
             )
+            self._send_analysis()
             if position % (CLOCK_EVERY * 64) == 0:
                 _truncate_capture()
         return self.plan.deadline is not None and now >= self.plan.deadline
@@ -576,11 +597,11 @@ class Worker:
         if result.verdict is None:
             if self.slow is not None:
                 self._cost(phase, pos, data, ops, elapsed, new)
-            elif self.outlier is not None and elapsed >= self.outlier and not counted:
+            elif self.outlier is not None and elapsed >= self.outlier and not counted and self._analysis is None:
                 bucket = _bucket(elapsed)
                 if bucket > self.confirmed_bucket:  # one confirmation per cost class, as with slow=
                     self.confirmed_bucket = bucket
-                    self._confirm_slow(phase, pos, data, ops, self.outlier)
+                    self._suspect_slow(phase, pos, data, ops, self.outlier, elapsed)
         for key in result.features:
             if key not in self.seen_features:
                 self.seen_features.add(key)
@@ -603,9 +624,11 @@ class Worker:
                 # Keying re-runs the hang in a traced child (seconds): the parent holds the wedge
                 # meanwhile, so an interrupt during the analysis still keeps it.
                 self.send(("analysing", verdict.to_json(), data, ops, pos, self._case_number(phase, pos)))
-                verdict = self._held.rekeyed(
-                    verdict, lambda: wedges.held_frames(lambda: execute.run(self.target, data), self.target.timeout)
-                )
+                with self.budget.spending():
+                    verdict = self._held.rekeyed(
+                        verdict,
+                        lambda: wedges.held_frames(lambda: execute.run(self.target, data), self.target.timeout),
+                    )
             self.source.failed(known=verdict.signature in self.known, wedge=verdict.oracle == "wedge")
             self.finding(phase, pos, data, ops, verdict)
         elif new:
@@ -660,12 +683,15 @@ class Worker:
     def _cost(self, phase: int, pos: int, data: bytes, ops: list[str], elapsed: float, new: list) -> None:
         """Cost feedback: a new highest cost bucket is a feature; past the threshold, confirm."""
         bucket = _bucket(elapsed)
-        if bucket <= self.cost_max and (elapsed < self.slow or bucket <= self.confirmed_bucket):  # type: ignore[operator]  # with slow=
+        # No replays for a confirmation while one is under way (its suspect is dropped).
+        confirming = elapsed >= self.slow and bucket > self.confirmed_bucket and self._analysis is None  # type: ignore[operator]  # with slow=
+        if bucket <= self.cost_max and not confirming:
             return
         self.feedback.pause(True)
         try:
             run = lambda d: self._derived(phase, pos, d)  # noqa: E731
-            times = [elapsed, *(slow.median_time(run, data, 1) for _ in range(slow.REPLAYS - 1))]
+            with self.budget.spending():
+                times = [elapsed, *(slow.median_time(run, data, 1) for _ in range(slow.REPLAYS - 1))]
         finally:
             self.feedback.pause(False)
         # The median of three, so neither a first run's warm-up nor a loaded moment sets
@@ -675,31 +701,59 @@ class Worker:
         if bucket > self.cost_max:
             self.cost_max = bucket
             new.append(("f", "cost", str(bucket)))
-        if median >= self.slow and bucket > self.confirmed_bucket:  # type: ignore[operator]  # with slow=
+        if median >= self.slow and bucket > self.confirmed_bucket and self._analysis is None:  # type: ignore[operator]  # with slow=
             self.confirmed_bucket = bucket
-            self._confirm_slow(phase, pos, data, ops, self.slow)  # type: ignore[arg-type]
+            self._suspect_slow(phase, pos, data, ops, self.slow, median)  # type: ignore[arg-type]
 
-    def _confirm_slow(self, phase: int, pos: int, data: bytes, ops: list[str], threshold: float) -> None:
-        """Report ``data`` as a ``slow`` finding if its cost is confirmed super-linear."""
-        run = lambda d: self._derived(phase, pos, d)  # noqa: E731 - journalled, so a crash is caught
-        self.feedback.pause(True)
-        try:
-            evidence = slow.confirm(run, data, threshold, self._countable_lines)
-            if evidence is None:
+    def _suspect_slow(
+        self, phase: int, pos: int, data: bytes, ops: list[str], threshold: float, elapsed: float
+    ) -> None:
+        """Start analysing ``data`` as a slow suspect; :meth:`_advance_analysis` does the work."""
+        steps = self._slow_steps(phase, pos, data, ops, threshold, elapsed)
+        self._analysis = (steps, next(steps))  # up to the first run's prediction: no run yet
+
+    def _advance_analysis(self, finishing: bool = False) -> None:
+        """Run the pending analysis' steps while the analysis budget affords them (all, ``finishing``)."""
+        while self._analysis is not None:
+            steps, predicted = self._analysis
+            if not finishing and not self.budget.affords(predicted):
                 return
-            # The stack at the line event half the run's count in (the count is at most twice
-            # the run's line events, so the run gets there): the same picture on every machine.
-            # Code that runs no Python lines while slow (a regex) is sampled in time instead.
-            lines = self._count_lines(data)
-            frames = (
-                traced.stack_at_line(lambda: execute.run(self.target, data), lines // 2, self.target.timeout)
-                if lines >= slow.MIN_COUNTABLE
-                else []
-            )
-            if not frames:
-                frames = slow.sample_stack(run, data, evidence.median / 2)
-        finally:
-            self.feedback.pause(False)
+            if finishing and self.plan.deadline is not None and time.monotonic() >= self.plan.deadline:
+                self._analysis = None
+                self.analysis_unfinished += 1
+                steps.close()
+                return
+            self.feedback.pause(True)
+            try:
+                with self.budget.spending():
+                    self._analysis = (steps, steps.send(None))
+            except StopIteration:
+                self._analysis = None
+            finally:
+                self.feedback.pause(False)
+
+    def _finish_analysis(self) -> None:
+        """At the end of the schedule: finish the pending analysis (within the deadline, if any)."""
+        before = self.budget.spent
+        self._advance_analysis(finishing=True)
+        self.analysis_after += self.budget.spent - before
+
+    def _send_analysis(self) -> None:
+        b = self.budget
+        self.send(("analysis", b.spent, b.loop, self.analysis_after, self.analysis_unfinished))
+
+    def _slow_steps(
+        self, phase: int, pos: int, data: bytes, ops: list[str], threshold: float, elapsed: float
+    ) -> Generator[float, None, None]:
+        """Report ``data`` as a ``slow`` finding if its cost is confirmed super-linear, one run a step.
+
+        Each step yields the predicted seconds of its next run (see :func:`slow.confirm_steps`).
+        """
+        run = lambda d: self._derived(phase, pos, d)  # noqa: E731 - journalled, so a crash is caught
+        evidence = yield from slow.confirm_steps(run, data, threshold, self._countable_lines, elapsed)
+        if evidence is None:
+            return
+        frames = yield from self._slow_frames(run, data, evidence)
         verdict = slow.slow_verdict(frames, evidence, threshold)
         sig = verdict.signature
         if sig in self.known:
@@ -710,6 +764,32 @@ class Worker:
         self.send(
             ("finding", sig, verdict.to_json(), data, data, ops, pos, determinism, 0, self._case_number(phase, pos))
         )
+
+    def _slow_frames(self, run, data: bytes, evidence: slow.SlowEvidence) -> Generator[float, None, list]:
+        """The frames that dominate a slow run (:func:`slow.dominant_frames`), one run a step.
+
+        Stacks at fixed fractions of its line events (the same picture on every machine;
+        the count is at most twice the run's line events, so the run gets there); code
+        that runs no Python lines while slow (a regex) is sampled in time instead.
+        """
+        traced_run = slow.TRACE_SLOWDOWN * evidence.median
+        yield traced_run
+        lines = self._count_lines(data)
+        stacks = []
+        if lines >= slow.MIN_COUNTABLE:
+            for point in slow.KEY_POINTS:
+                yield traced_run
+                stacks.append(
+                    traced.stack_at_line(
+                        lambda: execute.run(self.target, data), int(lines * point), self.target.timeout
+                    )
+                )
+        if not any(stacks):
+            stacks = []
+            for point in slow.KEY_POINTS:
+                yield evidence.median
+                stacks.append(slow.sample_stack(run, data, evidence.median * point))
+        return slow.dominant_frames(stacks)
 
     def _analyse(self, phase: int, pos: int, data: bytes) -> tuple[list, list, list]:
         """Comparison log of a new corpus entry: replacement pairs, tokens and guards."""
@@ -754,35 +834,42 @@ class Worker:
         self.known.add(sig)
         self.send(("raw", sig, verdict.to_json(), data, ops, pos, self._case_number(phase, pos)))
         self.feedback.pause(True)
+        free_until = time.monotonic() + SHRINK_FREE_SECONDS
         try:
-            same = 0
-            slowest = 0.0
-            for _ in range(DETERMINISM_REPLAYS):
-                t0 = time.perf_counter()
-                again = self._derived(phase, pos, data)
-                slowest = max(slowest, time.perf_counter() - t0)
-                same += wedges.reproduces(again, verdict)
-            minimized, shrink_cases = data, 0
-            if same == DETERMINISM_REPLAYS and verdict.oracle != "wedge":
-                # A candidate far slower than the failure itself is not worth waiting
-                # for (parsers with quadratic corners would make shrinking take hours).
-                limit = min(self.target.timeout, max(SHRINK_MIN_LIMIT, SHRINK_SLOWDOWN * slowest))
+            with self.budget.spending():
+                same = 0
+                slowest = 0.0
+                for _ in range(DETERMINISM_REPLAYS):
+                    t0 = time.perf_counter()
+                    again = self._derived(phase, pos, data)
+                    slowest = max(slowest, time.perf_counter() - t0)
+                    same += wedges.reproduces(again, verdict)
+                minimized, shrink_cases = data, 0
+                if same == DETERMINISM_REPLAYS and verdict.oracle != "wedge":
+                    # A candidate far slower than the failure itself is not worth waiting
+                    # for (parsers with quadratic corners would make shrinking take hours).
+                    limit = min(self.target.timeout, max(SHRINK_MIN_LIMIT, SHRINK_SLOWDOWN * slowest))
 
-                stop = {"timeouts": 0, "deadline": time.monotonic() + SHRINK_MAX_SECONDS}
+                    stop = {"timeouts": 0, "deadline": time.monotonic() + SHRINK_MAX_SECONDS}
 
-                def still_fails(candidate: bytes) -> bool:
-                    if stop["timeouts"] >= SHRINK_MAX_TIMEOUTS or time.monotonic() > stop["deadline"]:
-                        return False  # keep the smallest input found so far
-                    v = self._derived(phase, pos, candidate, limit)
-                    if v is not None and v.oracle == "wedge":
-                        stop["timeouts"] += 1
-                    return v is not None and v.signature == sig
+                    def still_fails(candidate: bytes) -> bool:
+                        now = time.monotonic()
+                        if (
+                            stop["timeouts"] >= SHRINK_MAX_TIMEOUTS
+                            or now > stop["deadline"]
+                            or (now > free_until and not self.budget.affords(0.0))
+                        ):
+                            return False  # keep the smallest input found so far
+                        v = self._derived(phase, pos, candidate, limit)
+                        if v is not None and v.oracle == "wedge":
+                            stop["timeouts"] += 1
+                        return v is not None and v.signature == sig
 
-                result = shrink(data, still_fails, self.plan.shrink_cases, self.source.structural_candidates)
-                minimized, shrink_cases = result.data, result.cases
-                final = self._derived(phase, pos, minimized, fresh=True)
-                if final is not None and final.signature == sig:
-                    verdict = final  # the traceback of the input we keep
+                    result = shrink(data, still_fails, self.plan.shrink_cases, self.source.structural_candidates)
+                    minimized, shrink_cases = result.data, result.cases
+                    final = self._derived(phase, pos, minimized, fresh=True)
+                    if final is not None and final.signature == sig:
+                        verdict = final  # the traceback of the input we keep
         finally:
             self.feedback.pause(False)
         determinism = {

@@ -42,6 +42,7 @@ def _target_fields(t: TargetOutcome) -> dict[str, Any]:
         "corpus_size": t.corpus_size,
         "worker_restarts": t.worker_restarts,
         "jobs": t.jobs,
+        "analysis": analysis_fields(t),
         "findings": [
             {
                 "signature": f.signature,
@@ -139,6 +140,31 @@ def progress_line(p: Progress) -> str:
     )
 
 
+def analysis_fields(t: TargetOutcome) -> dict[str, Any]:
+    """The cost of the work done for findings (assay.engine.budget), for the JSON report."""
+    return {
+        "seconds": round(getattr(t, "analysis_seconds", 0.0), 3),
+        "share": round(getattr(t, "analysis_share", 0.0), 4),
+        "bound": getattr(t, "analysis_bound", None),
+        "after_schedule_seconds": round(getattr(t, "analysis_after", 0.0), 3),
+        "unfinished": getattr(t, "analysis_unfinished", 0),
+    }
+
+
+def analysis_line(t: TargetOutcome) -> str:
+    """One summary line on the work done for findings, or "" when it took no measurable time."""
+    a = analysis_fields(t)
+    if a["seconds"] < 0.01 and not a["unfinished"]:
+        return ""
+    bound = f" (bound {a['bound']:.0%} of the fuzzing time)" if a["bound"] is not None else " (unbounded)"
+    line = f"    analysing findings took {a['seconds']:.1f}s, {a['share']:.1%} of the run{bound}"
+    if a["after_schedule_seconds"] >= 0.01:
+        line += f"; {a['after_schedule_seconds']:.1f}s of it after the last case"
+    if a["unfinished"]:
+        line += f"; {a['unfinished']} slow suspect(s) left unanalysed when the budget ran out"
+    return line
+
+
 def summary(
     result: CampaignResult,
     project_root: str | None = None,
@@ -169,6 +195,9 @@ def summary(
             f"{t.edges} edges, {t.lines} lines, {t.features} features, corpus {t.corpus_size} "
             f"(+{len(t.corpus_additions)}), {len(t.findings)} finding(s) in {len(bugs)} bug(s)"
         )
+        cost = analysis_line(t)
+        if cost:
+            lines.append(cost)
         for bug in bugs:
             status = status_in_run(bug.identity.key, bug.members, promotions, written)
             lines.extend(_bug_lines(bug, project_root, (harnesses or {}).get(t.name), status))
