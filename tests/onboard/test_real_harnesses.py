@@ -61,7 +61,10 @@ def _run(harness: str, cases: int, folder: Path) -> tuple[subprocess.CompletedPr
     )
     assert r.returncode in (0, 1), f"{harness}: exit {r.returncode}\n{r.stderr}\n{r.stdout}"
     assert not [word for word in _BROKEN if word in r.stderr], r.stderr
-    return r, json.loads(report.read_text())
+    data = json.loads(report.read_text())
+    assert data["status"] in ("clean", "findings") and data["error"] is None, data["error"]
+    assert all(t["status"] in ("clean", "findings") for t in data["targets"].values()), data["targets"]
+    return r, data
 
 
 def test_corpus_holds_at_least_ten_harnesses_and_each_is_listed():
