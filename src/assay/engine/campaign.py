@@ -17,6 +17,7 @@ from assay.engine.isolate import fork_with_pipe
 from assay.engine.seeds import new_master_seed, target_seed
 from assay.engine.shrink import DEFAULT_MAX_CASES
 from assay.engine.supervisor import MAX_WRITE_ERRORS, FindingRecord, Progress, Supervisor, TargetOutcome, WorkerError
+from assay.feedback.scope import Scope
 from assay.feedback.sysmon import monitoring
 from assay.gen.constants import harvest
 from assay.gen.mutators import MAX_DICTIONARY, tokens_from
@@ -91,7 +92,9 @@ def prepare(targets: list[Target], options: CampaignOptions) -> list[_Prepared]:
                 seen.add(data)
                 initial.append(data)
         given = sorted(set(t.dictionary) | set(options.dictionary) | set(tokens_from(t.seeds)))
-        harvested = [tok for tok in harvest(sources) if tok not in set(given)] if options.harvest else []
+        harvested = (
+            [tok for tok in harvest(Scope(sources).eager().entries) if tok not in set(given)] if options.harvest else []
+        )
         dictionary = (given + harvested)[:MAX_DICTIONARY]
         prepared.append(_Prepared(t, corpus, sources, strategy, initial, [d for d, _ in entries], dictionary))
     return prepared

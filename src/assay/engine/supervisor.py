@@ -178,7 +178,7 @@ class Supervisor:
             slow=target.slow if target.slow is not None else slow,
             reload_dir=reload_dir,
         )
-        in_scope = Scope(sources).contains
+        in_scope = Scope(sources).eager().contains  # the per-function work ahead of the run
         if cmplog:
             log = CmpLog(in_scope)
             log.attach()  # in the parent, once: every worker inherits the compiled twins
