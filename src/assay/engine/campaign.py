@@ -92,9 +92,8 @@ def prepare(targets: list[Target], options: CampaignOptions) -> list[_Prepared]:
                 seen.add(data)
                 initial.append(data)
         given = sorted(set(t.dictionary) | set(options.dictionary) | set(tokens_from(t.seeds)))
-        harvested = (
-            [tok for tok in harvest(Scope(sources).eager().entries) if tok not in set(given)] if options.harvest else []
-        )
+        mined = Scope(sources).eager().entries  # parsing every file of a big library takes seconds
+        harvested = [tok for tok in harvest(mined) if tok not in set(given)] if options.harvest else []
         dictionary = (given + harvested)[:MAX_DICTIONARY]
         prepared.append(_Prepared(t, corpus, sources, strategy, initial, [d for d, _ in entries], dictionary))
     return prepared

@@ -274,9 +274,8 @@ class _Campaign:
         self.strategy = get_strategy(target.strategy) if target.strategy else None
         self.initial = self._initial()
         given = sorted(set(target.dictionary) | set(tokens_from(target.seeds)))
-        self.dictionary = (given + [t for t in harvest(Scope(self.sources).eager().entries) if t not in set(given)])[
-            :MAX_DICTIONARY
-        ]
+        mined = Scope(self.sources).eager().entries
+        self.dictionary = (given + [t for t in harvest(mined) if t not in set(given)])[:MAX_DICTIONARY]
         self.cseed = campaign_seed(options.seed, mutant.id, target.name)
         self.result = _Result()
         self.twin_killed = False
