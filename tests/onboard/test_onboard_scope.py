@@ -66,10 +66,14 @@ OUTSIDE = "lie outside its coverage scope"
 
 
 def assay(*args: str, cwd: Path, follow_libraries: bool = True) -> subprocess.CompletedProcess:
-    """``assay ARGS`` in a fresh interpreter; ``follow_libraries=False`` runs it with the new default switched off."""
+    """``assay ARGS`` in a fresh interpreter; ``follow_libraries=False`` runs it with the new default switched off
+    (neither the libraries the project imports nor those its first cases run join the scope)."""
     code = "import sys\nfrom assay.cli.main import main\n"
     if not follow_libraries:
         code += "import assay.harness.imported as imported\nimported.FOLLOW_LIBRARIES = False\n"
+        code += (
+            "import assay.harness.scope_hint as hint\nhint.FOLLOW_SHARE = 2.0\n"  # no package joins from first cases
+        )
     code += "sys.exit(main(sys.argv[1:]))\n"
     env = {**os.environ, "PYTHONHASHSEED": "0"}  # as assay fuzz sets it, so it does not re-execute itself
     return subprocess.run(
