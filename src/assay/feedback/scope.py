@@ -23,7 +23,7 @@ from collections.abc import Iterable
 #: Python files of installed packages in scope that get the per-function work done ahead of a
 #: run: about a thousand functions, a few seconds of start-up once, and a recorded run's twin
 #: swaps well under a millisecond.  A package is taken whole or not at all, in the scope's order.
-EAGER_FILES = 150
+EAGER_FILES = 100
 #: Folder names that mark installed code.
 INSTALLED = frozenset({"site-packages", "dist-packages"})
 
