@@ -66,10 +66,14 @@ OUTSIDE = "lie outside its coverage scope"
 
 
 def assay(*args: str, cwd: Path, follow_libraries: bool = True) -> subprocess.CompletedProcess:
-    """``assay ARGS`` in a fresh interpreter; ``follow_libraries=False`` runs it with the new default switched off."""
+    """``assay ARGS`` in a fresh interpreter; ``follow_libraries=False`` runs it with the new default switched off
+    (neither the libraries the project imports nor those its first cases run join the scope)."""
     code = "import sys\nfrom assay.cli.main import main\n"
     if not follow_libraries:
         code += "import assay.harness.imported as imported\nimported.FOLLOW_LIBRARIES = False\n"
+        code += (
+            "import assay.harness.scope_hint as hint\nhint.FOLLOW_SHARE = 2.0\n"  # no package joins from first cases
+        )
     code += "sys.exit(main(sys.argv[1:]))\n"
     env = {**os.environ, "PYTHONHASHSEED": "0"}  # as assay fuzz sets it, so it does not re-execute itself
     return subprocess.run(
@@ -214,3 +218,53 @@ def test_two_distinct_library_bugs_stay_two_bugs(tmp_path):
     # Non-vacuity: with the library out of scope (the default before), both raise sites fall back to the
     # wrapper's line, and the two bugs merge into one.
     assert len(_bugs_of_seeds(root, "switched-off", follow_libraries=False)) == 1
+
+
+LAZY_WRAPPER = '''\
+"""Compile JMESPath queries, importing the library only when asked."""
+
+
+def parse(text: str):
+    """Compile a query; ValueError for a malformed one."""
+    query = text.strip()
+    if not query:
+        raise ValueError("empty query")
+    if query.startswith("#") or len(query) > 500:
+        raise ValueError("not a query")
+    import jmespath  # imported inside the function: not among the package's globals
+
+    return jmespath.compile(query)
+'''
+
+
+def test_a_library_imported_inside_a_function_joins_the_scope_once_first_cases_ran_it(tmp_path):
+    root = tmp_path / "jq-lazy"
+    (root / "src" / "jq_query").mkdir(parents=True)
+    (root / "pyproject.toml").write_text('[project]\nname = "jq-query"\nversion = "0.1"\n')
+    (root / "src" / "jq_query" / "__init__.py").write_text(LAZY_WRAPPER)
+    assert assay("init", cwd=root).returncode == 0
+    listed = assay("targets", "--json", cwd=root)
+    [target] = json.loads(listed.stdout)
+    assert target["sources"] == ["jq_query"]  # the imports do not show jmespath
+    # The first run starts from nothing: jmespath stays out, and the run says so.
+    first, stderr = _fuzz(root, "first")
+    assert not any(s.endswith("/jmespath") for s in first["sources"])
+    assert "--sources jmespath" in stderr
+    # The next run starts from that corpus: its first cases run jmespath, which joins the scope.
+    r = assay(
+        "fuzz",
+        "--fuzz-cases",
+        CASES,
+        "--fuzz-seed",
+        SEED,
+        "--fuzz-corpus",
+        str(root / "corpus-first"),
+        "--report",
+        str(root / "next.json"),
+        cwd=root,
+    )
+    assert r.returncode in (0, 1), r.stderr
+    [again] = json.loads((root / "next.json").read_text())["targets"].values()
+    assert any(s.endswith("/jmespath") for s in again["sources"])
+    assert "watching jmespath too (executed by first cases)" in r.stderr and OUTSIDE not in r.stderr
+    assert again["coverage"]["edges"] > 2 * first["coverage"]["edges"]

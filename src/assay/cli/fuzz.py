@@ -107,7 +107,7 @@ def add_fuzz_args(parser: argparse.ArgumentParser) -> None:
 
 
 def cmd_fuzz(args: argparse.Namespace) -> int:
-    from assay.cli.harness_args import after_run, apply_harness_args, harness_selection
+    from assay.cli.harness_args import after_run, apply_harness_args, follow_executed, harness_selection
     from assay.core.config import load_project
     from assay.core.output_paths import check_campaign_folders
     from assay.engine.campaign import CampaignOptions, run_campaign
@@ -179,6 +179,8 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
         project_root=str(project.root),
         jobs=args.jobs,
     )
+    if not args.fuzz_replay_only:
+        chosen = follow_executed(chosen, options.corpus_root, str(project.root))
     if args.scheduler and args.executor != "dask":
         raise ConfigError("--scheduler needs --executor dask")
     if args.executor == "dask" and natives:

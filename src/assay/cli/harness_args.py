@@ -150,3 +150,33 @@ def _executed(result, chosen: list[Target], corpus_root: str) -> dict:
         if ran is not None:
             found[target.name] = ran
     return found
+
+
+def follow_executed(chosen: list[Target], corpus_root: str, project_root: str) -> list[Target]:
+    """Targets on their default scope, plus the packages their first cases (seeds, corpus) ran most outside it.
+
+    The packages a target imports are its default scope; what they miss (a library imported inside a
+    function, or one the wrapped library hands its work to) shows when the seeds and corpus entries
+    the campaign starts with are run once, before it starts.  ``sources`` set by hand are kept as set.
+    """
+    import dataclasses
+
+    from assay.core import notices
+    from assay.engine.scope_audit import executed_lines
+    from assay.harness.scope_hint import EXECUTED_BY_FIRST_CASES, packages_to_follow
+    from assay.store.corpus import Corpus
+
+    out = []
+    for target in chosen:
+        inputs = list(target.seeds) + [data for _, data in Corpus(corpus_root, target.name, target.max_len).load()]
+        ran = executed_lines(target, target.source_paths(project_root), inputs) if not target.sources else None
+        added = [pkg for pkg in packages_to_follow(ran) if pkg not in target.implied_sources] if ran else []
+        if added:
+            notices.notify(f"{target.name}: watching {', '.join(added)} too ({EXECUTED_BY_FIRST_CASES})")
+            target = dataclasses.replace(
+                target,
+                implied_sources=target.implied_sources + tuple(added),
+                scope_reasons={**target.scope_reasons, **dict.fromkeys(added, EXECUTED_BY_FIRST_CASES)},
+            )
+        out.append(target)
+    return out

@@ -18,6 +18,7 @@ from assay.engine.isolate import fork_with_pipe
 from assay.engine.seeds import new_master_seed, target_seed
 from assay.engine.shrink import DEFAULT_MAX_CASES
 from assay.engine.supervisor import MAX_WRITE_ERRORS, FindingRecord, Progress, Supervisor, TargetOutcome, WorkerError
+from assay.feedback.scope import Scope
 from assay.feedback.sysmon import monitoring
 from assay.gen.constants import harvest
 from assay.gen.mutators import MAX_DICTIONARY, tokens_from
@@ -94,7 +95,8 @@ def prepare(targets: list[Target], options: CampaignOptions) -> list[_Prepared]:
                 seen.add(data)
                 initial.append(data)
         given = sorted(set(t.dictionary) | set(options.dictionary) | set(tokens_from(t.seeds)))
-        harvested = [tok for tok in harvest(sources) if tok not in set(given)] if options.harvest else []
+        mined = Scope(sources).eager().entries  # parsing every file of a big library takes seconds
+        harvested = [tok for tok in harvest(mined) if tok not in set(given)] if options.harvest else []
         dictionary = (given + harvested)[:MAX_DICTIONARY]
         prepared.append(_Prepared(t, corpus, sources, strategy, initial, [d for d, _ in entries], dictionary))
     return prepared

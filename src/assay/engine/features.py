@@ -87,7 +87,7 @@ def record(target: Target, sources: list[str], inputs: list[bytes], timeout: flo
     """Replay each of ``inputs`` once on ``target``; one :class:`Replay` per input, in order."""
     timeout = target.timeout if timeout is None else timeout
     results: list[Replay | None] = [None] * len(inputs)
-    edgesplit.prepare(Scope(sources).contains)  # once here, not in every forked replayer
+    edgesplit.prepare(Scope(sources).eager().contains)  # once here, not in every forked replayer
     start = 0
     while start < len(inputs):
         start = _one_worker(target, sources, inputs, start, timeout, results)

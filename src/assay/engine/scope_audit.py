@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from assay.core.target import Target
 from assay.engine import execute, isolate
 from assay.feedback.executed import ExecutedCode
-from assay.feedback.scope import Scope
+from assay.feedback.scope import INSTALLED, Scope
 from assay.harness.imported import NOT_UNDER_TEST
 from assay.harness.scope_hint import ExecutedLines
 
@@ -59,8 +59,8 @@ def _tally(by_file: dict[str, int], scope: Scope, harness_dir: str | None) -> tu
         top = packages.get(real)
         if top is None or top in NOT_UNDER_TEST or top in sys.stdlib_module_names:
             continue
-        if harness_dir and real.startswith(harness_dir + os.sep):
-            continue  # the harness and its helpers: not code under test
+        if harness_dir and real.startswith(harness_dir + os.sep) and not INSTALLED & set(real.split(os.sep)):
+            continue  # the harness and its helpers (a venv inside the harness's folder is not one)
         outside[top] = outside.get(top, 0) + lines
     return inside, sorted(outside.items(), key=lambda item: (-item[1], item[0]))
 

@@ -195,7 +195,7 @@ class Supervisor:
             reload_dir=reload_dir,
             analysis_share=analysis_share,
         )
-        in_scope = Scope(sources).contains
+        in_scope = Scope(sources).eager().contains  # the per-function work ahead of the run
         if cmplog:
             log = CmpLog(in_scope)
             log.attach()  # in the parent, once: every worker inherits the compiled twins

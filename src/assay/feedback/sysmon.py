@@ -175,7 +175,7 @@ class SysmonFeedback:
         self._by_instruction = self.split_by_instruction and not has_split_branches()
         self.tool_id = claim_tool_id(_TOOL_NAME)
         if self.split_edges and not has_split_branches() and edgesplit.enabled():
-            self._split = edgesplit.SplitCode(self.scope.contains)
+            self._split = edgesplit.SplitCode(self.scope.eager().contains)
             self._split.install()
         ev = mon.events
         mon.register_callback(self.tool_id, ev.PY_START, self._on_start)

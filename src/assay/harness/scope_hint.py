@@ -21,6 +21,11 @@ FEW_EDGES = 4
 MOSTLY_OUTSIDE = 0.5
 #: Packages named in the warning at most (the largest first).
 NAMED_PACKAGES = 3
+#: Share of the lines a target's first cases ran that a package outside its default scope must
+#: hold to join that scope ("executed by first cases"): a helper that ran a few lines stays out.
+FOLLOW_SHARE = 0.1
+#: The reason of a package that joined the default scope that way.
+EXECUTED_BY_FIRST_CASES = "executed by first cases"
 
 
 @dataclass(frozen=True)
@@ -34,6 +39,13 @@ class ExecutedLines:
     def outside_share(self) -> float:
         total = self.inside + sum(self.outside.values())
         return sum(self.outside.values()) / total if total else 0.0
+
+
+def packages_to_follow(executed: ExecutedLines) -> list[str]:
+    """Packages outside the scope that ran at least :data:`FOLLOW_SHARE` of the executed lines, largest first."""
+    total = executed.inside + sum(executed.outside.values())
+    ranked = sorted(executed.outside.items(), key=lambda item: (-item[1], item[0]))
+    return [pkg for pkg, lines in ranked if total and lines >= FOLLOW_SHARE * total]
 
 
 def outside_scope_hint(name: str, executed: ExecutedLines) -> str | None:

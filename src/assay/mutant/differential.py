@@ -90,6 +90,7 @@ from assay.core.target import Target
 from assay.core.verdict import Verdict
 from assay.engine import isolate, journal as jr, procs
 from assay.engine.generate import InputSource
+from assay.feedback.scope import Scope
 from assay.feedback.sysmon import monitoring
 from assay.gen.constants import harvest
 from assay.gen.mutators import MAX_DICTIONARY, tokens_from
@@ -273,7 +274,8 @@ class _Campaign:
         self.strategy = get_strategy(target.strategy) if target.strategy else None
         self.initial = self._initial()
         given = sorted(set(target.dictionary) | set(tokens_from(target.seeds)))
-        self.dictionary = (given + [t for t in harvest(self.sources) if t not in set(given)])[:MAX_DICTIONARY]
+        mined = Scope(self.sources).eager().entries
+        self.dictionary = (given + [t for t in harvest(mined) if t not in set(given)])[:MAX_DICTIONARY]
         self.cseed = campaign_seed(options.seed, mutant.id, target.name)
         self.result = _Result()
         self.twin_killed = False
