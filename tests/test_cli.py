@@ -218,3 +218,18 @@ def test_an_interrupt_while_the_parser_imports_the_commands_is_exit_130(monkeypa
             signal.signal(s, h)
         interrupts._state.update(mode="unknown", requested=False)
     assert capsys.readouterr().err == "assay: interrupted\n"
+
+
+def test_a_reader_that_stops_early_ends_the_command_quietly():
+    """`assay targets | head -1`: a closed pipe is the reader's choice, not an internal error."""
+    examples = Path(__file__).resolve().parents[1] / "examples"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "assay", "targets", "--project", str(examples)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.close()  # the only reader is gone before the first line is written
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=120) == 141, err
+    assert "internal error" not in err and "Traceback" not in err and "BrokenPipe" not in err, err

@@ -84,6 +84,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("assay: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        return _reader_went_away()
     except Exception as exc:  # noqa: BLE001 - anything else is assay's own fault
         return _internal(exc)
 
@@ -100,6 +102,18 @@ def _line_buffered(stream: object) -> None:
             reconfigure(line_buffering=True)
         except (OSError, ValueError):
             pass  # a closed or unusual stream: output is still written, only later
+
+
+def _reader_went_away() -> int:
+    """Exit as a pipe's writer does when its reader stopped early (``assay targets | head``).
+
+    Quietly, with the shell's code for SIGPIPE; stdout goes to /dev/null so that
+    flushing it at exit cannot raise the same error again.
+    """
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
+    return 141
 
 
 def _internal(exc: BaseException) -> int:
