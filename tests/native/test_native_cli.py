@@ -243,3 +243,31 @@ def test_the_summary_says_the_seed_the_restarts_and_an_early_stop():
     assert lines[1] == f"  two: STOPPED EARLY: {outcome.stopped_early}"
     outcome.stopped_early = None
     assert "STOPPED EARLY" not in native_summary([outcome])
+
+
+def test_same_fuzz_seed_and_case_cap_on_the_same_corpus_repeat_a_native_run(planted_root, tmp_path):
+    reports = []
+    for run in ("a", "b"):
+        report = tmp_path / f"{run}.json"
+        r = assay(
+            "fuzz",
+            "--project",
+            planted_root,
+            "--fuzz-target",
+            "deep",
+            "--fuzz-cases",
+            "3000",
+            "--fuzz-seed",
+            "7",
+            "--fuzz-corpus",
+            tmp_path / f"corpus-{run}",  # the same (empty) starting corpus for both runs
+            "--fuzz-artifacts",
+            tmp_path / f"artifacts-{run}",
+            "--report",
+            report,
+        )
+        assert r.returncode == 0, r.stdout + r.stderr
+        reports.append(json.loads(report.read_text())["targets"]["deep"])
+    a, b = reports
+    assert a["libfuzzer_seed"] == b["libfuzzer_seed"] == 7  # --fuzz-seed 7 is libFuzzer's -seed=7
+    assert a["cases"] == b["cases"] == 3000 and a["corpus_additions"] and a["corpus_additions"] == b["corpus_additions"]
