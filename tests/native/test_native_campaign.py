@@ -9,6 +9,7 @@ import pytest
 
 from assay.core.errors import CorpusError, NativeError
 from assay.core.native_target import native_target
+from assay.native.signature import symbolize_report
 from assay.store.artifacts import load_artifact, read_seen
 from assay.store.corpus import Corpus
 
@@ -122,12 +123,22 @@ SHALLOW = "native-asan:heap-buffer-overflow:READ:1@shallow<LLVMFuzzerTestOneInpu
 BEHIND_MAGIC = "native-asan:heap-buffer-overflow:READ:4@behind_magic<LLVMFuzzerTestOneInput"
 
 
-def test_a_known_crash_found_again_does_not_end_the_campaign(planted_project, native_run):
+def test_a_known_crash_found_again_does_not_end_the_campaign(planted_project, native_run, monkeypatch):
+    import assay.native.campaign as campaign
     from assay.native.campaign import MAX_RESTARTS
 
+    symbolized: list[str] = []
+
+    def counted(text, symbolizer):
+        symbolized.append(text)
+        return symbolize_report(text, symbolizer)
+
+    monkeypatch.setattr(campaign, "symbolize_report", counted)
     # "two" has a shallow bug libFuzzer hits within a few hundred cases of every start, and a
     # second one behind a magic that seed 1 reaches after about 13,000 cases.
     outcome = native_run(planted_project, "two", cases=20_000, seed=1)
+    # a known bug is known by its stack offsets: only reports never seen before are symbolized
+    assert outcome.refound_restarts > MAX_RESTARTS and len(symbolized) <= 4
     found = {f.signature: f for f in outcome.findings}
     assert set(found) == {SHALLOW, BEHIND_MAGIC}
     assert found[SHALLOW].occurrences > MAX_RESTARTS + 1, "re-found more often than the cap on new bugs"

@@ -35,7 +35,14 @@ def test_planted_class_signature_and_artifact(planted_project, native_run, tmp_p
     # <artifacts>/<target>/<build sha256>/<failure sha256>/<input sha256>/
     rel = art.path.relative_to(tmp_path / "artifacts").parts
     assert rel == ("planted", build, digest(signature.encode()), digest(art.input))
-    assert sorted(p.name for p in art.path.iterdir()) == ["diagnostic.log", "input", "metadata.json"]
+    # seen.json (last seen, runs, occurrences) is kept under a lock file, as for Python artifacts
+    assert sorted(p.name for p in art.path.iterdir()) == [
+        "diagnostic.log",
+        "input",
+        "metadata.json",
+        "seen.json",
+        "seen.json.lock",
+    ]
     meta = art.metadata
     assert meta["backend"] == "native" and meta["signature"] == signature and meta["oracle"] == signature.split(":")[0]
     assert meta["build"]["identity"] == build and meta["build"]["manifest"]["argv"][0].endswith("clang")

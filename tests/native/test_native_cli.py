@@ -229,3 +229,45 @@ def test_targets_warns_about_a_native_harness_that_does_not_exist(tmp_path):
         "WARNING" not in r.stdout
         and json.loads(assay("targets", "--project", tmp_path, "--json").stdout)[0]["warnings"] == []
     )
+
+
+def test_the_summary_says_the_seed_the_restarts_and_an_early_stop():
+    from assay.cli.native import native_summary
+    from assay.native.campaign import NativeOutcome
+
+    outcome = NativeOutcome(name="two", seed=7, sources=[], strategy=None, initial_manifest=[])
+    outcome.libfuzzer_seed, outcome.restarts, outcome.refound_restarts = 1, 8, 40
+    outcome.stopped_early = "9 bugs found, and libFuzzer is restarted after at most 8 new bugs, with 241 of 300 s left"
+    lines = native_summary([outcome]).splitlines()
+    assert "  two: libFuzzer -seed=1; restarted 8 time(s) after a new bug (at most 8) and 40 time(s)" in lines[0]
+    assert lines[1] == f"  two: STOPPED EARLY: {outcome.stopped_early}"
+    outcome.stopped_early = None
+    assert "STOPPED EARLY" not in native_summary([outcome])
+
+
+def test_same_fuzz_seed_and_case_cap_on_the_same_corpus_repeat_a_native_run(planted_root, tmp_path):
+    reports = []
+    for run in ("a", "b"):
+        report = tmp_path / f"{run}.json"
+        r = assay(
+            "fuzz",
+            "--project",
+            planted_root,
+            "--fuzz-target",
+            "deep",
+            "--fuzz-cases",
+            "3000",
+            "--fuzz-seed",
+            "7",
+            "--fuzz-corpus",
+            tmp_path / f"corpus-{run}",  # the same (empty) starting corpus for both runs
+            "--fuzz-artifacts",
+            tmp_path / f"artifacts-{run}",
+            "--report",
+            report,
+        )
+        assert r.returncode == 0, r.stdout + r.stderr
+        reports.append(json.loads(report.read_text())["targets"]["deep"])
+    a, b = reports
+    assert a["libfuzzer_seed"] == b["libfuzzer_seed"] == 7  # --fuzz-seed 7 is libFuzzer's -seed=7
+    assert a["cases"] == b["cases"] == 3000 and a["corpus_additions"] and a["corpus_additions"] == b["corpus_additions"]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from assay.native.signature import parse_frame, parse_report, project_predicate
 
 ROOT = "/proj"
@@ -74,3 +76,31 @@ def test_frames_without_in_or_location():
     )
     frame = parse_frame("    #0 0x55 in parse_heap /tmp/p/planted.c:6:111")
     assert (frame.function, frame.file, frame.line) == ("parse_heap", "/tmp/p/planted.c", 6)
+
+
+@pytest.mark.parametrize("data", [b"Hx", b"Ux", b"Sx", b"N\x7f", b"Wx", b"Lx"])
+def test_an_unsymbolized_report_symbolized_by_assay_reads_as_asans_own(planted_root, clang, tmp_path, data):
+    import subprocess
+
+    from assay.core.config import load_project
+    from assay.native.build import ensure_build
+    from assay.native.run import sanitizer_env
+    from assay.native.signature import parse_report, project_predicate, raw_crash_key, symbolize_report
+
+    project = load_project(planted_root)
+    build = ensure_build(project.native["planted"], planted_root, tc=clang)
+    in_project = project_predicate(planted_root, build.manifest["inputs"])
+    (tmp_path / "in").write_bytes(data)
+    logs = {}
+    for symbolize in (True, False):
+        env = sanitizer_env(embed_python=False, symbolizer=clang.symbolizer, symbolize=symbolize)
+        run = subprocess.run(
+            [str(build.binary), "-rss_limit_mb=256", str(tmp_path / "in")], capture_output=True, text=True, env=env
+        )
+        logs[symbolize] = run.stdout + run.stderr
+    own = parse_report(logs[True], in_project)
+    assert raw_crash_key(logs[True]) is None  # a symbolized stack has no offsets to key on
+    raw = raw_crash_key(logs[False])
+    assert raw is not None and raw.startswith(f"{own.sanitizer}:{own.kind}@") and "+0x" in raw
+    assert parse_report(logs[False], in_project).key_frames == ()  # unsymbolized: no function names
+    assert parse_report(symbolize_report(logs[False], clang.symbolizer), in_project).signature == own.signature

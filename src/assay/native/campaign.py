@@ -38,7 +38,7 @@ from assay.engine.supervisor import FindingRecord, TargetOutcome
 from assay.native.build import BUILD_TIMEOUT, Build, ensure_build
 from assay.native.findings import Replayer, confirm, harness_flags, native_metadata, publish
 from assay.native.run import CASES_DEADLINE, DEADLINE_GRACE, NativeInterrupted, RunResult, run_fuzzer, sanitizer_env
-from assay.native.signature import parse_report, project_predicate
+from assay.native.signature import parse_report, project_predicate, raw_crash_key, symbolize_report
 from assay.native.toolchain import find_toolchain
 from assay.store.artifacts import record_seen
 from assay.store.corpus import Corpus, check_all, digest
@@ -48,6 +48,10 @@ MAX_RESTARTS = 8
 #: libFuzzer restarts after a known bug was found again; only a guard (the budget or case cap ends a
 #: campaign first), since each such restart spends cases or time on what is left of the budget.
 MAX_REFOUND_RESTARTS = 100_000
+#: Whether libFuzzer's own runs symbolize their reports.  Off: a known bug found again is then known
+#: by its stack offsets at no symbolizing cost (measured: bench/native_refound.py), and a new one
+#: is symbolized once by assay (:func:`assay.native.signature.symbolize_report`).
+SYMBOLIZE_CAMPAIGN_RUNS = False
 #: What the report says instead of a schedule digest.
 NO_SCHEDULE = "libFuzzer does not expose its input schedule; no schedule digest is recorded"
 
@@ -159,9 +163,25 @@ def run_native_target(
     build = ensure_build(target, root, timeout=options.build_timeout, tc=tc)
     outcome.build = build.summary()
     env = sanitizer_env(embed_python=target.embed_python, symbolizer=tc.symbolizer)
+    fuzz_env = sanitizer_env(
+        embed_python=target.embed_python, symbolizer=tc.symbolizer, symbolize=SYMBOLIZE_CAMPAIGN_RUNS
+    )
     work = Path(tempfile.mkdtemp(prefix=f"assay-native-{target.name}-"))
     try:
-        _campaign(target, options, build, env, work, corpus, entries, outcome, master_seed, tseed, seconds)
+        _campaign(
+            target,
+            options,
+            build,
+            (env, fuzz_env),
+            tc.symbolizer,
+            work,
+            corpus,
+            entries,
+            outcome,
+            master_seed,
+            tseed,
+            seconds,
+        )
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return outcome
@@ -171,7 +191,8 @@ def _campaign(
     target: NativeTarget,
     options: NativeOptions,
     build: Build,
-    env: dict[str, str],
+    envs: tuple[dict[str, str], dict[str, str]],
+    symbolizer: str | None,
     work: Path,
     corpus: Corpus,
     entries: list[tuple[str, bytes]],
@@ -199,7 +220,9 @@ def _campaign(
         (work / "assay.dict").write_text(text, "utf-8")
         dict_args = [f"-dict={work / 'assay.dict'}"]
     in_project = project_predicate(root, build.manifest.get("inputs", {}))
+    env, fuzz_env = envs  # replays symbolize their reports; campaign runs do not (see below)
     replayer = Replayer(build, target, root, env, scratch)
+    known_raw: dict[str, str] = {}  # raw_crash_key -> signature
     cases_left = options.max_cases
     started = time.monotonic()
     fuzz_time = 0.0
@@ -241,7 +264,7 @@ def _campaign(
             result = run_fuzzer(
                 build.binary,
                 [*args, str(live)],
-                env=env,
+                env=fuzz_env,
                 log_path=work / f"run-{run}.log",
                 deadline=deadline,
                 progress=report,
@@ -276,7 +299,18 @@ def _campaign(
         data = crash.read_bytes()
         crash.unlink()
         (live / digest(data)).unlink(missing_ok=True)  # start again past the failing input
-        known = by_signature.get(failure.signature)
+        # Campaign runs do not symbolize (ASan's symbolizer costs most of a restart when a known bug
+        # keeps coming back): a report whose class and stack offsets were seen before is that bug;
+        # any other is symbolized here, once, and read for its signature.
+        raw = raw_crash_key(result.log)
+        if raw is None or raw not in known_raw:
+            log = symbolize_report(result.log, symbolizer)
+            failure = parse_report(log, in_project) or failure
+            if raw is not None:
+                known_raw[raw] = failure.signature
+        else:
+            log = result.log
+        known = by_signature.get(known_raw[raw] if raw is not None else failure.signature)
         if known is not None:  # a known bug found again: counted, not confirmed again, and fuzzing goes on
             known.occurrences += 1
             if outcome.refound_restarts >= MAX_REFOUND_RESTARTS:
@@ -286,7 +320,7 @@ def _campaign(
             run += 1
             continue
         first_seen = (round(fuzz_time, 3), cases_before + result.units)
-        finding = confirm(replayer, failure, data, result.log, seed)
+        finding = confirm(replayer, failure, data, log, seed)
         meta = native_metadata(
             finding, build, target, campaign_seed=master_seed, target_seed=tseed, libfuzzer_args=[*args, "<corpus>"]
         )

@@ -42,17 +42,23 @@ _PROGRESS = re.compile(r"^#(?P<units>\d+)\s+\w+.*?cov: (?P<cov>\d+) ft: (?P<ft>\
 _WRITTEN = re.compile(r"Test unit written to (?P<path>.+)$", re.M)
 
 
-def sanitizer_env(*, embed_python: bool, symbolizer: str | None, detect_leaks: bool | None = None) -> dict[str, str]:
+def sanitizer_env(
+    *, embed_python: bool, symbolizer: str | None, detect_leaks: bool | None = None, symbolize: bool = True
+) -> dict[str, str]:
     """The environment of a harness run: ours over the caller's sanitizer options.
 
     Leak detection is off for harnesses that embed CPython (the interpreter keeps
-    memory until exit by design), on otherwise.
+    memory until exit by design), on otherwise.  ``symbolize=False`` (campaign runs,
+    whose failures are replayed symbolized) leaves stacks as module offsets.
     """
     env = dict(os.environ)
     leaks = (not embed_python) if detect_leaks is None else detect_leaks
     asan = ASAN_OPTIONS + f":detect_leaks={int(leaks)}"
     env["ASAN_OPTIONS"] = asan + (":" + os.environ["ASAN_OPTIONS"] if os.environ.get("ASAN_OPTIONS") else "")
     env["UBSAN_OPTIONS"] = UBSAN_OPTIONS
+    if not symbolize:  # last, so that it wins over symbolize=1 above and the caller's options
+        env["ASAN_OPTIONS"] += ":symbolize=0"
+        env["UBSAN_OPTIONS"] += ":symbolize=0"
     if symbolizer:
         env["ASAN_SYMBOLIZER_PATH"] = symbolizer
     if embed_python:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import re
+import subprocess
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -71,6 +72,7 @@ _LSAN = re.compile(r"==\d+==\s*ERROR: LeakSanitizer: detected memory leaks")
 _LIBFUZZER = re.compile(r"==\d+==\s*ERROR: libFuzzer: (?P<what>.+)$")
 _FRAME = re.compile(r"^\s*#(?P<n>\d+) 0x[0-9a-fA-F]+(?: in (?P<rest>.*))?(?P<bare>\s+\(.*)?$")
 _BUILD_ID = re.compile(r"\s*\(BuildId: [0-9a-f]+\)\s*$")
+_RAW_FRAME = re.compile(r"^\s*#\d+ 0x[0-9a-fA-F]+\s+\((?P<module>[^()\s]+)\+(?P<offset>0x[0-9a-fA-F]+)\)")
 _LOCATION = re.compile(r"^(?P<file>.+?)(?::(?P<line>\d+))?(?::\d+)?$")
 
 
@@ -258,3 +260,69 @@ def _classify(lines: list[str], i: int, line: str) -> tuple[str, str, int, bool]
         kind = re.sub(r"[^0-9A-Za-z_.-]+", "-", what.split("(")[0]).strip("-") or "error"
         return "crash", kind, i + 1, False
     return None
+
+
+def raw_crash_key(text: str) -> str | None:
+    """A key of a report written with ``symbolize=0``: its class and the module offsets of its first stack.
+
+    Within one build the same key means the same signature, so a campaign knows a bug it
+    has already found without symbolizing the report (which costs most of a restart).
+    None when there is no report or its stack is symbolized.
+    """
+    lines = text.splitlines()
+    for i, line in enumerate(lines):
+        found = _classify(lines, i, line)
+        if found is None:
+            continue
+        sanitizer, kind, start, _ = found
+        offsets: list[str] = []
+        for follow in lines[start:]:
+            m = _RAW_FRAME.match(follow)
+            if m:
+                offsets.append(f"{os.path.basename(m.group('module'))}+{m.group('offset')}")
+            elif offsets:
+                break
+        return f"{sanitizer}:{kind}@{','.join(offsets)}" if offsets else None
+    return None
+
+
+#: Seconds llvm-symbolizer may take over one report's stack.
+SYMBOLIZE_TIMEOUT = 60.0
+
+
+def symbolize_report(text: str, symbolizer: str | None) -> str:
+    """``text`` with its ``#N 0x... (module+0xOFF)`` frames symbolized as ASan prints them.
+
+    One ``llvm-symbolizer`` process for the whole report; return addresses (every frame
+    but ``#0``) are looked up one byte back, as the sanitizers do, and inlined frames get
+    lines of their own.  Frames it cannot name are left as they were; without a
+    symbolizer the text is returned unchanged.
+    """
+    lines = text.splitlines()
+    spots = [(i, m) for i, line in enumerate(lines) if (m := _RAW_FRAME.match(line))]
+    if not symbolizer or not spots:
+        return text
+    queries = []
+    for _, m in spots:
+        offset = int(m.group("offset"), 16) - (0 if m.group(0).lstrip().startswith("#0 ") else 1)
+        queries.append(f'"{m.group("module")}" 0x{offset:x}')
+    try:
+        r = subprocess.run(
+            [symbolizer, "--inlining", "--demangle"],
+            input="\n".join(queries) + "\n",
+            capture_output=True,
+            text=True,
+            timeout=SYMBOLIZE_TIMEOUT,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return text
+    blocks = r.stdout.split("\n\n")
+    out = list(lines)
+    for (i, m), block in reversed(list(zip(spots, blocks, strict=False))):
+        pairs = [p for p in zip(*[iter(block.strip("\n").splitlines())] * 2, strict=False) if p[0] != "??"]
+        if not pairs:
+            continue
+        pc = m.group(0).split()[1]
+        number = m.group(0).split()[0]
+        out[i : i + 1] = [f"    {number} {pc} in {function} {location}" for function, location in pairs]
+    return "\n".join(out) + ("\n" if text.endswith("\n") else "")
