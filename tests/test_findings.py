@@ -212,7 +212,7 @@ def test_replay_takes_an_artifact_without_the_target_name(run):
 def test_findings_lists_bugs_and_shows_one(project):
     r = assay("findings", "--project", str(project))
     assert r.returncode == 0, r.stderr
-    assert "6 bug(s), 7 finding(s)" in r.stdout
+    assert "6 bug(s), 7 signature(s), 7 artifact(s)" in r.stdout
     listing = assay("findings", "--json", "--project", str(project))
     bugs = json.loads(listing.stdout)
     url = next(b for b in bugs if any(f["target"] == "url_parts" for f in b["findings"]))

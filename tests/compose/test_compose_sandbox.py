@@ -104,4 +104,6 @@ def test_a_real_finding_next_to_refusals_is_not_called_a_setup_error(project, ca
         + ["--fuzz-seed", "1", "--families", "none"]
     )
     assert status == 1
-    assert "safety" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "[safety]" in out
+    assert "pass --allow subprocess|network|write:PATH" in out  # the flag compose takes, not allow=[...]

@@ -160,3 +160,8 @@ def test_assay_test_fuzzes_survivors_of_a_src_package_with_progress(project) -> 
     assert "no survivor maps" not in r.stdout and "fuzzing every target" not in r.stdout, r.stdout
     assert "mutant(s) no test killed, through hdr" in r.stdout
     assert "killed-by-fuzz" in r.stdout
+    # Again: every survivor's fuzzing evidence is reused, so nothing is left to fuzz; it says so
+    # (not "no survivor maps to a fuzz target") and how long the campaign over every target runs.
+    again = assay(project, "test", "--mutant", "sample", "--fuzz", "on", "--fuzz-cases", "100", "--jobs", "2")
+    assert "assay: no mutant is left for fuzzing" in again.stdout, again.stdout
+    assert "fuzzing every target (hdr) for 100 cases" in again.stdout

@@ -110,7 +110,7 @@ def said(root: Path, stdout: str, files: dict[str, str]) -> dict[str, tuple[str,
     words["sarif"] = (m.group(1), int(m.group(2)))
     (failure,) = ET.parse(files["xml"]).getroot().iter("failure")
     m = re.search(r"^(\w+): seen (\d+)x this run", failure.text or "", re.M)
-    assert m and f", {m.group(1)})" in failure.get("message", ""), failure.text
+    assert m and f") [{m.group(1)}]" in failure.get("message", ""), failure.text
     words["junit"] = (m.group(1), int(m.group(2)))
     return words
 

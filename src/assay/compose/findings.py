@@ -133,6 +133,11 @@ def summary_lines(groups: list[dict[str, Any]], families: Iterable[str]) -> list
         if g["example"] is not None:
             out.append(f"      example:  {quote_command(g['example'])}")
         out.append(f"      artifact: {g['example_artifact']}")
+    if any(g["tag"] == "safety" for g in groups):
+        out.append(
+            "  safety findings are side effects assay's sandbox refused the classifier: if it needs one "
+            "(a bridge process, a socket), pass --allow subprocess|network|write:PATH"
+        )
     enabled = list(families)
     seen = sorted(
         {g["family"].removeprefix("level-").split(":")[0] for g in groups} & set(SWITCHABLE), key=list(SWITCHABLE).index

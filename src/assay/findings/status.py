@@ -28,6 +28,7 @@ signatures, ``artifacts`` the artifact folders (one signature may have several).
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -102,24 +103,36 @@ def status_of(
     return KNOWN if seen_before else NEW
 
 
+@functools.lru_cache(maxsize=64)
+def _bug_ids_in(folder: str, stamp: float) -> tuple[tuple[str, frozenset[str]], ...]:
+    """(artifact folder, its bug ids: recorded and recomputed) for every artifact in ``folder``.
+
+    Cached by the folder's modification time: a run's summary and its report read it once.
+    """
+    from assay.findings.identity import identify_metadata
+
+    out = []
+    for meta_file in sorted(Path(folder).glob("*/metadata.json")):
+        try:
+            meta = json.loads(meta_file.read_text("utf-8"))
+            ids = frozenset(i for i in (meta.get("bug"), identify_metadata(meta).id) if isinstance(i, str))
+        except (OSError, ValueError, KeyError, TypeError, AttributeError):
+            continue
+        out.append((str(meta_file.parent.resolve()), ids))
+    return tuple(out)
+
+
 def earlier_artifacts(folders: Iterable[str | Path], bug_id: str, written: set[str]) -> bool:
     """Whether an artifact of bug ``bug_id`` in ``folders`` (its targets' artifact folders) is not
     among ``written`` (the artifacts this run wrote): then an earlier run found the bug."""
-    from assay.findings.identity import identify_metadata
-
     mine = {str(Path(w).resolve()) for w in written}
-    for folder in {Path(f) for f in folders}:
-        if not folder.is_dir():
+    for folder in {Path(f).resolve() for f in folders}:
+        try:
+            stamp = folder.stat().st_mtime
+        except OSError:
             continue
-        for meta_file in folder.glob("*/metadata.json"):
-            if str(meta_file.parent.resolve()) in mine:
-                continue
-            try:
-                meta = json.loads(meta_file.read_text("utf-8"))
-                ids = {meta.get("bug"), identify_metadata(meta).id}
-            except (OSError, ValueError, KeyError, TypeError, AttributeError):
-                continue
-            if bug_id in ids:
+        for path, ids in _bug_ids_in(str(folder), stamp):
+            if path not in mine and bug_id in ids:
                 return True
     return False
 

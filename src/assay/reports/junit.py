@@ -76,9 +76,9 @@ def junit_xml(report: dict[str, Any]) -> bytes:
             bug = bugs.get(bug_id)
             if bug is None:
                 continue
-            status = f", {bug['status']}" if bug.get("status") else ""
+            status = f" [{bug['status']}]" if bug.get("status") else ""
             message = (
-                f"{bug['exception'] or bug['oracle']}: {bug['message']}".rstrip(": ") + f" (bug {bug['id']}{status})"
+                f"{bug['exception'] or bug['oracle']}: {bug['message']}".rstrip(": ") + f" (bug {bug['id']}){status}"
             )
             el = ET.SubElement(case, "failure", message=xml_text(message), type=bug["oracle"])
             el.text = xml_text(failure_text(bug))
