@@ -127,7 +127,8 @@ static PyObject *Fdp_remaining_bytes(FdpObject *self, PyObject *unused) {
 }
 
 static PyObject *Fdp_buffer(FdpObject *self, PyObject *unused) {
-    if (self->pos == 0 && self->end == PyBytes_GET_SIZE(self->data)) return Py_NewRef(self->data);
+    if (self->pos == 0 && self->end == PyBytes_GET_SIZE(self->data) && PyBytes_CheckExact(self->data))
+        return Py_NewRef(self->data);
     return PyBytes_FromStringAndSize((const char *)self->p + self->pos, REMAINING(self));
 }
 
