@@ -15,8 +15,9 @@ file sees it under ``assay fuzz``), and each child times, in microseconds per ca
                            ``enabled_hooks.add("RegEx")`` and ``add("str")``
 ``instrument_imports``     entering and leaving ``with atheris.instrument_imports():``
 ``two providers``          ``FuzzedDataProvider(data)`` twice (387 bytes)
-``Mutate(data, 4096)``     for atheris inside a real ``atheris.Fuzz()`` run, from a custom
-                           mutator (it cannot run outside one); for assay, the stand-in
+``Mutate(data, 4096)``     one call at a time from a custom mutator inside a real
+                           ``atheris.Fuzz()`` run (atheris' cannot run outside one), the
+                           median of 3,000 calls, for both
 ``enabled_hooks.add``      one ``add`` of a hook already enabled
 
 A row is the median over the rounds of each child's median; ``ratio`` is assay over atheris.
@@ -97,20 +98,26 @@ def _child(side: str) -> dict[str, float]:
     out["instrument_imports"] = _per_call(imports, 2000)
     provider = atheris.FuzzedDataProvider
     out["two providers"] = _per_call(lambda: (provider(data), provider(data)))
-    if side == "assay":
-        out["Mutate(data, 4096)"] = _per_call(lambda: atheris.Mutate(data, 4096))
     return out
 
 
-def _mutate_child() -> None:
-    """atheris.Mutate timed from a custom mutator inside atheris.Fuzz(); prints the median and exits."""
+def _mutate_child(side: str) -> None:
+    """``Mutate`` (atheris' or the stand-in's) timed one call at a time from a custom mutator
+    inside a real atheris.Fuzz(); prints the median and exits."""
     import atheris
 
+    sys.path.insert(0, str(SRC))
+    from assay.harness import atheris_shim
+
     samples: list[float] = []
+    chosen: list[Any] = []
 
     def mutator(data: bytes, max_size: int, seed: int) -> bytes:
+        if not chosen:  # atheris.Setup/Fuzz replace atheris.Mutate: look it up once fuzzing runs
+            chosen.append(atheris.Mutate if side == "atheris" else atheris_shim.Mutate)
+        mutate = chosen[0]
         start = time.perf_counter()
-        out = atheris.Mutate(data, max_size)
+        out = mutate(data, max_size)
         samples.append((time.perf_counter() - start) * 1e6)
         if len(samples) >= MUTATE_CASES:
             print(json.dumps({"Mutate(data, 4096)": statistics.median(samples)}), flush=True)
@@ -130,10 +137,10 @@ def _run_child(*args: str) -> dict[str, float]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--rounds", type=int, default=5, help="rounds of one child per side (default 5)")
-    parser.add_argument("--child", choices=("atheris", "assay", "mutate"), help=argparse.SUPPRESS)
+    parser.add_argument("--child", help=argparse.SUPPRESS)
     args = parser.parse_args()
-    if args.child == "mutate":
-        _mutate_child()
+    if args.child in ("mutate-atheris", "mutate-assay"):
+        _mutate_child(args.child.removeprefix("mutate-"))
         return 0
     if args.child:
         print(json.dumps(_child(args.child)))
@@ -146,8 +153,10 @@ def main() -> int:
     results: dict[str, dict[str, list[float]]] = {"atheris": {}, "assay": {}}
     for _ in range(args.rounds):
         theirs = _run_child("--child", "atheris")
-        theirs.update(_run_child("--child", "mutate"))
-        for side, got in (("atheris", theirs), ("assay", _run_child("--child", "assay"))):
+        theirs.update(_run_child("--child", "mutate-atheris"))
+        ours = _run_child("--child", "assay")
+        ours.update(_run_child("--child", "mutate-assay"))
+        for side, got in (("atheris", theirs), ("assay", ours)):
             for name, value in got.items():
                 results[side].setdefault(name, []).append(value)
     print(f"{'per case':24} {'atheris us':>11} {'assay us':>11} {'ratio':>6}")
