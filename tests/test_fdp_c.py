@@ -181,8 +181,8 @@ def test_c_and_python_providers_agree_everywhere() -> None:
 
 
 def test_the_sweep_catches_a_provider_that_differs_by_one_byte() -> None:
-    """Non-vacuity: the provider as it was before (an empty PickValueInList consumed nothing,
-    and count * width never wrapped) disagrees with the faithful one on the sweep."""
+    """Non-vacuity: the provider as it was before in one respect (an empty PickValueInList
+    consumed no byte before its IndexError) disagrees with the faithful one on the sweep."""
 
     class Before(PythonFuzzedDataProvider):
         def PickValueInList(self, values: list[Any], /) -> Any:  # noqa: N802
