@@ -2,7 +2,7 @@
 
 ``tests/native/cmutate_harness/`` holds one native target per public entry point of
 ``assay.gen._cmutate`` (mutate, replace_one, Random, Stream, HotLoop, LineTally,
-Recorder), each a libFuzzer harness that embeds CPython, links the twin's sources in
+Recorder, FuzzedDataProvider), each a libFuzzer harness that embeds CPython, links the twin's sources in
 and calls the entry point with arguments made from the fuzzer's bytes (``drivers.py``).
 Here each runs for a bounded number of inputs through assay's native backend, and
 the campaign must end without a finding.  ``tests/native/asan_cmutate.sh`` runs them
@@ -31,7 +31,7 @@ def test_every_entry_point_of_the_c_twin_has_a_harness() -> None:
 
     declared = tomllib.loads((HARNESS / "pyproject.toml").read_text())["tool"]["assay"]["native"]
     source = (HARNESS / "drivers.py").read_text()
-    entries = {"mutate", "replace_one", "random", "stream", "hotloop", "linetally", "recorder"}
+    entries = {"mutate", "replace_one", "random", "stream", "hotloop", "linetally", "recorder", "fdp"}
     assert set(declared) == {f"cmutate_{entry}" for entry in entries}
     for entry in entries:
         assert f'"{entry}": {entry},' in source
@@ -57,4 +57,4 @@ def test_each_harness_of_the_c_twin_runs_clean_under_asan_and_ubsan(clang, tmp_p
         check=False,
     )
     assert proc.returncode == 0, f"exit {proc.returncode}\n{proc.stdout[-6000:]}\n{proc.stderr[-6000:]}"
-    assert proc.stdout.count(f"{RUNS} cases in") == 7, proc.stdout
+    assert proc.stdout.count(f"{RUNS} cases in") == 8, proc.stdout

@@ -15,6 +15,10 @@
  */
 #include "cmutate.h"
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 typedef struct {
     PyObject_HEAD
     PyObject *data;            /* bytes */
@@ -127,7 +131,8 @@ static PyObject *Fdp_remaining_bytes(FdpObject *self, PyObject *unused) {
 }
 
 static PyObject *Fdp_buffer(FdpObject *self, PyObject *unused) {
-    if (self->pos == 0 && self->end == PyBytes_GET_SIZE(self->data)) return Py_NewRef(self->data);
+    if (self->pos == 0 && self->end == PyBytes_GET_SIZE(self->data) && PyBytes_CheckExact(self->data))
+        return Py_NewRef(self->data);
     return PyBytes_FromStringAndSize((const char *)self->p + self->pos, REMAINING(self));
 }
 
@@ -166,6 +171,24 @@ static PyObject *decode_units(const unsigned char *q, Py_ssize_t n, int width, i
         unsigned char *b = (unsigned char *)u;
         uint64_t ors = 0;
         Py_ssize_t i = 0;
+#if defined(__SSE2__)
+        { /* eight units a step, the same masks */
+            const __m128i top5 = _mm_set1_epi16((short)0xF800), block = _mm_set1_epi16((short)0xD800);
+            __m128i acc = _mm_setzero_si128();
+            for (; i + 8 <= n; i += 8) {
+                __m128i x = _mm_loadu_si128((const __m128i *)(b + 2 * i));
+                if (filter_surrogates) {
+                    __m128i in_block = _mm_cmpeq_epi16(_mm_and_si128(x, top5), block);
+                    x = _mm_andnot_si128(_mm_and_si128(in_block, top5), x);
+                    _mm_storeu_si128((__m128i *)(b + 2 * i), x);
+                }
+                acc = _mm_or_si128(acc, x);
+            }
+            uint64_t halves[2];
+            _mm_storeu_si128((__m128i *)halves, acc);
+            ors = halves[0] | halves[1];
+        }
+#endif
         for (; i + 4 <= n; i += 4) {
             uint64_t w;
             memcpy(&w, b + 2 * i, 8);
@@ -199,6 +222,28 @@ static PyObject *decode_units(const unsigned char *q, Py_ssize_t n, int width, i
         unsigned char *b = (unsigned char *)u;
         uint64_t ors = 0;
         Py_ssize_t i = 0;
+#if defined(__SSE2__)
+        { /* four units a step, the same masks */
+            const __m128i bits21 = _mm_set1_epi32(0x1FFFFF), bit20 = _mm_set1_epi32(0x100000);
+            const __m128i nibble = _mm_set1_epi32(0x0F0000), top = _mm_set1_epi32(0x1FF800);
+            const __m128i block = _mm_set1_epi32(0xD800);
+            __m128i acc = _mm_setzero_si128();
+            for (; i + 4 <= n; i += 4) {
+                __m128i x = _mm_and_si128(_mm_loadu_si128((const __m128i *)(b + 4 * i)), bits21);
+                __m128i high = _mm_cmpeq_epi32(_mm_and_si128(x, bit20), bit20);
+                x = _mm_andnot_si128(_mm_and_si128(high, nibble), x);
+                if (filter_surrogates) {
+                    __m128i in_block = _mm_cmpeq_epi32(_mm_and_si128(x, top), block);
+                    x = _mm_andnot_si128(_mm_and_si128(in_block, top), x);
+                }
+                _mm_storeu_si128((__m128i *)(b + 4 * i), x);
+                acc = _mm_or_si128(acc, x);
+            }
+            uint64_t halves[2];
+            _mm_storeu_si128((__m128i *)halves, acc);
+            ors = halves[0] | halves[1];
+        }
+#endif
         for (; i + 2 <= n; i += 2) {
             uint64_t w;
             memcpy(&w, b + 4 * i, 8);

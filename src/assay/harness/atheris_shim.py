@@ -78,11 +78,14 @@ def instrument_imports(include: Any = None, exclude: Any = None, enable_loader_o
     yield
 
 
-class _EnabledHooks(set):
-    """``atheris.enabled_hooks``: hooks are accepted and ignored."""
+class _EnabledHooks(set[str]):
+    """``atheris.enabled_hooks``: hooks are accepted and ignored (named in any case, as atheris does)."""
 
     def add(self, hook: str) -> None:
-        super().add(str(hook).lower())
+        set.add(self, hook.lower())
+
+    def __contains__(self, hook: object) -> bool:
+        return isinstance(hook, str) and set.__contains__(self, hook.lower())
 
 
 enabled_hooks = _EnabledHooks()
@@ -94,7 +97,10 @@ def gen_match(pattern: Any) -> Any:
 
 
 def Mutate(data: bytes, max_size: int) -> bytes:  # noqa: N802
-    """libFuzzer's mutator is not available under assay: custom mutators keep the input."""
+    """libFuzzer's mutator is not available under assay: custom mutators keep the input
+    (cut to ``max_size``).  As cheap per call as atheris' own: the input itself when it fits."""
+    if type(data) is bytes and len(data) <= max_size:
+        return data
     return bytes(data)[:max_size]
 
 

@@ -256,7 +256,6 @@ def _double(value: Any) -> float:
         raise TypeError(f"expected a float, not {value!r}") from None
 
 
-#: The provider harnesses get: the C twin when it is built (and not turned off), else the reference.
-FuzzedDataProvider: type[PythonFuzzedDataProvider] = (
-    cmutate.FuzzedDataProvider if cmutate is not None else PythonFuzzedDataProvider
-)
+#: The provider harnesses get: the C twin when it is built (and not turned off), else the
+#: reference (also when the built module predates the provider: a stale in-place build).
+FuzzedDataProvider: type[PythonFuzzedDataProvider] = getattr(cmutate, "FuzzedDataProvider", PythonFuzzedDataProvider)

@@ -254,6 +254,46 @@ def recorder(data):
         rec.last()
 
 
+#: FuzzedDataProvider's methods and how many arguments each takes.
+_FDP_METHODS = (
+    ("ConsumeBytes", 1), ("ConsumeUnicode", 1), ("ConsumeUnicodeNoSurrogates", 1), ("ConsumeString", 1),
+    ("ConsumeRandomLengthBytes", 1), ("ConsumeRandomLengthString", 0), ("ConsumeInt", 1), ("ConsumeUInt", 1),
+    ("ConsumeIntInRange", 2), ("ConsumeIntList", 2), ("ConsumeIntListInRange", 3), ("ConsumeBool", 0),
+    ("ConsumeProbability", 0), ("ConsumeFloat", 0), ("ConsumeRegularFloat", 0), ("ConsumeFloatInRange", 2),
+    ("ConsumeFloatList", 1), ("ConsumeRegularFloatList", 1), ("ConsumeProbabilityList", 1),
+    ("ConsumeFloatListInRange", 3), ("PickValueInList", 1), ("remaining_bytes", 0), ("buffer", 0),
+)  # fmt: skip
+
+
+def _fdp_arg(r):
+    """A count, a bound or a hostile value: the edges atheris' conversions sit on."""
+    kind = r.small(0, 5)
+    if kind == 0:
+        return r.pick(0, 1, 2, 7, 8, 9, 2**31, 2**62, 2**63 - 1, 2**63, 2**64 - 1, 2**64, -1, -(2**63))
+    if kind == 1:
+        return r.int(r.small(1, 17))
+    if kind == 2:
+        return r.pick(0.0, -0.0, 1.5, float("inf"), float("-inf"), float("nan"), 1.7976931348623157e308, 5e-324)
+    if kind == 3:
+        return [r.value() for _ in range(r.small(0, 300))]
+    return r.value()
+
+
+def fdp(data):
+    r = Reader(data)
+    provider = C.FuzzedDataProvider(r.bytes(r.small(0, 1200)))
+    for _ in range(r.small(1, 30)):
+        name, n_args = r.pick(*_FDP_METHODS)
+        args = [_fdp_arg(r) for _ in range(n_args + r.pick(0, 0, 0, 0, 1, -1))]
+        if "List" in name and args and isinstance(args[0], int) and 4096 < args[0] <= 2**63 - 1:
+            # A list of billions is allocated as asked (as atheris' is): past what a run may use.
+            args[0] %= 4096
+        try:
+            getattr(provider, name)(*args)
+        except Exception:  # noqa: BLE001 - an ordinary exception is an answer: go on with the same provider
+            pass
+
+
 DRIVERS = {
     "mutate": mutate,
     "replace_one": replace_one,
@@ -262,6 +302,7 @@ DRIVERS = {
     "hotloop": hotloop,
     "linetally": linetally,
     "recorder": recorder,
+    "fdp": fdp,
 }
 
 
