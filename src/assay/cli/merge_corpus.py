@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from assay.core.errors import ConfigError
+
 #: Exit status when every input replayed cleanly, and when some were set aside.
 EXIT_CLEAN, EXIT_ASIDE = 0, 1
 
@@ -35,6 +37,7 @@ def cmd_merge_corpus(args: argparse.Namespace) -> int:
     from assay.store.atomic import write_json
 
     project = load_project(args.project)
+    _check_paths(args)
     targets = load_targets(project).all() if _has_python_targets(project) else []
 
     def done(t) -> None:
@@ -53,6 +56,23 @@ def cmd_merge_corpus(args: argparse.Namespace) -> int:
         )
         print(f"report: {args.report}")
     return EXIT_ASIDE if result.aside else EXIT_CLEAN
+
+
+def _check_paths(args: argparse.Namespace) -> None:
+    """OUT and --aside must be folders assay can write, each IN an existing folder, --report a file: before any target loads."""
+    from pathlib import Path
+
+    from assay.core.output_paths import check_output_dir, check_output_file
+
+    check_output_dir(args.out, "OUT")
+    if args.aside:
+        check_output_dir(args.aside, "--aside")
+    if args.report:
+        check_output_file(args.report, "--report")
+    for root in args.inputs:
+        if not Path(root).is_dir():
+            what = "is a file" if Path(root).exists() else "does not exist"
+            raise ConfigError(f"IN {root}: {what}; name a corpus folder (<root>/<target>/<sha256>.input)")
 
 
 def _has_python_targets(project) -> bool:
