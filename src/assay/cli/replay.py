@@ -42,14 +42,15 @@ def register(sub: Any) -> argparse.ArgumentParser:
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
-    from assay.core.config import load_project
+    from assay.core.config import load_project, project_holding
     from assay.core.target import Registry
     from assay.engine.execute import run_input
     from assay.engine.isolate import run_isolated
     from assay.harness.paths import registry_for, unregistered_message
     from assay.store.artifacts import load_artifact
 
-    project = load_project(args.project)
+    if args.project is not None:
+        load_project(args.project)  # a bad --project is the first thing said
     if args.input is None:  # assay replay ARTIFACT: the metadata names the target
         path = Path(args.target)
         if not (path.is_dir() and (path / "metadata.json").is_file()):
@@ -59,6 +60,9 @@ def cmd_replay(args: argparse.Namespace) -> int:
             )
     else:
         path = Path(args.input)
+    # Without --project, the project is the one the artifact lies in (where it was fuzzed), so
+    # the command works from any folder; by the artifact's location, never its metadata's word.
+    project = load_project(args.project or project_holding(path))
     artifact = load_artifact(path) if path.is_dir() else None
     name = artifact.target if args.input is None else args.target  # type: ignore[union-attr]  # an artifact folder, checked above
     from assay.cli.native import is_native
