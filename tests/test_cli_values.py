@@ -107,7 +107,6 @@ ROWS = [
     (["test", "--mutant-samples", "0"], "--mutant-samples"),
     # assay merge-corpus
     (["merge-corpus", "FILE", "corpus"], "OUT"),
-    (["merge-corpus", "out", "MISSING"], "IN"),
     (["merge-corpus", "out", "corpus", "--aside", "FILE"], "--aside"),
     (["merge-corpus", "out", "corpus", "--report", "DIR"], "--report"),
     (["merge-corpus", "--project", "FILE", "out", "corpus"], "--project"),

@@ -71,7 +71,7 @@ def add_fuzz_args(parser: argparse.ArgumentParser) -> None:
     g.add_argument(
         "--html",
         metavar="FILE",
-        help="write one self-contained HTML page: coverage over time, bugs, settings (needs assay[html])",
+        help="write one self-contained HTML page: coverage over time, bugs, settings (needs Jinja2, assay's html extra)",
     )
     g.add_argument(
         "--jobs",
@@ -93,7 +93,7 @@ def add_fuzz_args(parser: argparse.ArgumentParser) -> None:
         choices=("local", "dask"),
         default="local",
         help="local: this machine (default); dask: one Dask task per (target, shard), "
-        "--jobs shards per target, each seeded and stateless (needs assay[dask])",
+        "--jobs shards per target, each seeded and stateless (needs Dask, assay's dask extra)",
     )
     g.add_argument(
         "--scheduler",

@@ -89,7 +89,7 @@ def _common(p: argparse.ArgumentParser) -> None:
         choices=("local", "dask"),
         default="local",
         help="local: fork the mutants here (default); dask: batches of mutants as Dask tasks, "
-        "judged by pytest on the workers (needs assay[dask])",
+        "judged by pytest on the workers (needs Dask, assay's dask extra)",
     )
     p.add_argument(
         "--scheduler",
