@@ -108,7 +108,9 @@ def test_every_printed_replay_command_works_from_another_folder(project, tmp_pat
     root = [str(tmp_path / "ci-artifacts")] if artifacts == "outside the project" else []  # findings' ROOT
     listed = assay("findings", *root, cwd=project)
     bug = next(line.split()[0] for line in listed.stdout.splitlines()[1:] if line.startswith("  "))
-    shown = assay("findings", "show", bug, *root, cwd=project)
+    hint = next(line for line in listed.stdout.splitlines() if line.startswith("explain one: "))
+    shown = assay(*shlex.split(hint.removeprefix("explain one: ").replace(" ID ", f" {bug} "))[1:], cwd=elsewhere)
+    assert shown.returncode == 0, shown.stdout + shown.stderr  # the listing's hint, pasted in another folder
     commands["findings show"] = _reproduce_lines(shown.stdout)
     as_json = json.loads(assay("findings", *root, "--json", cwd=project).stdout)
     commands["findings --json"] = [f["reproduce"] for b in as_json for f in b["findings"]]

@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import datetime as _dt
 import json
+import shlex
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -126,7 +127,9 @@ def run(args: argparse.Namespace) -> int:
             f"      target {', '.join(targets)}; {len(e.artifacts)} signature(s), seen {e.occurrences}x; "
             f"first {e.first_seen}, last {e.last_seen}"
         )
-    print("explain one: assay findings show ID")
+    # Absolute, so the hint works pasted in any folder (ID is the first column above).
+    given = [str(root)] if words else []
+    print(f"explain one: {shlex.join(['assay', 'findings', 'show', 'ID', *given, '--project', str(project.root)])}")
     return 0
 
 
