@@ -22,17 +22,18 @@ def test_message_is_one_line_and_types_are_short():
     assert short_type("json.decoder.JSONDecodeError") == "json.decoder.JSONDecodeError"
 
 
-def test_reproduce_command_quotes_and_names_the_project_only_when_needed(tmp_path, monkeypatch):
-    art = tmp_path / "proj dir" / ".assay" / "artifacts" / "t" / "abc"
+def test_reproduce_command_is_absolute_and_names_the_project_only_when_needed(tmp_path, monkeypatch):
+    project = tmp_path / "proj dir"
+    art = project / ".assay" / "artifacts" / "t" / "abc"
     art.mkdir(parents=True)
-    monkeypatch.chdir(tmp_path / "proj dir")
-    assert reproduce_command(art, tmp_path / "proj dir") == "assay replay .assay/artifacts/t/abc"
-    monkeypatch.chdir(tmp_path)
-    words = shlex.split(reproduce_command(art, tmp_path / "proj dir"))
-    assert words == ["assay", "replay", "proj dir/.assay/artifacts/t/abc", "--project", "proj dir"]
-    (tmp_path / "elsewhere").mkdir()
-    monkeypatch.chdir(tmp_path / "elsewhere")
-    assert shlex.split(reproduce_command(art, tmp_path / "proj dir"))[2] == str(art)
+    (project / "pyproject.toml").write_text("[tool.assay]\n")
+    for cwd in (project, tmp_path):  # the same command wherever it is printed: it works anywhere
+        monkeypatch.chdir(cwd)
+        assert shlex.split(reproduce_command(art, project)) == ["assay", "replay", str(art)]
+    outside = tmp_path / "ci" / "t" / "abc"  # --fuzz-artifacts outside the project: replay is told the project
+    outside.mkdir(parents=True)
+    words = shlex.split(reproduce_command(outside, project))
+    assert words == ["assay", "replay", str(outside), "--project", str(project)]
 
 
 def test_finding_lines_of_a_stdlib_failure(tmp_path):

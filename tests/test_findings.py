@@ -137,19 +137,19 @@ def test_the_reproduce_command_works_when_pasted(run):
         line.split("reproduce: ", 1)[1] for line in block(out, "url_parts").splitlines() if "reproduce:" in line
     )
     words = shlex.split(command)
-    assert words[:2] == ["assay", "replay"] and "--project" in words  # run from elsewhere: it names the project
+    assert words[:2] == ["assay", "replay"] and words[2].startswith(str(root))  # absolute: pasted anywhere
     r = subprocess.run([sys.executable, "-m", "assay", *words[1:]], capture_output=True, text=True, timeout=120)
     assert r.returncode == 1, r.stdout + r.stderr
     assert "verdict: panic" in r.stdout and "Invalid IPv6 URL" in r.stdout
 
 
-def test_from_the_project_folder_the_command_is_short_and_works(project):
+def test_from_the_project_folder_the_command_is_absolute_and_works(project):
     out = assay("fuzz", "--fuzz-replay-only", "--fuzz-target", "url_parts", cwd=project).stdout
     command = next(
         line.split("reproduce: ", 1)[1] for line in block(out, "url_parts").splitlines() if "reproduce:" in line
     )
     words = shlex.split(command)
-    assert words[2].startswith(".assay/artifacts/url_parts/") and "--project" not in words
+    assert words[2].startswith(str(project / ".assay" / "artifacts" / "url_parts")) and "--project" not in words
     r = assay(*words[1:], cwd=project)
     assert r.returncode == 1 and "verdict: panic" in r.stdout, r.stdout + r.stderr
 

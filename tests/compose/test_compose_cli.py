@@ -176,7 +176,6 @@ def test_command_classifier_errors(tmp_path) -> None:
         (["--classifier", "no_such_module_xyz:f"], "cannot import classifier module"),
         (["--classifier", "os:no_such_function"], "has no attribute"),
         (["--classifier", "nocolon"], "must look like"),
-        (["--classifier", f"{HELPERS}:reference", "--bound", "0"], "--bound"),
         (["--classifier", f"{HELPERS}:reference", "--r-ops", "teleport"], "not in table"),
         (["--classifier", f"{HELPERS}:leveled"], "allowed-predicate"),
         (["--classifier-cmd", "x", "--allowed-predicate", "a:b"], "apply to --classifier"),

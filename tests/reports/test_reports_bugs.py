@@ -52,7 +52,9 @@ def test_one_signature_in_two_harnesses_is_two_bugs_mapped_per_target(tmp_path):
     first = bugs[0]
     assert first["message"] == "bad" and first["harness"] and first["harness_file"] == "fuzz/a.py"
     assert first["project_location"] == {"path": "fuzz/a.py", "line": 12, "function": "a:check"}
-    assert first["replay"] == f"assay replay ta {outcomes[0].findings[0].artifact}" and first["input_size"] == 1
+    # The artifacts lie outside the project folder: the command names it, so it works pasted anywhere.
+    replay = f"assay replay --project {project.resolve()} ta {outcomes[0].findings[0].artifact}"
+    assert first["replay"] == replay and first["input_size"] == 1
     json.dumps(bugs)  # plain data
 
 

@@ -18,7 +18,9 @@ from pathlib import Path
 
 import pytest
 
-pytest.importorskip("dask.distributed", reason="the dask extra is not installed (pip install 'assay[dask]')")
+pytest.importorskip(
+    "dask.distributed", reason="the dask extra is not installed (pip install 'dask[distributed]>=2024')"
+)
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "mutant"))
 from test_mutant_cli import SHOP, TESTS
@@ -193,5 +195,5 @@ def test_mutant_executor_dask_without_dask_is_exit_2_before_pytest_runs(shop):
         timeout=120,
         env={**os.environ, "PYTHONHASHSEED": "0"},
     )
-    assert proc.returncode == 2 and "pip install 'assay[dask]'" in proc.stderr, proc.stderr
+    assert proc.returncode == 2 and "pip install 'dask[distributed]>=2024'" in proc.stderr, proc.stderr
     assert "baseline" not in proc.stdout + proc.stderr and "Traceback" not in proc.stderr

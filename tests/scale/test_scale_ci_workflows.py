@@ -65,6 +65,10 @@ def test_workflows_parse_with_the_jobs_and_limits(tmp_path):
 
     assert set(_on(nightly)) == {"schedule", "workflow_dispatch"} and _on(nightly)["schedule"][0]["cron"]
     assert nightly["concurrency"] == {"group": "assay-nightly", "cancel-in-progress": False}
+    source = nightly["env"].pop(
+        "ASSAY_SOURCE"
+    )  # where the Install steps get assay (tests/onboard/test_onboard_ci_install.py)
+    assert source and pr["env"]["ASSAY_SOURCE"] == source
     assert nightly["env"] == {"ASSAY_CASES": "50000", "ASSAY_BUDGET": "240"}
     fuzz, merge = nightly["jobs"]["fuzz"], nightly["jobs"]["merge"]
     assert fuzz["strategy"]["max-parallel"] == 2 and fuzz["strategy"]["matrix"]["shard"] == [1, 2, 3, 4]

@@ -17,7 +17,9 @@ import pytest
 
 from conftest import PLANTED
 
-pytest.importorskip("dask.distributed", reason="the dask extra is not installed (pip install 'assay[dask]')")
+pytest.importorskip(
+    "dask.distributed", reason="the dask extra is not installed (pip install 'dask[distributed]>=2024')"
+)
 
 #: Set by tests/scale/test_scale_dask_isolated.py, which runs this module in a child
 #: pytest: an in-process cluster leaves threads behind (distributed's profiler and

@@ -11,7 +11,9 @@ from pathlib import Path
 
 import pytest
 
-pytest.importorskip("dask.distributed", reason="the dask extra is not installed (pip install 'assay[dask]')")
+pytest.importorskip(
+    "dask.distributed", reason="the dask extra is not installed (pip install 'dask[distributed]>=2024')"
+)
 
 HERE = Path(__file__).resolve().parent
 

@@ -20,6 +20,28 @@ def positive_int(text: str) -> int:
     return value
 
 
+def count(text: str) -> int:
+    """A whole number of 0 or more."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{text!r} must be 0 or more")
+    return value
+
+
+def percent(text: str) -> float:
+    """A percentage from 0 to 100."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number (a percentage from 0 to 100)") from None
+    if not 0 <= value <= 100:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a percentage from 0 to 100")
+    return value
+
+
 def seed(text: str) -> int:
     try:
         value = int(text, 0)

@@ -15,6 +15,8 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
+from assay.cli.argtypes import count, positive_int, seconds, seed
+from assay.cli.parser import OneLineParser
 from assay.compose.classifier import (
     DEFAULT_ALLOW_VALUES,
     DEFAULT_COMMAND_TIMEOUT,
@@ -91,7 +93,7 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--classifier-stdin", action="store_true", help="pass the command on stdin, not as an argument")
     p.add_argument(
         "--classifier-timeout",
-        type=float,
+        type=seconds,
         default=DEFAULT_COMMAND_TIMEOUT,
         metavar="S",
         help="seconds per out-of-process verdict (default: %(default)s)",
@@ -108,19 +110,19 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
         "--leaves", metavar="FILE", help="one command per line; optional 'allow:'/'deny:' hints; '#' lines are comments"
     )
     p.add_argument("--name", help="target name (corpus and artifact folder; default: the classifier's import path)")
-    p.add_argument("--fuzz-cases", type=int, metavar="N", help="generated cases (instead of the time budget)")
+    p.add_argument("--fuzz-cases", type=count, metavar="N", help="generated cases (instead of the time budget)")
     p.add_argument(
         "--fuzz-budget",
-        type=float,
+        type=seconds,
         metavar="S",
         help=f"seconds to fuzz (default {DEFAULT_BUDGET:g} without --fuzz-cases)",
     )
-    p.add_argument("--fuzz-seed", type=int, metavar="N", help="master seed (random if absent)")
+    p.add_argument("--fuzz-seed", type=seed, metavar="N", help="master seed (random if absent)")
     p.add_argument("--fuzz-corpus", metavar="DIR", help="corpus root (default: [tool.assay] corpus)")
     p.add_argument("--fuzz-artifacts", metavar="DIR", help="artifact root (default: [tool.assay] artifacts)")
     p.add_argument(
         "--bound",
-        type=int,
+        type=positive_int,
         default=DEFAULT_BOUND,
         metavar="N",
         help="largest tree (leaves) the over-denial check R judges (default: %(default)s)",
@@ -165,7 +167,11 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
         help="list the leaf filter's rules, the state-changing words and how to admit each, and exit",
     )
     p.add_argument(
-        "--max-leaves", type=int, default=MAX_LEAVES, metavar="N", help="most leaves in one tree (default: %(default)s)"
+        "--max-leaves",
+        type=positive_int,
+        default=MAX_LEAVES,
+        metavar="N",
+        help="most leaves in one tree (default: %(default)s)",
     )
     p.add_argument("--no-seeds", action="store_true", help="do not seed the campaign with one case per operator")
     p.add_argument("--report", metavar="FILE", help="write a JSON report here")
@@ -257,6 +263,22 @@ def build_target(args: argparse.Namespace, allow: Sequence[str] = ()) -> Any:
     )
 
 
+def _check_paths(args: argparse.Namespace) -> None:
+    """Refuse unreadable input files and unusable output paths before the classifier is loaded."""
+    from assay.core.config import load_project
+    from assay.core.output_paths import check_campaign_folders, check_input_file, check_output_file
+
+    for flag, path in (("--leaves", args.leaves), ("--operators", args.operators)):
+        if path:
+            check_input_file(path, flag)
+    if args.report:
+        check_output_file(args.report, "--report")
+    project = load_project(
+        given=[k for k, v in (("corpus", args.fuzz_corpus), ("artifacts", args.fuzz_artifacts)) if v]
+    )
+    check_campaign_folders(args.fuzz_corpus, args.fuzz_artifacts, project.corpus, project.artifacts)
+
+
 def _shown(path: str) -> str:
     """``path`` relative to the current folder when it lies inside it."""
     rel = os.path.relpath(path)
@@ -283,6 +305,7 @@ def run(args: argparse.Namespace) -> int:
         print("\n".join(exclusions(DEFAULT_STATE_HEADS - set(args.allow_head))))
         return 0
     cases, budget = limits(args)
+    _check_paths(args)
     given = [key for key, flag in (("corpus", args.fuzz_corpus), ("artifacts", args.fuzz_artifacts)) if flag]
     project = load_project(given=given)
     configured = project.raw.get("compose", {})
@@ -386,7 +409,7 @@ def _progress_printer() -> Any:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """The subcommand alone, with its own parser: exit 2 on configuration errors."""
-    parser = argparse.ArgumentParser(prog="assay")
+    parser = OneLineParser(prog="assay")
     sub = parser.add_subparsers(dest="command", required=True)
     register(sub)
     args = parser.parse_args(list(argv) if argv is not None else None)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import datetime as _dt
 import json
+import shlex
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -179,7 +180,10 @@ def run(args: argparse.Namespace) -> int:
             print(f"      {where}")
         print(f"      target {', '.join(targets)}; {_counts(e)}")
         print(f"      first {e.first_seen}, last {e.last_seen}")
-    print("explain one: assay findings show ID; new, known, promoted, fixed: see docs/guides/findings.md")
+    # Absolute, so the hint works pasted in any folder (ID is the first column above).
+    given = [str(root)] if words else []
+    explain = shlex.join(["assay", "findings", "show", "ID", *given, "--project", str(project.root)])
+    print(f"explain one: {explain}; new, known, promoted, fixed: see docs/guides/findings.md")
     return 0
 
 

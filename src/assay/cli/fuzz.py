@@ -75,7 +75,7 @@ def add_fuzz_args(parser: argparse.ArgumentParser) -> None:
     g.add_argument(
         "--html",
         metavar="FILE",
-        help="write one self-contained HTML page: coverage over time, bugs, settings (needs assay[html])",
+        help="write one self-contained HTML page: coverage over time, bugs, settings (needs Jinja2, assay's html extra)",
     )
     g.add_argument(
         "--jobs",
@@ -97,7 +97,7 @@ def add_fuzz_args(parser: argparse.ArgumentParser) -> None:
         choices=("local", "dask"),
         default="local",
         help="local: this machine (default); dask: one Dask task per (target, shard), "
-        "--jobs shards per target, each seeded and stateless (needs assay[dask])",
+        "--jobs shards per target, each seeded and stateless (needs Dask, assay's dask extra)",
     )
     g.add_argument(
         "--scheduler",
@@ -114,6 +114,8 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
     from assay.harness.discovery import load_targets, select
     from assay.reports.campaign import build_report, summary, write_report
 
+    if args.scheduler and args.executor != "dask":
+        raise ConfigError("--scheduler needs --executor dask")
     specs, folders = harness_selection(args)  # harness files and corpus folders on the command line
     project = load_project(
         args.project,
@@ -122,6 +124,7 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
     check_campaign_folders(
         args.fuzz_corpus, args.fuzz_artifacts, project.corpus, project.artifacts, replay_only=args.fuzz_replay_only
     )  # before any target is imported or any case runs
+    _check_outputs(args)
     natives: list = []
     python_names: list[str] | None = args.fuzz_target
     if args.fuzz_backend is None:
@@ -155,7 +158,6 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
         natives = [t for t in natives if t.name in keep]
     if not chosen and not natives:
         raise ConfigError("the selection holds no target (check --fuzz-target and --shard); nothing was run")
-    _check_outputs(args)
     budget = args.fuzz_budget
     if budget is None and args.fuzz_cases is None and not args.fuzz_replay_only:
         budget = DEFAULT_BUDGET
@@ -181,8 +183,6 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
     )
     if not args.fuzz_replay_only:
         chosen = follow_executed(chosen, options.corpus_root, str(project.root))
-    if args.scheduler and args.executor != "dask":
-        raise ConfigError("--scheduler needs --executor dask")
     if args.executor == "dask" and natives:
         raise ConfigError(
             "--executor dask runs Python targets only; run native targets with --executor local "
@@ -297,12 +297,15 @@ def _say_unsaved(result: Any, artifact_root: str) -> None:
 
 
 def _check_outputs(args: argparse.Namespace) -> None:
-    """Refuse unwritable report paths (and --html without Jinja2) before anything runs."""
-    from assay.core.output_paths import check_output_file
+    """Refuse unwritable report paths, unreadable dictionaries (and --html without Jinja2) before
+    any target is imported."""
+    from assay.core.output_paths import check_input_file, check_output_file
 
     for flag in ("report", "junit", "sarif", "html"):
         if getattr(args, flag):
             check_output_file(getattr(args, flag), f"--{flag}")
+    for path in args.dict:
+        check_input_file(path, "--dict")
     if args.html:
         from assay.reports.html import require_jinja2
 

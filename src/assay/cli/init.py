@@ -27,7 +27,13 @@ def register(subparsers) -> None:
         "--install",
         default=None,
         metavar="CMD",
-        help="the install step's command (default: python -m pip install -e . assay)",
+        help='the install step\'s command (default: python -m pip install -e . "$ASSAY_SOURCE")',
+    )
+    g.add_argument(
+        "--assay-source",
+        metavar="REQ",
+        help="where CI installs assay from: a git URL (git+https://...@COMMIT), a path or a wheel "
+        "(default: where this assay was installed from; assay is not on the package index)",
     )
     p.set_defaults(func=cmd_init)
 
@@ -37,11 +43,16 @@ def cmd_init(args: argparse.Namespace) -> int:
     from assay.store.atomic import write_bytes
 
     root = Path(args.project or ".").resolve()
+    if root.is_file():
+        raise ConfigError(
+            f"--project {args.project}: is a file, not a folder; pass the project's folder ({root.parent})"
+        )
     if not root.is_dir():
         raise ConfigError(f"project folder {root} does not exist; pass an existing folder to --project")
     files: dict[Path, str] = {}
     if args.ci == "github":
         from assay.scaffold.github import WORKFLOW_DIR, Settings, render
+        from assay.scaffold.install_source import install_source
 
         settings = Settings(
             shards=args.shards,
@@ -49,6 +60,7 @@ def cmd_init(args: argparse.Namespace) -> int:
             cases=args.cases,
             budget=args.budget,
             python=args.python,
+            assay_source=args.assay_source or install_source(),
             **({"install": args.install} if args.install else {}),
         )
         files = {root / WORKFLOW_DIR / name: text for name, text in render(settings).items()}

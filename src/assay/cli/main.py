@@ -36,7 +36,9 @@ REPRODUCIBLE_COMMANDS = ("fuzz", "compose", "mutant", "test")
 
 def build_parser() -> argparse.ArgumentParser:
     """The whole ``assay`` parser: every command's module registers its subcommand."""
-    parser = argparse.ArgumentParser(prog="assay", description="Fuzzing and mutation testing for Python.")
+    from assay.cli.parser import OneLineParser
+
+    parser = OneLineParser(prog="assay", description="Fuzzing and mutation testing for Python.")
     parser.add_argument("--version", action="version", version=f"assay {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True

@@ -35,6 +35,7 @@ def cmd_merge_corpus(args: argparse.Namespace) -> int:
     from assay.store.atomic import write_json
 
     project = load_project(args.project)
+    _check_paths(args)
     targets = load_targets(project).all() if _has_python_targets(project) else []
 
     def done(t) -> None:
@@ -53,6 +54,18 @@ def cmd_merge_corpus(args: argparse.Namespace) -> int:
         )
         print(f"report: {args.report}")
     return EXIT_ASIDE if result.aside else EXIT_CLEAN
+
+
+def _check_paths(args: argparse.Namespace) -> None:
+    """OUT and --aside must be folders assay can write, --report a file: before any target loads
+    (the IN roots are checked by the merge, which lists every offender at once)."""
+    from assay.core.output_paths import check_output_dir, check_output_file
+
+    check_output_dir(args.out, "OUT")
+    if args.aside:
+        check_output_dir(args.aside, "--aside")
+    if args.report:
+        check_output_file(args.report, "--report")
 
 
 def _has_python_targets(project) -> bool:

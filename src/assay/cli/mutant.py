@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from assay.cli.argtypes import arguments_of, positive_int, seconds, seed
+from assay.cli.argtypes import arguments_of, percent, positive_int, seconds, seed
 from assay.core.errors import ConfigError
 
 #: Mutants sampled by ``assay test --mutant sample`` without ``--mutant-samples``.
@@ -82,14 +82,14 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--report", metavar="FILE", help="write the JSON report here")
     p.add_argument("--no-history", action="store_true", help="ignore and do not update the mutation history")
     p.add_argument(
-        "--mutant-fail-under", type=float, metavar="PCT", help="exit 1 when the killed share is below PCT percent"
+        "--mutant-fail-under", type=percent, metavar="PCT", help="exit 1 when the killed share is below PCT percent"
     )
     p.add_argument(
         "--executor",
         choices=("local", "dask"),
         default="local",
         help="local: fork the mutants here (default); dask: batches of mutants as Dask tasks, "
-        "judged by pytest on the workers (needs assay[dask])",
+        "judged by pytest on the workers (needs Dask, assay's dask extra)",
     )
     p.add_argument(
         "--scheduler",
@@ -137,7 +137,7 @@ def _run(args: argparse.Namespace, *, sample: int | None, changed: str | None, m
         ) from None
 
     from assay.core.config import load_project
-    from assay.core.output_paths import check_campaign_folders
+    from assay.core.output_paths import check_campaign_folders, check_output_file
     from assay.harness.discovery import make_importable
     from assay.mutant.discover import files_to_mutate
     from assay.mutant.report import build_report, summary
@@ -149,10 +149,15 @@ def _run(args: argparse.Namespace, *, sample: int | None, changed: str | None, m
     given = [k for k in ("corpus", "artifacts") if getattr(args, f"fuzz_{k}", None)]  # the flags replace the settings
     project = load_project(args.project, given=given)
     root = project.root
+    if args.report:
+        check_output_file(args.report, "--report")
+    if args.fuzz == "on" or given:  # the folders are checked whenever they are named, used or not
+        check_campaign_folders(args.fuzz_corpus, args.fuzz_artifacts, project.corpus, project.artifacts)
     entries = args.paths if args.paths else project.raw.get("mutate", [])
     if isinstance(entries, str):
         entries = [entries]
-    files = files_to_mutate(root, entries) if mutate else []
+    files = files_to_mutate(root, entries) if mutate or args.paths else []  # --paths is checked when given
+    files = files if mutate else []
     from assay.reports.progress import ProgressLine
 
     progress = ProgressLine(sys.stderr, _progress_line, LOG_PROGRESS_EVERY)
@@ -176,7 +181,6 @@ def _run(args: argparse.Namespace, *, sample: int | None, changed: str | None, m
         from assay.mutant.survivors import load_fuzz_targets
 
         targets = load_fuzz_targets(project, args.fuzz_target)  # before the tests: a bad target fails fast
-        check_campaign_folders(args.fuzz_corpus, args.fuzz_artifacts, project.corpus, project.artifacts)
     pytest_args = [a for a in args.pytest_args if a != "--"]
     if args.executor == "dask" and mutate:
         from assay.scale.dask_mutants import dask_mutant_runner

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import shlex
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -49,7 +50,8 @@ def cmd_replay(args: argparse.Namespace) -> int:
     from assay.harness.paths import registry_for, unregistered_message
     from assay.store.artifacts import load_artifact
 
-    project = load_project(args.project)
+    if args.project is not None:
+        load_project(args.project)  # a bad --project is the first thing said
     if args.input is None:  # assay replay ARTIFACT: the metadata names the target
         path = Path(args.target)
         if not (path.is_dir() and (path / "metadata.json").is_file()):
@@ -59,6 +61,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
             )
     else:
         path = Path(args.input)
+    project = load_project(args.project or _project_root(path))
     artifact = load_artifact(path) if path.is_dir() else None
     name = artifact.target if args.input is None else args.target  # type: ignore[union-attr]  # an artifact folder, checked above
     from assay.cli.native import is_native
@@ -119,6 +122,24 @@ def cmd_replay(args: argparse.Namespace) -> int:
     if verdict.exception and verdict.exception.traceback:
         print(verdict.exception.traceback.rstrip())
     return 1
+
+
+def _project_root(path: Path) -> Path:
+    """The project for ``assay replay PATH`` without ``--project``: the one ``path`` lies in
+    (where it was fuzzed), so a printed command works from any folder; the current folder's
+    when that is a project holding ``path`` at least as closely (one with only a ``fuzz/``
+    folder has no pyproject.toml to be found by).  Decided by the path's location, never by
+    its metadata."""
+    from assay.core.config import find_root, project_holding
+
+    here = find_root(os.getcwd())
+    there = project_holding(path)
+    if there is None:
+        return here
+    is_project = (here / "pyproject.toml").is_file() or (here / "fuzz").is_dir()
+    if is_project and path.resolve().is_relative_to(here) and here.is_relative_to(there):
+        return here
+    return there
 
 
 def _print_mutant_replay(replayed: MutantReplay) -> int:

@@ -75,6 +75,29 @@ def find_root(start: str | os.PathLike[str]) -> Path:
     return nearest or start
 
 
+def project_holding(path: str | os.PathLike[str]) -> Path | None:
+    """The project folder that ``path`` (an artifact, a corpus entry) lies in, or None.
+
+    The nearest folder at or above it whose ``pyproject.toml`` has ``[tool.assay]``, else
+    the nearest with any ``pyproject.toml``.  Decided by where the path is, never by what
+    a file there says: it is the folder a user would ``cd`` into to run the command.
+    """
+    start = Path(path).resolve()
+    nearest = None
+    for folder in [start, *start.parents] if start.is_dir() else list(start.parents):
+        pyproject = folder / "pyproject.toml"
+        if not pyproject.is_file():
+            continue
+        try:
+            text = pyproject.read_text("utf-8", errors="replace")
+        except OSError:
+            continue
+        if "[tool.assay]" in text or "[tool.assay." in text:
+            return folder
+        nearest = nearest or folder
+    return nearest
+
+
 def _check_inside(base: Path, key: str, value: str, pyproject: Path) -> None:
     """Refuse a path setting that resolves (``..``, an absolute path, a symbolic link) outside ``base``."""
     real_base = os.path.realpath(base)

@@ -1,4 +1,5 @@
-"""Checks on output paths made before any work, so a run never ends unable to save its result."""
+"""Checks on the paths a command names, made before any work: a run never ends unable to save
+its result, nor starts on a file it cannot read."""
 
 from __future__ import annotations
 
@@ -62,3 +63,14 @@ def check_campaign_folders(
         corpus or project_corpus, "--fuzz-corpus" if corpus else "[tool.assay] corpus", write=not replay_only
     )
     check_output_dir(artifacts or project_artifacts, "--fuzz-artifacts" if artifacts else "[tool.assay] artifacts")
+
+
+def check_input_file(path: str | os.PathLike[str], flag: str) -> None:
+    """Raise :class:`ConfigError` unless ``path`` (given with ``flag``) is a readable file."""
+    p = Path(path)
+    if not p.exists():
+        raise ConfigError(f"{flag} {path}: does not exist; name an existing file")
+    if not p.is_file():
+        raise ConfigError(f"{flag} {path}: is not a file; name a file")
+    if not os.access(p, os.R_OK):
+        raise ConfigError(f"{flag} {path}: is not readable; check its permissions")

@@ -18,6 +18,7 @@ from typing import Any
 
 from assay.core.errors import AssayError
 from assay.core.verdict import Frame
+from assay.findings.explain import project_words
 from assay.findings.identity import BugIdentity, group, identify_metadata
 from assay.findings.status import NEW, promotions_of_project, status_in_run
 from assay.store.artifacts import load_artifact
@@ -64,14 +65,13 @@ def project_location(frames: Iterable[Frame], root: str | None, traceback: str =
     return None
 
 
-def replay_command(target: str, artifact: str, project: str | None, isolated: bool) -> str:
-    """The shell command that reruns one finding's input."""
-    argv = ["assay", "replay"]
-    if project:
-        argv += ["--project", project]
+def replay_command(target: str, artifact: str, project_root: str | None, isolated: bool) -> str:
+    """The shell command that reruns one finding's input, from any folder (absolute paths;
+    ``--project`` when the artifact lies outside the project)."""
+    argv = ["assay", "replay", *project_words(artifact, project_root)]
     if isolated:
         argv.append("--isolated")
-    return shlex.join(argv + [target, artifact])
+    return shlex.join(argv + [target, str(Path(artifact).absolute())])
 
 
 def _load(artifact: str) -> tuple[dict[str, Any] | None, int | None]:
@@ -145,7 +145,7 @@ def _entry(ident: BugIdentity, members: list[Any], root: str | None, project_arg
         "new": False,  # set with "status" by bug_section: the bug's, never one artifact's
         "artifacts": artifacts,
         "replay": (
-            replay_command(target, first.artifact, project_arg, bool((meta or {}).get("infrastructure")))
+            replay_command(target, first.artifact, root or project_arg, bool((meta or {}).get("infrastructure")))
             if first.artifact
             else None
         ),

@@ -14,6 +14,7 @@ import shlex
 from pathlib import Path
 from typing import Any
 
+from assay.core.config import project_holding
 from assay.findings.identity import BugIdentity, identify_metadata
 from assay.store.metadata import showable_harness
 
@@ -56,14 +57,23 @@ def reproduce_command(
     project_root: str | os.PathLike[str] | None = None,
     harness: str | os.PathLike[str] | None = None,
 ) -> str:
-    """``assay replay ARTIFACT`` (plus ``--project DIR`` unless it is the current folder, and
-    ``--harness FILE`` for a target defined in a harness file), ready to paste."""
-    words = ["assay", "replay", display_path(artifact)]
+    """``assay replay ARTIFACT`` (plus ``--harness FILE`` for a target defined in a harness file,
+    and ``--project DIR`` when the artifact lies outside the project), ready to paste in any
+    folder: every path is absolute, and replay finds the project that holds the artifact."""
+    words = ["assay", "replay", str(Path(artifact).absolute())]
     if harness is not None:
-        words += ["--harness", display_path(harness)]
-    if project_root is not None and Path(project_root).resolve() != Path.cwd().resolve():
-        words += ["--project", display_path(project_root)]
+        words += ["--harness", str(Path(harness).absolute())]
+    words += project_words(artifact, project_root)
     return " ".join(shlex.quote(w) for w in words)
+
+
+def project_words(artifact: str | os.PathLike[str], project_root: str | os.PathLike[str] | None) -> list[str]:
+    """``["--project", ROOT]`` when ``assay replay`` would not find ``project_root`` from the
+    artifact's own folder (see :func:`assay.core.config.project_holding`), else nothing."""
+    if project_root is None:
+        return []
+    root = Path(project_root).resolve()
+    return [] if project_holding(artifact) == root else ["--project", str(root)]
 
 
 def headline(meta: dict[str, Any], ident: BugIdentity | None = None) -> str:

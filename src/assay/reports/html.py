@@ -26,7 +26,7 @@ def require_jinja2() -> None:
     try:
         import jinja2  # noqa: F401
     except ImportError:
-        raise ConfigError("--html needs Jinja2: install assay's html extra (pip install 'assay[html]')") from None
+        raise ConfigError("--html needs Jinja2 (assay's html extra): pip install 'jinja2>=3.1'") from None
 
 
 def hexdump(data: bytes, limit: int = HEXDUMP_BYTES) -> str:

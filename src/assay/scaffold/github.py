@@ -22,6 +22,7 @@ tests can run the very same scripts locally.
 
 from __future__ import annotations
 
+import json
 import string
 from dataclasses import asdict, dataclass
 
@@ -36,7 +37,10 @@ class Settings:
     """What ``assay init --ci github`` lets a user choose (the issue's defaults)."""
 
     python: str = "3.12"
-    install: str = "python -m pip install -e . assay"
+    #: Where CI installs assay from (a pip requirement: a git URL, a path, a wheel); assay is
+    #: not on the package index.  ``assay init`` writes where the running assay came from.
+    assay_source: str = "git+https://github.com/OWNER/assay@COMMIT"
+    install: str = 'python -m pip install -e . "$ASSAY_SOURCE"'
     shards: int = 4
     max_parallel: int = 2
     cases: int = 50000
@@ -86,6 +90,9 @@ on:
 
 permissions:
   contents: read
+
+env:
+%%{source_env}
 
 concurrency:
   group: assay-pr-${{ github.event.pull_request.number || github.ref }}
@@ -155,6 +162,7 @@ concurrency:
   cancel-in-progress: false
 
 env:
+%%{source_env}
   ASSAY_CASES: "%%{cases}"
   ASSAY_BUDGET: "%%{budget}"
 
@@ -301,12 +309,24 @@ jobs:
 """
 
 
+def source_env(source: str) -> str:
+    """The workflow's ``ASSAY_SOURCE`` setting, with the comment that says how to change it."""
+    return (
+        "  # Where the Install steps get assay (it is not on the package index): `assay init` wrote\n"
+        "  # where the assay that ran it came from. A local path or wheel works only on a runner that\n"
+        "  # can reach it: for GitHub-hosted runners make this a git URL, e.g.\n"
+        "  # git+https://github.com/OWNER/assay@COMMIT (or a wheel committed to this repository).\n"
+        f"  ASSAY_SOURCE: {json.dumps(source)}"
+    )
+
+
 def render(settings: Settings | None = None) -> dict[str, str]:
     """File name -> workflow text, for ``settings`` (the defaults when None)."""
     s = settings or Settings()
     clang = "".join(f"          {line}\n" if line else "\n" for line in _CLANG_SCRIPT.splitlines()).rstrip("\n")
     values = {
         **asdict(s),
+        "source_env": source_env(s.assay_source),
         "cache_path": _CACHE_PATH,
         "cache_key": _CACHE_KEY,
         "clang_script": clang,

@@ -10,7 +10,7 @@ travels in each task and the results come back as data, which this client writes
 into its content-addressed stores as they arrive.  Dask reruns a task whose worker
 was lost; applying a result twice writes nothing twice.
 
-Dask is an optional extra (``pip install 'assay[dask]'``), imported only here.
+Dask is an optional extra (assay's ``dask`` extra: ``pip install 'dask[distributed]>=2024'``), imported only here.
 """
 
 from __future__ import annotations
@@ -50,7 +50,7 @@ def import_distributed() -> Any:
     except ImportError as exc:
         raise ConfigError(
             f"--executor dask needs Dask's distributed scheduler, which is not installed ({exc.name} is missing); "
-            "install it with: pip install 'assay[dask]'  (or use --executor local)"
+            "install it with: pip install 'dask[distributed]>=2024' (assay's dask extra), or use --executor local"
         ) from None
     return distributed
 

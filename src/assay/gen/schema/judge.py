@@ -36,7 +36,7 @@ def _jsonschema() -> Any:
             raise
         raise ConfigError(
             "JSON Schema generation judges its values with jsonschema, which is not installed; "
-            "install it with: pip install 'assay[schema]'"
+            "install it with: pip install 'jsonschema>=4.20' (assay's schema extra)"
         ) from None
     return jsonschema
 
