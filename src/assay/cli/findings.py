@@ -183,7 +183,8 @@ def run(args: argparse.Namespace) -> int:
     # Absolute, so the hint works pasted in any folder (ID is the first column above).
     given = [str(root)] if words else []
     explain = shlex.join(["assay", "findings", "show", "ID", *given, "--project", str(project.root)])
-    print(f"explain one: {explain}; new, known, promoted, fixed: see docs/guides/findings.md")
+    print(f"explain one: {explain}")
+    print("what new, known, promoted and fixed mean: docs/guides/findings.md")
     return 0
 
 
