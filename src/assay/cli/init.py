@@ -77,7 +77,7 @@ def cmd_init(args: argparse.Namespace) -> int:
 
 def _scaffold(root: Path, force: bool) -> list[str]:
     """Write fuzz/<example>.py and [tool.assay] where missing; one line per thing done or kept."""
-    from assay.scaffold.project import has_targets_configured, plan_example, table_text
+    from assay.scaffold.project import has_targets_configured, packaging_table, plan_example, table_text
     from assay.store.atomic import write_bytes
 
     table = table_text(root)  # checked before anything is written
@@ -97,5 +97,10 @@ def _scaffold(root: Path, force: bool) -> list[str]:
     else:
         write_bytes(root / "pyproject.toml", table.encode("utf-8"))
         lines.append(f"added [tool.assay] to {root / 'pyproject.toml'}")
+    pyproject = root / "pyproject.toml"
+    packaging = packaging_table(root, pyproject.read_text("utf-8")) if pyproject.is_file() else None
+    if packaging is not None:
+        write_bytes(pyproject, packaging[0].encode("utf-8"))
+        lines.append(packaging[1])
     lines.append("next: assay fuzz --fuzz-cases 2000   (assay targets lists each target and what it watches)")
     return lines

@@ -184,6 +184,50 @@ def table_text(root: Path) -> str | None:
     return new
 
 
+def packaging_table(root: Path, text: str) -> tuple[str, str] | None:
+    """``(new pyproject text, what was done)`` when the ``fuzz/`` folder would break the project's build.
+
+    setuptools' automatic discovery in a flat layout (the package beside
+    ``pyproject.toml``, no ``src/``) takes every top-level folder of Python files
+    for a package and refuses a project with two: ``pip install -e .`` (and the CI
+    workflows' install step) would fail the moment ``fuzz/`` exists; beside a single
+    module it would package ``fuzz/`` instead of the module.  When the build
+    is setuptools' (declared, or the default without ``[build-system]``), the project
+    names no packages or modules itself and its one package or module sits at the top,
+    a ``[tool.setuptools]`` entry naming it keeps the build as it was.  ``None``
+    otherwise: other build backends, src layouts and explicit settings need nothing.
+    """
+    try:
+        doc = tomllib.loads(text)
+    except tomllib.TOMLDecodeError:
+        return None
+    backend = doc.get("build-system", {}).get("build-backend", "setuptools.build_meta")
+    if not isinstance(backend, str) or not backend.startswith("setuptools"):
+        return None
+    tool = doc.get("tool", {})
+    configured = tool.get("setuptools", {}) if isinstance(tool, dict) else {}
+    if not isinstance(configured, dict) or {"packages", "py-modules"} & set(configured):
+        return None
+    package, source = find_package(root)
+    if package is None or source is None or not (root / "fuzz").is_dir():
+        return None
+    if source.name == "__init__.py" and source.parent.parent == root:
+        entry = f'[tool.setuptools.packages.find]\ninclude = ["{package}", "{package}.*"]\n'
+    elif source.parent == root and source.name == f"{package}.py":
+        entry = f'[tool.setuptools]\npy-modules = ["{package}"]\n' if "setuptools" not in tool else ""
+        if not entry:
+            return None  # an existing [tool.setuptools] table: a second header would be invalid TOML
+    else:
+        return None
+    why = "# Written by assay init: setuptools' flat-layout discovery would take fuzz/ for a second package.\n"
+    new = text.rstrip("\n") + "\n\n" + why + entry
+    try:
+        tomllib.loads(new)
+    except tomllib.TOMLDecodeError:
+        return None
+    return new, f"named {package} in [tool.setuptools] (pip install -e . would otherwise refuse the fuzz/ folder)"
+
+
 def has_targets_configured(root: Path) -> bool:
     """Whether ``[tool.assay]`` already names target locations (then no example is written)."""
     try:
