@@ -274,3 +274,19 @@ def test_every_discovered_mutant_of_a_real_module_builds(tmp_path):
         patch = Patch.build(m, text, index)
         unreachable += not patch.reachable
     assert unreachable == 0
+
+
+def test_a_flat_project_mutates_its_code_not_its_fuzz_harnesses(tmp_path):
+    from assay.mutant.discover import files_to_mutate
+
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("def parse(t):\n    return t\n")
+    (tmp_path / "fuzz").mkdir()
+    (tmp_path / "fuzz" / "fuzz_pkg.py").write_text("import pkg\n")
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_pkg.py").write_text("import pkg\n")
+    assert files_to_mutate(tmp_path, [], ["fuzz"]) == [(tmp_path / "pkg" / "__init__.py").resolve()]
+    # Named on purpose, a harness folder is mutated like any other path.
+    assert files_to_mutate(tmp_path, ["fuzz"], ["fuzz"]) == [(tmp_path / "fuzz" / "fuzz_pkg.py").resolve()]
+    # Without the targets' folders (as before), the harness was mutated too.
+    assert (tmp_path / "fuzz" / "fuzz_pkg.py").resolve() in files_to_mutate(tmp_path, [])

@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -26,7 +27,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 HARNESSES = Path(__file__).resolve().parent / "harnesses"
 #: Libraries the walk's harnesses and tests import (with their own dependencies).
-LIBRARIES = ("hypothesis", "jsonschema", "h11", "tomli_w")
+LIBRARIES = ("hypothesis", "jsonschema", "h11", "tomli_w", "pytest", "jinja2")
 
 PARSER = '''\
 """A small INI reader: [sections], key = value lines and \\\\n escapes."""
@@ -54,11 +55,12 @@ def parse(text):
     return out
 '''
 GIVEN_TEST = """\
-from hypothesis import given, strategies as st
+from hypothesis import given, settings, strategies as st
 
 import tinyini
 
 
+@settings(deadline=None)  # a loaded CI machine must not fail the baseline on time
 @given(st.dictionaries(st.from_regex(r"[a-z]{1,8}", fullmatch=True), st.from_regex(r"[a-z0-9 ]{0,8}", fullmatch=True)))
 def test_roundtrip(pairs):
     text = "[s]\\n" + "".join(f"{k} = {v}\\n" for k, v in pairs.items())
@@ -185,6 +187,7 @@ def test_new_user_walk(tmp_path):
     assert r.returncode == 0 and "tinyini  (project package)" in r.stdout, r.stderr
     r = assay("fuzz", "--fuzz-cases", "2000", "--fuzz-seed", "1", cwd=project / "tinyini")
     assert r.returncode == 1, r.stdout + r.stderr
+    first_run = r.stdout
     assert "[panic] TypeError: " in r.stdout and re.search(r"raised at \S*tinyini/reader\.py:\d+ in parse", r.stdout)
     assert (project / ".assay" / "artifacts" / "fuzz_tinyini").is_dir()
 
@@ -196,6 +199,50 @@ def test_new_user_walk(tmp_path):
     )
     assert r.returncode == 0, r.stdout + r.stderr
     assert "test_tinyini:test_roundtrip: 200 cases" in r.stdout
+
+    # The rest of the first hour: the findings, the printed reproduce command pasted as printed in
+    # another folder, the reports, promote, then mutation testing over the promoted (failing) test.
+    r = assay("findings", "--project", str(project), cwd=tmp_path)
+    assert r.returncode == 0 and "(new) [panic] TypeError" in r.stdout, r.stdout + r.stderr
+    [bug_id] = re.findall(r"^  ([0-9a-f]{10})  \(new\)", r.stdout, re.M)
+    [reproduce] = re.findall(r"reproduce: (.+)$", first_run, re.M)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    r = _run(shlex.split(reproduce), elsewhere, env)
+    assert r.returncode == 1 and "verdict: panic" in r.stdout, r.stdout + r.stderr
+    reports = {kind: tmp_path / f"run.{kind}" for kind in ("json", "html", "sarif", "xml")}
+    r = assay(
+        "fuzz",
+        "--fuzz-cases",
+        "2000",
+        "--fuzz-seed",
+        "1",
+        "--report",
+        str(reports["json"]),
+        "--html",
+        str(reports["html"]),
+        "--sarif",
+        str(reports["sarif"]),
+        "--junit",
+        str(reports["xml"]),
+        cwd=project,
+    )
+    assert r.returncode == 1 and f"bug {bug_id} (known)" in r.stdout, r.stdout + r.stderr
+    [bug] = json.loads(reports["json"].read_text())["bugs"]
+    assert bug["id"] == bug_id and bug["status"] == "known", bug
+    assert bug_id in reports["html"].read_text() and bug_id in reports["sarif"].read_text()
+    assert f"(bug {bug_id}) [known]" in reports["xml"].read_text()
+    r = assay("promote", "--write", cwd=project)
+    assert r.returncode == 1 and "1 promoted" in r.stdout, r.stdout + r.stderr
+    [regression] = (project / "tests" / "fuzz_regressions").glob(f"test_*{bug_id}.py")
+    r = assay("findings", cwd=project)
+    assert f"{bug_id}  (promoted)" in r.stdout, r.stdout
+    r = assay("mutant", "--fuzz", "off", "--report", str(tmp_path / "mutants.json"), cwd=project)
+    assert r.returncode in (0, 1), r.stdout + r.stderr  # 1: a mutant survived
+    assert regression.name in r.stdout + r.stderr  # left out of the baseline, and said
+    counts = json.loads((tmp_path / "mutants.json").read_text())
+    assert counts["baseline"]["files"] == ["tinyini/__init__.py", "tinyini/reader.py"]  # not fuzz/
+    assert re.search(r"mutants: \d+ \(\d+ killed", r.stdout) and counts["mutants"], r.stdout
 
     # atheris harnesses, unchanged: jsonschema's own OSS-Fuzz harness, and one using FuzzedDataProvider,
     # with libFuzzer flags and a corpus folder.

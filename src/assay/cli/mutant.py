@@ -156,7 +156,8 @@ def _run(args: argparse.Namespace, *, sample: int | None, changed: str | None, m
     entries = args.paths if args.paths else project.raw.get("mutate", [])
     if isinstance(entries, str):
         entries = [entries]
-    files = files_to_mutate(root, entries) if mutate or args.paths else []  # --paths is checked when given
+    harnesses = [t for t in project.targets if not t.endswith(".py")]
+    files = files_to_mutate(root, entries, harnesses) if mutate or args.paths else []  # --paths checked when given
     files = files if mutate else []
     from assay.reports.progress import ProgressLine
 

@@ -51,15 +51,19 @@ def is_test_file(path: Path) -> bool:
     return name.startswith("test_") or name.endswith("_test.py") or name == "conftest.py" or name == "setup.py"
 
 
-def files_to_mutate(root: Path, entries: Iterable[str]) -> list[Path]:
+def files_to_mutate(root: Path, entries: Iterable[str], harness_folders: Iterable[str] = ()) -> list[Path]:
     """Resolve ``--paths`` / ``[tool.assay] mutate`` entries (files or folders) to Python files.
 
     With no entries: ``src/`` when it exists, else every ``*.py`` file of the project
-    outside tests, virtual environments and build folders.
+    outside tests, the fuzz targets' folders (``harness_folders``, ``[tool.assay]
+    targets``: harnesses are test code, as tests are), virtual environments and build
+    folders.
     """
     entries = list(entries)
+    skipped: set[Path] = set()
     if not entries:
         entries = ["src"] if (root / "src").is_dir() else ["."]
+        skipped = {(root / h).resolve() for h in harness_folders if (root / h).is_dir()}
     files: list[Path] = []
     for entry in entries:
         path = Path(entry) if os.path.isabs(entry) else root / entry
@@ -73,7 +77,11 @@ def files_to_mutate(root: Path, entries: Iterable[str]) -> list[Path]:
             files.append(path.resolve())
             continue
         for dirpath, dirnames, filenames in os.walk(path):
-            dirnames[:] = sorted(d for d in dirnames if d not in SKIP_DIRS and not d.startswith("."))
+            dirnames[:] = sorted(
+                d
+                for d in dirnames
+                if d not in SKIP_DIRS and not d.startswith(".") and (Path(dirpath) / d).resolve() not in skipped
+            )
             for name in sorted(filenames):
                 p = Path(dirpath) / name
                 if name.endswith(".py") and not is_test_file(p):
