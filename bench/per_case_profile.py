@@ -13,9 +13,9 @@ providers a case, a few hundred bytes of text; its ``exec/s`` row is the >= 1.0x
 
 1. ``total``: steady time per case: the wall time of a capped assay campaign
    (``--cases``, ``--seed``, ``--max-len``) minus that of one of a fifth of the cases,
-   over the cases between (start-up and the first cases' work cancel out); the same for
-   atheris' libFuzzer loop (``-runs``, same ``-max_len``, each in a subprocess, started
-   from the campaign's first corpus entry).
+   over the cases between (start-up and the first cases' work cancel out); for atheris'
+   libFuzzer loop (``-runs``, same ``-max_len``, in a subprocess, started from the
+   campaign's first corpus entry), its callback's clock from its fifth of the runs on.
 2. The inputs: those the campaign ran (recorded by a first run of the same schedule,
    with the counting child's few calls among them), ``--inputs`` of them evenly spread.
    ``mutation`` is assay's generator making ``--inputs`` children of the campaign's
@@ -38,7 +38,6 @@ import argparse
 import importlib
 import json
 import os
-import re
 import subprocess
 import sys
 import tempfile
@@ -54,7 +53,7 @@ from bare_ratio import recording, worker_inputs  # noqa: E402 - its recorder: th
 
 from assay.engine.campaign import CampaignOptions, run_campaign  # noqa: E402
 from assay.engine.generate import InputSource  # noqa: E402
-from assay.engine.seeds import case_rng  # noqa: E402
+from assay.engine.seeds import case_stream  # noqa: E402
 from assay.feedback.scope import Scope  # noqa: E402
 from assay.feedback.sysmon import SysmonFeedback  # noqa: E402
 from assay.harness.define import make_target  # noqa: E402
@@ -182,9 +181,10 @@ def assay_mutation(corpus: list[bytes], n: int, max_len: int, seed: int, rounds:
         source = InputSource(max_len, [], None)
         for entry in corpus or [b""]:
             source.add(entry)
+        stream = case_stream(seed)  # the byte-mode case generators the worker uses (C when built)
         made.clear()
         for i in range(n):
-            made.append(source.next(case_rng(seed, i))[0])
+            made.append(source.next(stream.rng(i))[0])
 
     return _best(run, rounds) / n, list(made)
 
@@ -202,13 +202,21 @@ def assay_feedback(target: Any, inputs: list[bytes], rounds: int) -> float:
 
 
 _ATHERIS_RUN = r"""
-import re, sys, time
+import os, sys, time
 sys.path.insert(0, {harnesses!r})
 import atheris
 with atheris.instrument_imports():
     import {package}
 import {module} as h
-atheris.Setup([sys.argv[0], "-runs={runs}", "-seed={seed}", "-max_len={max_len}", {corpus!r}], h.TestOneInput)
+fd = os.open({marks!r}, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+calls = 0
+def TestOneInput(data):
+    global calls
+    calls += 1
+    if calls % {every} == 0:  # unbuffered: libFuzzer leaves with exit(), past Python's clean-up
+        os.write(fd, b"%d %.9f\n" % (calls, time.perf_counter()))
+    return h.TestOneInput(data)
+atheris.Setup([sys.argv[0], "-runs={runs}", "-seed={seed}", "-max_len={max_len}", {corpus!r}], TestOneInput)
 atheris.Fuzz()
 """
 
@@ -216,65 +224,76 @@ _ATHERIS_FEEDBACK = r"""
 import json, sys, time
 sys.path.insert(0, {harnesses!r})
 inputs = [bytes.fromhex(h) for h in json.load(open({inputs!r}))]
-import {module} as h
-def best(rounds):
-    times = []
-    for _ in range(rounds):
-        t0 = time.perf_counter()
-        for d in inputs:
-            try:
-                h.TestOneInput(d)
-            except Exception:
-                pass
-        times.append(time.perf_counter() - t0)
-    return min(times)
-plain = best({rounds})
 import atheris
-atheris.instrument_all()
+if {instrument}:
+    with atheris.instrument_imports():  # as in the fuzzing run
+        import {package}
+import {module} as h
 atheris.Setup([sys.argv[0]], h.TestOneInput)
-print(json.dumps([plain, best({rounds})]))
+times = []
+for _ in range({rounds}):
+    t0 = time.perf_counter()
+    for d in inputs:
+        try:
+            h.TestOneInput(d)
+        except Exception:
+            pass
+    times.append(time.perf_counter() - t0)
+print(min(times))
 """
 
 
 def atheris_total(name: str, runs: int, seed: int, max_len: int, corpus: list[bytes], workdir: Path) -> float | None:
-    """Steady seconds per run of atheris' own loop: wall times of ``runs`` and ``runs // 5`` runs, differenced."""
+    """Steady seconds per run of atheris' own loop: from its callback's clock, between its
+    ``runs // 5``-th call and its last mark (start-up and the first runs left out)."""
     file, package, _, _ = SPLITS[name]
     seeds = workdir / "atheris-corpus"
     seeds.mkdir(exist_ok=True)
     for k, entry in enumerate(corpus[:1]):  # a start as assay's: its first corpus entry (the campaign's first find)
         (seeds / f"seed{k}").write_bytes(entry)
-    walls = []
-    for cap in (runs // 5, runs):
-        code = _ATHERIS_RUN.format(
-            harnesses=str(HARNESSES),
-            package=package,
-            module=file[:-3],
-            runs=cap,
-            seed=seed,
-            max_len=max_len,
-            corpus=str(seeds),
-        )
-        t0 = time.perf_counter()
-        proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=workdir, check=False)
-        walls.append(time.perf_counter() - t0)
-        if re.search(r"Done (\d+) runs in", proc.stderr) is None:
-            print(f"  atheris did not finish ({name}): {proc.stderr[-400:]}", file=sys.stderr)
-            return None
-    return (walls[1] - walls[0]) / (runs - runs // 5)
+    marks = workdir / "atheris-marks"
+    code = _ATHERIS_RUN.format(
+        harnesses=str(HARNESSES),
+        package=package,
+        module=file[:-3],
+        runs=runs,
+        seed=seed,
+        max_len=max_len,
+        corpus=str(seeds),
+        marks=str(marks),
+        every=max(1, runs // 5),
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=workdir, check=False)
+    points = [tuple(map(float, line.split())) for line in marks.read_text().splitlines()] if marks.exists() else []
+    if len(points) < 2:
+        print(f"  atheris did not run ({name}): {proc.stderr[-400:]}", file=sys.stderr)
+        return None
+    (c0, t0), (c1, t1) = points[0], points[-1]
+    return (t1 - t0) / (c1 - c0)
 
 
 def atheris_feedback(name: str, inputs: list[bytes], rounds: int, workdir: Path) -> float | None:
-    file, _, _, _ = SPLITS[name]
+    """Seconds per case of the harness with atheris' instrumentation of its library, minus without (two subprocesses)."""
+    file, package, _, _ = SPLITS[name]
     path = workdir / "inputs.json"
     path.write_text(json.dumps([d.hex() for d in inputs]))
-    code = _ATHERIS_FEEDBACK.format(harnesses=str(HARNESSES), inputs=str(path), module=file[:-3], rounds=rounds)
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=workdir, check=False)
-    try:
-        plain, covered = json.loads(proc.stdout.strip().splitlines()[-1])
-    except (ValueError, IndexError):
-        print(f"  atheris feedback not measured ({name}): {proc.stderr[-400:]}", file=sys.stderr)
-        return None
-    return max(0.0, covered - plain) / len(inputs)
+    times = []
+    for instrument in (False, True):
+        code = _ATHERIS_FEEDBACK.format(
+            harnesses=str(HARNESSES),
+            inputs=str(path),
+            module=file[:-3],
+            package=package,
+            rounds=rounds,
+            instrument=instrument,
+        )
+        proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=workdir, check=False)
+        try:
+            times.append(float(proc.stdout.strip().splitlines()[-1]))
+        except (ValueError, IndexError):
+            print(f"  atheris feedback not measured ({name}): {proc.stderr[-400:]}", file=sys.stderr)
+            return None
+    return max(0.0, times[1] - times[0]) / len(inputs)
 
 
 def profile(name: str, args: argparse.Namespace) -> dict[str, tuple[float | None, float | None]]:
