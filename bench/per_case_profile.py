@@ -24,8 +24,9 @@ providers a case, a few hundred bytes of text; its ``exec/s`` row is the >= 1.0x
    ``provider`` (building the harness' providers and consuming from them: assay's
    ``assay.harness.fdp`` against atheris' C++ ``FuzzedDataProvider``), ``target`` (the
    library call on the consumed values, no coverage), ``feedback`` (the harness under
-   coverage minus without: assay's ``sys.monitoring`` feedback, in this process;
-   atheris' bytecode instrumentation after ``instrument_all()``, in a subprocess).
+   coverage minus without: assay's ``sys.monitoring`` feedback over the harness and its
+   library, in this process; atheris' bytecode instrumentation after ``instrument_all()``
+   as the harness files call it, in subprocesses).
 4. ``bookkeeping``: what the total leaves (assay: journal, digest, judging, corpus;
    atheris: libFuzzer's mutation and bookkeeping, together).
 
@@ -205,9 +206,9 @@ _ATHERIS_RUN = r"""
 import os, sys, time
 sys.path.insert(0, {harnesses!r})
 import atheris
-with atheris.instrument_imports():
-    import {package}
+import {package}
 import {module} as h
+atheris.instrument_all()  # as the harness files (and OSS-Fuzz's) do
 fd = os.open({marks!r}, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
 calls = 0
 def TestOneInput(data):
@@ -225,10 +226,10 @@ import json, sys, time
 sys.path.insert(0, {harnesses!r})
 inputs = [bytes.fromhex(h) for h in json.load(open({inputs!r}))]
 import atheris
-if {instrument}:
-    with atheris.instrument_imports():  # as in the fuzzing run
-        import {package}
+import {package}
 import {module} as h
+if {instrument}:
+    atheris.instrument_all()  # as in the fuzzing run
 atheris.Setup([sys.argv[0]], h.TestOneInput)
 times = []
 for _ in range({rounds}):
@@ -273,7 +274,7 @@ def atheris_total(name: str, runs: int, seed: int, max_len: int, corpus: list[by
 
 
 def atheris_feedback(name: str, inputs: list[bytes], rounds: int, workdir: Path) -> float | None:
-    """Seconds per case of the harness with atheris' instrumentation of its library, minus without (two subprocesses)."""
+    """Seconds per case of the harness after atheris' ``instrument_all()``, minus without (two subprocesses)."""
     file, package, _, _ = SPLITS[name]
     path = workdir / "inputs.json"
     path.write_text(json.dumps([d.hex() for d in inputs]))
