@@ -26,14 +26,15 @@ def _scan(data: bytes) -> int:
 
 
 #: Inputs of ``S`` only whose length is a multiple of this are scanned in quadratic time.
-SLOW_UNIT = 100
+SLOW_UNIT = 25
 
 
 def slow_scan(data: bytes) -> int:
     """Quadratic in the length of an input of ``S`` only, :data:`SLOW_UNIT` bytes a multiple; cheap otherwise.
 
     So the slow seed's children are rarely slow (a mutation that keeps every byte
-    an ``S`` rarely keeps the length a multiple), while pumping the seed (2x, 4x) is.
+    an ``S`` rarely keeps the length a multiple), while the seed grown or shrunk as
+    confirmation does (2x, 4x; halves, quarters, eighths when a count saturates) is.
     """
     if not data or len(data) % SLOW_UNIT or data.strip(b"S"):
         return len(data)

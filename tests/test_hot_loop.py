@@ -167,7 +167,7 @@ def test_a_changed_tunable_turns_the_c_hot_loop_off(planted, tmp_path, monkeypat
 def test_the_c_loop_runs_only_through_boundaries_where_nothing_is_due():
     """Worker._quiet_end: the clock boundaries it lets the C loop run through (after the
     case it starts at, before the one it returns) neither raise the length limit nor
-    restart the feedback's events, there are none while a count is out, and the run
+    restart the feedback's events, there are none while a count or an analysis is out, and the run
     is at most QUIET_MAX cases long."""
     import copy
     import random
@@ -186,16 +186,22 @@ def test_the_c_loop_runs_only_through_boundaries_where_nothing_is_due():
         limit = rng.choice([32, 33, 100, 1000, 4096])
         lengths = LengthControl(4096, limit, max(0, i - rng.randrange(0, 1200)))  # news or a raise lately
         pending = rng.random() < 0.1
-        fake = SimpleNamespace(counting=SimpleNamespace(pending=pending), feedback=feedback, lengths=lengths)
+        analysing = rng.random() < 0.1  # a slow suspect's analysis, advanced at every boundary
+        fake = SimpleNamespace(
+            counting=SimpleNamespace(pending=pending),
+            feedback=feedback,
+            lengths=lengths,
+            _analysis=("steps", 0.0) if analysing else None,
+        )
         end = i - i % clock + clock
         stop = worker.Worker._quiet_end(fake, i, end)
         assert stop >= end and stop % clock == 0 and stop <= max(end, i + worker.QUIET_MAX)
-        if pending:
+        if pending or analysing:
             assert stop == end
         for boundary in range(end, stop, clock):
             assert boundary % RESTART_EVERY, (i, stop)
             assert not copy.copy(lengths).check(boundary), (i, stop, limit, lengths.mark)
         extended += stop > end
     assert extended > 1000, "most intervals run on past their first boundary"
-    other = SimpleNamespace(counting=SimpleNamespace(pending=False), feedback=object(), lengths=None)
+    other = SimpleNamespace(counting=SimpleNamespace(pending=False), feedback=object(), lengths=None, _analysis=None)
     assert worker.Worker._quiet_end(other, 100, 128) == 128, "a feedback of another kind: every boundary"

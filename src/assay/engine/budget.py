@@ -8,10 +8,12 @@ while it runs nothing is fuzzed.  A slow input can cost a second a run, and its
 confirmation many runs: unbounded, it stood a campaign still for most of its
 budget.  So that work is *earned*: it may take at most :data:`ANALYSIS_SHARE`
 of the time the loop has spent fuzzing so far (a tenth: the loop keeps at
-least 10/11 of its rate whatever it finds).  Work that cannot be afforded now
-waits (:mod:`assay.engine.worker` keeps it and advances it at clock boundaries
-as the loop earns time); work that is started is accounted run by run, so the
-share is overshot by at most one run whose cost was under-predicted.
+least 10/11 of its rate whatever it finds).  A slow suspect's analysis that
+cannot be afforded now waits (:mod:`assay.engine.worker` keeps it and advances
+it, one predicted run at a time, at clock boundaries as the loop earns time), so
+the share is overshot by at most one run whose cost was under-predicted; a
+failure's shrinking stops once the allowance is spent (after a few seconds that
+are always allowed, ``SHRINK_FREE_SECONDS``).
 
 The accounting is the engine's own: seconds of analysis and seconds of loop,
 carried across worker restarts by the plan and reported in the outcome.

@@ -181,6 +181,7 @@ class Worker:
         self.budget = AnalysisBudget(plan.analysis_share, plan.analysis_spent, plan.analysis_loop)
         #: The slow suspect being analysed: (its steps, the predicted seconds of the next one).
         self._analysis: tuple[Generator[float, None, None], float] | None = None
+        self._at = (jr.INITIAL, 0)  # where the analysis' runs are journalled (see _advance_analysis)
         self.analysis_after = plan.analysis_after
         self.analysis_unfinished = plan.analysis_unfinished
 
@@ -189,7 +190,7 @@ class Worker:
         """Execute the rest of the schedule; returns (initial done, generated position)."""
         try:
             done = self._run()
-            self._finish_analysis()
+            self._finish_analysis(done[1])
             return done
         finally:
             self._send_analysis()
@@ -199,7 +200,7 @@ class Worker:
         plan = self.plan
         for pos in range(plan.initial_pos, len(plan.initial)):
             self.case(jr.INITIAL, pos, plan.initial[pos], ["initial"])
-            self._advance_analysis()
+            self._advance_analysis((jr.INITIAL, pos))
             self._tick(pos)
         if plan.replay_only:
             return len(plan.initial), plan.generated_pos
@@ -210,7 +211,7 @@ class Worker:
         while plan.max_cases is None or i < plan.max_cases:
             if i % CLOCK_EVERY == 0:
                 self._collect_count()
-                self._advance_analysis()
+                self._advance_analysis((jr.GENERATED, i - 1))
                 if self._tick(i):
                     break
                 self.feedback.maybe_restart(i)  # restart indices are multiples of CLOCK_EVERY
@@ -712,8 +713,14 @@ class Worker:
         steps = self._slow_steps(phase, pos, data, ops, threshold, elapsed)
         self._analysis = (steps, next(steps))  # up to the first run's prediction: no run yet
 
-    def _advance_analysis(self, finishing: bool = False) -> None:
-        """Run the pending analysis' steps while the analysis budget affords them (all, ``finishing``)."""
+    def _advance_analysis(self, at: tuple[int, int], finishing: bool = False) -> None:
+        """Run the pending analysis' steps while the analysis budget affords them (all, ``finishing``).
+
+        ``at``: the (phase, position) of the last case run.  The steps' runs are journalled
+        there, so a worker that dies in one resumes the schedule after it, not after the
+        suspect (an earlier case: its cases since would run twice).
+        """
+        self._at = at
         while self._analysis is not None:
             steps, predicted = self._analysis
             if not finishing and not self.budget.affords(predicted):
@@ -732,10 +739,10 @@ class Worker:
             finally:
                 self.feedback.pause(False)
 
-    def _finish_analysis(self) -> None:
+    def _finish_analysis(self, generated: int) -> None:
         """At the end of the schedule: finish the pending analysis (within the deadline, if any)."""
         before = self.budget.spent
-        self._advance_analysis(finishing=True)
+        self._advance_analysis((jr.GENERATED, generated - 1), finishing=True)
         self.analysis_after += self.budget.spent - before
 
     def _send_analysis(self) -> None:
@@ -749,7 +756,7 @@ class Worker:
 
         Each step yields the predicted seconds of its next run (see :func:`slow.confirm_steps`).
         """
-        run = lambda d: self._derived(phase, pos, d)  # noqa: E731 - journalled, so a crash is caught
+        run = lambda d: self._derived(*self._at, d)  # noqa: E731 - journalled (see _advance_analysis)
         evidence = yield from slow.confirm_steps(run, data, threshold, self._countable_lines, elapsed)
         if evidence is None:
             return
