@@ -79,6 +79,21 @@ def test_recursion_finding_replays_from_the_cli(tmp_path):
     assert r.returncode == 1, r.stdout + r.stderr
     assert f"signature: {meta['signature']}" in r.stdout
 
+    # promote replays it at the same headroom, and so does the test it writes.
+    r = assay_cli("promote", "--project", ".", "--replays", "2", "--write", str(artifact), cwd=tmp_path)
+    assert r.returncode == 1, r.stdout + r.stderr
+    (emitted,) = (tmp_path / "tests" / "fuzz_regressions").glob("test_deep_recursion_*.py")
+    room = meta["verdict"]["data"]["recursion"]["headroom"]
+    assert f"recursion_headroom={room}" in emitted.read_text()
+    run = subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", str(emitted)],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=300,
+    )
+    assert run.returncode == 1 and "RecursionError" in run.stdout, run.stdout + run.stderr
+
     # Non-vacuity: without the recorded headroom the minimized input (on the edge of the
     # worker's depth) passes under replay's shallower stack.
     del meta["verdict"]["data"]["recursion"]
