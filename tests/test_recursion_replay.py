@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import subprocess
 import sys
 from pathlib import Path
 
-from assay.core.recursion import stack_depth
+import pytest
+
+from assay.core.recursion import headroom, stack_depth
 from assay.core.target import Target
 from assay.engine.execute import recorded_room, run, run_input
 
@@ -61,6 +64,29 @@ def test_recorded_headroom_replays_under_any_stack():
         again = _under(frames, lambda: run_input(target, data, room=room))
         assert again is not None and again.signature == found.signature
         assert recorded_room(again) == room
+
+
+class _Surface:
+    """A callable object target, as an HTTP surface is."""
+
+    def __call__(self, data: bytes) -> None:
+        _deep(data)
+
+
+@pytest.mark.parametrize("fn", [_deep, _Surface(), functools.partial(_deep)], ids=["function", "object", "partial"])
+def test_headroom_is_the_same_whether_python_or_c_calls_the_target(fn):
+    """The worker's loop calls the target from C, so the traceback it gets starts at the
+    target's own frame; ``execute.run`` catches in the calling Python frame.  Both must
+    count from the same caller."""
+    data = (sys.getrecursionlimit() + 10).to_bytes(2, "big")
+    try:
+        fn(data)
+    except RecursionError as exc:
+        caught_in_python = headroom(exc, fn)
+        # What a C caller's catch leaves: the traceback from the target's frame on.
+        caught_in_c = headroom(exc.with_traceback(exc.__traceback__.tb_next), fn)
+    assert caught_in_python == caught_in_c
+    assert caught_in_python == sys.getrecursionlimit() - stack_depth(sys._getframe())
 
 
 def test_recursion_finding_replays_from_the_cli(tmp_path):

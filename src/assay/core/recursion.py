@@ -30,6 +30,7 @@ set does not: two recursions through the same functions are one recursion.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import sys
@@ -68,9 +69,19 @@ def headroom(exc: BaseException, fn: object) -> int:
     tb = exc.__traceback__
     if tb is None:
         return sys.getrecursionlimit()
-    called_from_c = tb.tb_frame.f_code is getattr(fn, "__code__", None)
+    called_from_c = tb.tb_frame.f_code is _entry_code(fn)
     base = stack_depth(tb.tb_frame) - 1 if called_from_c else stack_depth(tb.tb_frame)
     return sys.getrecursionlimit() - base
+
+
+def _entry_code(fn: object) -> CodeType | None:
+    """The code the first frame of a call of ``fn`` runs (a function, a partial, a callable object)."""
+    while isinstance(fn, functools.partial):
+        fn = fn.func
+    code = getattr(fn, "__code__", None)
+    if code is None and not isinstance(fn, type):
+        code = getattr(getattr(type(fn), "__call__", None), "__code__", None)
+    return code if isinstance(code, CodeType) else None
 
 
 def limit_for(caller: FrameType | None, room: int) -> int:
