@@ -80,7 +80,8 @@ def _entry_code(fn: object) -> CodeType | None:
         fn = fn.func
     code = getattr(fn, "__code__", None)
     if code is None and not isinstance(fn, type):
-        code = getattr(getattr(type(fn), "__call__", None), "__code__", None)
+        call = next((k.__dict__["__call__"] for k in type(fn).__mro__ if "__call__" in k.__dict__), None)
+        code = getattr(call, "__code__", None)
     return code if isinstance(code, CodeType) else None
 
 
