@@ -206,8 +206,14 @@ def _schema_of(doc: Document, op: Operation) -> tuple[dict[str, Any], dict[str, 
     return cached
 
 
-def generate(doc: Document, op: Operation, data: bytes, *, mode: str | None = None) -> Request:
-    """The request for ``op`` that ``data`` decodes to (``mode`` forces one instead of drawing it)."""
+def generate(
+    doc: Document, op: Operation, data: bytes, *, mode: str | None = None, numbers: tuple[int, ...] = ()
+) -> Request:
+    """The request for ``op`` that ``data`` decodes to (``mode`` forces one instead of drawing it).
+
+    ``numbers`` (constants of the app's handlers, :mod:`assay.http.numbers`) are tried
+    often in integer and number fields.
+    """
     source = ByteSource(data)
     mode = mode or _mode(source)
     pick = source.draw_int(0, 255)
@@ -219,10 +225,10 @@ def generate(doc: Document, op: Operation, data: bytes, *, mode: str | None = No
     gen_mode = "adjacent" if mode == "adjacent" else "valid"
     violation = None
     try:
-        made = schemagen.from_bytes(schema, rest, gen_mode, root=root, draft=doc.draft)
+        made = schemagen.from_bytes(schema, rest, gen_mode, root=root, draft=doc.draft, numbers=numbers)
     except schemagen.Unsatisfiable:
         try:
-            made = schemagen.from_bytes(schema, rest, "valid", root=root, draft=doc.draft)
+            made = schemagen.from_bytes(schema, rest, "valid", root=root, draft=doc.draft, numbers=numbers)
         except schemagen.Unsatisfiable:
             made = schemagen.Generated({}, "valid")
         mode = "valid" if mode == "adjacent" else mode
@@ -233,7 +239,7 @@ def generate(doc: Document, op: Operation, data: bytes, *, mode: str | None = No
         values, where = _plant(op, values, hostile, pick)
         violation = where
     elif mode == "edge":
-        values, violation = _edge(op, values, pick, hostile_index)
+        values, violation = _edge(op, values, pick, hostile_index, numbers)
     request = serialize(op, values)
     request.mode, request.violation = mode, violation
     path_values = pv if isinstance(values, dict) and isinstance(pv := values.get("path"), dict) else {}
@@ -256,8 +262,9 @@ def _plant(op: Operation, values: Any, hostile: str, pick: int) -> tuple[Any, st
     return values, f"{location}:{name}"
 
 
-def extremes(schema: Any) -> list[Any]:
-    """Values at the edges of what ``schema`` (a parameter's inline schema) allows."""
+def extremes(schema: Any, numbers: tuple[int, ...] = ()) -> list[Any]:
+    """Values at the edges of what ``schema`` (a parameter's inline schema) allows; for an
+    unbounded integer, small ones and ``numbers`` (the handlers' constants)."""
     if not isinstance(schema, dict):
         return []
     out: list[Any] = []
@@ -269,7 +276,7 @@ def extremes(schema: Any) -> list[Any]:
             value = bound + step if integer or step == 0 else bound + step * 1e-9
             out.append(int(value) if integer else value)
     if integer and not out and "enum" not in schema:
-        out += list(SMALL_INTEGERS)
+        out += list(SMALL_INTEGERS) + [n for n in numbers if n not in SMALL_INTEGERS]
     if isinstance(schema.get("enum"), list) and schema["enum"]:
         out += [schema["enum"][0], schema["enum"][-1]]
     if isinstance(schema.get("maxLength"), int) and "pattern" not in schema and schema["maxLength"] <= 4096:
@@ -279,10 +286,10 @@ def extremes(schema: Any) -> list[Any]:
     return out
 
 
-def _edge(op: Operation, values: Any, pick: int, which: int) -> tuple[Any, str | None]:
+def _edge(op: Operation, values: Any, pick: int, which: int, numbers: tuple[int, ...] = ()) -> tuple[Any, str | None]:
     """``values`` with some parameters set to one of their :func:`extremes` (bit ``k`` of ``pick``
     chooses parameter ``k``; ``which`` picks among each one's extremes)."""
-    slots = [(p.location, p.name, extremes(p.schema)) for p in op.parameters]
+    slots = [(p.location, p.name, extremes(p.schema, numbers)) for p in op.parameters]
     slots = [s for s in slots if s[2]]
     if not slots:
         return values, None

@@ -23,6 +23,7 @@ from assay.harness.define import make_target
 from assay.http import routes as route_table
 from assay.http.callers import Response, app_kind, asgi_startup, call
 from assay.http.conformance import CHECKS, Conformance
+from assay.http.numbers import app_numbers
 from assay.http.openapi import Document, Operation, parse
 from assay.http.request import Request, generate
 from assay.http.select import select
@@ -52,12 +53,13 @@ class HttpSurface:
         self.secret = secret
         self.conformance = conformance
         self.assay_target: Target | None = None
+        self.numbers = app_numbers(app)
 
     def request_for(self, data: bytes) -> tuple[Operation, Request]:
         """The operation and request ``data`` decodes to (nothing is sent)."""
         source = ByteSource(data)
         op = self.operations[source.draw_int(0, len(self.operations) - 1)]
-        return op, generate(self.doc, op, data[source.pos :])
+        return op, generate(self.doc, op, data[source.pos :], numbers=self.numbers)
 
     def send(self, op: Operation, request: Request, *, timeout: float | None = None) -> Response:
         """Send ``request`` to the app and judge the response; returns it when every oracle passes."""

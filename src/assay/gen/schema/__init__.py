@@ -186,11 +186,12 @@ def _run(
     draft: int | None,
     resources: Mapping[str, Any] | None,
     max_depth: int,
+    numbers: tuple[int, ...] = (),
 ) -> Generated:
     if mode not in MODES:
         raise ConfigError(f"mode must be one of {', '.join(MODES)}, not {mode!r}")
     doc, schema = prepare_schema(schema, root, draft, resources)
-    gen = ValueGenerator(doc, draw, max_depth)
+    gen = ValueGenerator(doc, draw, max_depth, numbers)
     if mode == "mixed":
         if draw.chance(0.5):
             try:
@@ -234,16 +235,18 @@ def from_bytes(
     draft: int | None = None,
     resources: Mapping[str, Any] | None = None,
     max_depth: int = DEFAULT_DEPTH,
+    numbers: tuple[int, ...] = (),
 ) -> Generated:
     """Like :func:`generate`, with every choice read from ``data`` (see :class:`ByteSource`).
 
     The engine's byte mutations then become structural mutations, and shorter
     input decodes to simpler values.  When the bytes lead nowhere valid, a
     generator seeded from the bytes' digest takes over, so the result is still
-    a function of ``data`` alone.
+    a function of ``data`` alone.  ``numbers`` are integers integer and number
+    fields try often (with their neighbours): constants of the code under test.
     """
     try:
-        return _run(schema, ByteDraw(ByteSource(data)), mode, root, draft, resources, max_depth)
+        return _run(schema, ByteDraw(ByteSource(data)), mode, root, draft, resources, max_depth, numbers)
     except Unsatisfiable:
         seed = int.from_bytes(hashlib.blake2b(data, digest_size=8).digest(), "big")
-        return _run(schema, RandomDraw(random.Random(seed)), mode, root, draft, resources, max_depth)
+        return _run(schema, RandomDraw(random.Random(seed)), mode, root, draft, resources, max_depth, numbers)

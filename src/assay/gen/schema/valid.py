@@ -48,12 +48,28 @@ _FORMATS: dict[str, tuple[str, ...]] = {
 _TYPES = ("null", "boolean", "integer", "number", "string", "array", "object")
 
 
+#: Out of 16 rolls for an integer: the lower bound, the upper bound, then how many pick a small value
+#: and how many a value from ``numbers`` (a constant of the code under test, or one beside it).
+_ROLLS, _SMALL_ROLLS, _HINT_ROLLS = 16, 4, 4
+#: Small integers are drawn from ``[-SMALL, SMALL]`` (within the schema's bounds).
+SMALL = 10
+
+
 class ValueGenerator:
-    def __init__(self, doc: SchemaDocs, draw: Draw, max_depth: int) -> None:
+    """Values for a schema, each choice read from ``draw``.
+
+    ``numbers`` are integers worth trying in any integer or number field: constants
+    from the code the values are sent to (``100 // (n - 7)`` wants 7), tried along with
+    their neighbours, as often as small values and more often than a uniform draw
+    over the field's range would ever hit them.
+    """
+
+    def __init__(self, doc: SchemaDocs, draw: Draw, max_depth: int, numbers: tuple[int, ...] = ()) -> None:
         self.doc = doc
         self.draw = draw
         self.max_depth = max_depth
         self.checker = Judge(doc)
+        self.numbers = numbers
 
     # -- flattening ----------------------------------------------------------
 
@@ -230,16 +246,7 @@ class ValueGenerator:
                     if integer:
                         raise AttemptFailed("no multiple within the bounds")
                 else:
-                    roll = self.draw.int(0, 9)
-                    if roll == 0:
-                        k = klo
-                    elif roll == 1:
-                        k = khi
-                    elif roll < 5 and klo <= 0 <= khi:
-                        k = self.draw.int(max(klo, -10), min(khi, 10))
-                    else:
-                        k = self.draw.int(klo, khi)
-                    return k * step
+                    return self._integer(klo, khi, step) * step
         span_lo = lo if lo != -math.inf else (hi - 1000.0 if hi != math.inf else -1000.0)
         span_hi = hi if hi != math.inf else span_lo + 2000.0
         value = span_lo + (span_hi - span_lo) * self.draw.real()
@@ -249,6 +256,27 @@ class ValueGenerator:
             m = multiples[0]
             value = round(value / m) * m
         return value
+
+    def _integer(self, klo: int, khi: int, step: int) -> int:
+        """A multiplier ``k`` in ``[klo, khi]`` (the value is ``k * step``): a bound, a small
+        value, a value from :attr:`numbers` or beside one, or any value of the range."""
+        near = [k for n in self.numbers if n % step == 0 for k in (n // step - 1, n // step, n // step + 1)]
+        near = [k for k in dict.fromkeys(near) if klo <= k <= khi]
+        if not near:  # the draws of a generator without numbers, as they always were
+            roll = self.draw.int(0, 9)
+            if roll < 2:
+                return klo if roll == 0 else khi
+            if roll < 5 and klo <= 0 <= khi:
+                return self.draw.int(max(klo, -SMALL), min(khi, SMALL))
+            return self.draw.int(klo, khi)
+        roll = self.draw.int(0, _ROLLS - 1)
+        if roll < 2:
+            return klo if roll == 0 else khi
+        if roll < 2 + _HINT_ROLLS:
+            return near[self.draw.int(0, len(near) - 1)]
+        if roll < 2 + _HINT_ROLLS + _SMALL_ROLLS and klo <= 0 <= khi:
+            return self.draw.int(max(klo, -SMALL), min(khi, SMALL))
+        return self.draw.int(klo, khi)
 
     def _string(self, parts: list[tuple[dict, str]]) -> str:
         lo = max([p["minLength"] for p, _ in parts if isinstance(p.get("minLength"), int)], default=0)
