@@ -232,7 +232,7 @@ class Supervisor:
         o.schedule_digest = jr.digest(self.plan.chain, self.plan.pending).hex()
         o.schedule_count = self.plan.initial_pos + self.plan.generated_pos
         o.cases = o.schedule_count
-        o.corpus_size = len(self.plan.corpus)
+        o.corpus_size = len(self.plan.corpus) - len(self.plan.crash_parents)
         o.findings = list(self.records.values())
         self.timeline.add(o.cases, o.elapsed, o.edges, o.corpus_size)
         o.timeline = self.timeline.as_json()
@@ -402,6 +402,13 @@ class Supervisor:
                     self._write_failed(f"corpus entry {digest(data)}", exc)
             elif not from_initial:
                 self.outcome.corpus_additions.append(digest(data))
+        elif kind == "crash-parent":  # kept for a restarted worker, never stored (see Worker._keep_crashing)
+            _, data, new, pairs, tokens, guards = msg
+            self.plan.crash_parents.append(len(self.plan.corpus))
+            self.plan.corpus.append(data)
+            self.plan.corpus_meta.append((pairs, tokens, guards))
+            self.plan.seen.extend(new)
+            self._count_keys(new)
         elif kind == "stats":
             self.last_stats = msg[1:]
         elif kind == "length":  # byte mode's length limit, so a restarted worker goes on the same way
