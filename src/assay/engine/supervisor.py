@@ -232,7 +232,7 @@ class Supervisor:
         o.schedule_digest = jr.digest(self.plan.chain, self.plan.pending).hex()
         o.schedule_count = self.plan.initial_pos + self.plan.generated_pos
         o.cases = o.schedule_count
-        o.corpus_size = len(self.plan.corpus) - len(self.plan.crash_parents)
+        o.corpus_size = self._corpus_size()
         o.findings = list(self.records.values())
         self.timeline.add(o.cases, o.elapsed, o.edges, o.corpus_size)
         o.timeline = self.timeline.as_json()
@@ -651,10 +651,14 @@ class Supervisor:
         else:
             self.outcome.write_errors_dropped += 1
 
+    def _corpus_size(self) -> int:
+        """Corpus entries, without the crash parents (kept in memory only, see Worker._keep_crashing)."""
+        return len(self.plan.corpus) - len(self.plan.crash_parents)
+
     def _sample(self, now: float) -> int:
         """Add the current state to the timeline; the cases run so far."""
         cases = self.plan.initial_pos + self.plan.generated_pos + self.last_stats[0]
-        self.timeline.add(cases, now - self.started, self.outcome.edges, len(self.plan.corpus))
+        self.timeline.add(cases, now - self.started, self.outcome.edges, self._corpus_size())
         return cases
 
     def _report_progress(self) -> None:
@@ -671,7 +675,7 @@ class Supervisor:
                 self.outcome.edges,
                 self.outcome.lines,
                 self.outcome.features,
-                len(self.plan.corpus),
+                self._corpus_size(),
                 len(self.records),
                 now - self.started,
                 left,
