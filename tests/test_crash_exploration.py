@@ -6,16 +6,25 @@ Campaigns are capped by cases; the non-vacuity test switches the mechanism off
 
 from __future__ import annotations
 
+import random
+from pathlib import Path
+
 import pytest
 
 import crash_exploration_targets as cet
 from assay.engine.campaign import CampaignOptions, run_campaign
+from assay.engine.generate import InputSource
 from assay.harness.define import make_target
 
 CASES = 10000
 
 
 def _kinds(tmp_path, seed: int) -> set[str]:
+    kinds, _ = _campaign(tmp_path, seed)
+    return kinds
+
+
+def _campaign(tmp_path, seed: int) -> tuple[set[str], Path]:
     options = CampaignOptions(
         corpus_root=str(tmp_path / f"corpus{seed}"),
         artifact_root=str(tmp_path / f"artifacts{seed}"),
@@ -25,7 +34,7 @@ def _kinds(tmp_path, seed: int) -> set[str]:
     )
     target = make_target(cet.bug_behind_bug, seeds=[b"hello"], max_len=64)
     (outcome,) = run_campaign([target], options).targets
-    return {f.signature.split("@")[0] for f in outcome.findings}
+    return {f.signature.split("@")[0] for f in outcome.findings}, tmp_path / f"corpus{seed}"
 
 
 FIRST, SECOND = "panic:builtins.KeyError", "panic:builtins.ZeroDivisionError"
@@ -45,3 +54,30 @@ def test_without_crash_parents_the_second_bug_stays_hidden(tmp_path, monkeypatch
     monkeypatch.setattr(worker, "CRASH_PARENTS", 0)
     found = [_kinds(tmp_path, seed) for seed in (1, 2, 3)]
     assert all(kinds == {FIRST} for kinds in found), found
+
+
+@pytest.mark.campaign
+def test_crash_parents_are_never_written_to_the_corpus_folder(tmp_path):
+    kinds, corpus = _campaign(tmp_path, 1)
+    assert kinds == {FIRST, SECOND}
+    stored = [p.read_bytes() for p in corpus.rglob("*.input")]
+    assert stored  # the non-failing entries are there
+    for data in stored:
+        cet.bug_behind_bug(data)  # a later campaign replays these: none may fail
+
+
+def _troubled(crashing: bool, wedge: bool = False) -> int:
+    """Trouble of an entry after 50 of its children re-found a known failure (or hung)."""
+    source = InputSource(64, [])
+    source.add(b"REC:A", crashing=crashing)
+    rng = random.Random(0)
+    for _ in range(50):
+        source.next(rng)
+        source.failed(known=not wedge, wedge=wedge)
+    return source.trouble[0]
+
+
+def test_children_re_finding_their_crash_parents_bug_do_not_count_against_it():
+    assert _troubled(crashing=True) == 0
+    assert _troubled(crashing=False) > 0  # an ordinary parent is passed over for it
+    assert _troubled(crashing=True, wedge=True) > 0  # a hang still costs a whole timeout
