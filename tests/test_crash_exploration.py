@@ -19,12 +19,16 @@ from assay.harness.define import make_target
 CASES = 10000
 
 
-def _kinds(tmp_path, seed: int) -> set[str]:
-    kinds, _ = _campaign(tmp_path, seed)
+#: Two shapes: both bugs in one function; the second in the function after the first's.
+TARGETS = [cet.bug_behind_bug, cet.bug_after_bug]
+
+
+def _kinds(tmp_path, seed: int, fn=cet.bug_behind_bug) -> set[str]:
+    kinds, _ = _campaign(tmp_path, seed, fn)
     return kinds
 
 
-def _campaign(tmp_path, seed: int) -> tuple[set[str], Path]:
+def _campaign(tmp_path, seed: int, fn=cet.bug_behind_bug) -> tuple[set[str], Path]:
     options = CampaignOptions(
         corpus_root=str(tmp_path / f"corpus{seed}"),
         artifact_root=str(tmp_path / f"artifacts{seed}"),
@@ -32,8 +36,9 @@ def _campaign(tmp_path, seed: int) -> tuple[set[str], Path]:
         seed=seed,
         shrink_cases=64,
     )
-    target = make_target(cet.bug_behind_bug, seeds=[b"hello"], max_len=64)
+    target = make_target(fn, seeds=[b"hello"], max_len=64)
     (outcome,) = run_campaign([target], options).targets
+    assert len({f.bug for f in outcome.findings}) == len(outcome.findings)  # each bug its own group
     return {f.signature.split("@")[0] for f in outcome.findings}, tmp_path / f"corpus{seed}"
 
 
@@ -41,18 +46,20 @@ FIRST, SECOND = "panic:builtins.KeyError", "panic:builtins.ZeroDivisionError"
 
 
 @pytest.mark.campaign
-def test_a_second_bug_behind_the_first_is_found_as_its_own_group(tmp_path):
-    found = [_kinds(tmp_path, seed) for seed in (1, 2, 3)]
+@pytest.mark.parametrize("fn", TARGETS, ids=lambda fn: fn.__name__)
+def test_a_second_bug_behind_the_first_is_found_as_its_own_group(tmp_path, fn):
+    found = [_kinds(tmp_path / str(seed), seed, fn) for seed in (1, 2, 3)]
     assert all(FIRST in kinds for kinds in found)
     assert sum(kinds == {FIRST, SECOND} for kinds in found) >= 2, found
 
 
 @pytest.mark.campaign
-def test_without_crash_parents_the_second_bug_stays_hidden(tmp_path, monkeypatch):
+@pytest.mark.parametrize("fn", TARGETS, ids=lambda fn: fn.__name__)
+def test_without_crash_parents_the_second_bug_stays_hidden(tmp_path, monkeypatch, fn):
     from assay.engine import worker
 
     monkeypatch.setattr(worker, "CRASH_PARENTS", 0)
-    found = [_kinds(tmp_path, seed) for seed in (1, 2, 3)]
+    found = [_kinds(tmp_path / str(seed), seed, fn) for seed in (1, 2, 3)]
     assert all(kinds == {FIRST} for kinds in found), found
 
 
