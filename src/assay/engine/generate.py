@@ -89,6 +89,7 @@ class InputSource:
         self.children: list[int] = []  # per entry: children generated from it
         self.trouble: list[int] = []  # per entry: children that only re-found a known failure (wedges weigh more)
         self.quiet: set[int] = set()  # entries kept only for their cost (see add)
+        self.crashing: set[int] = set()  # entries that trigger a known bug (see add)
 
     def add(
         self,
@@ -97,15 +98,20 @@ class InputSource:
         tokens: Iterable[bytes] = (),
         guards: Iterable[tuple[int, str, int]] = (),
         quiet: bool = False,
+        crashing: bool = False,
     ) -> None:
         """Add a corpus entry, its comparison replacements, dictionary tokens and guards.
 
         With a strategy, the entry's parsed structure is kept too.  A ``quiet`` entry
         (one kept only for its cost) is never drawn as one of the newest: costly
-        entries are long, and long parents would slow every case down.
+        entries are long, and long parents would slow every case down.  A ``crashing``
+        entry triggers a bug (AFL's crash exploration): its children re-finding that
+        bug is what they are expected to do, and does not count against it.
         """
         if quiet:
             self.quiet.add(len(self.corpus))
+        if crashing:
+            self.crashing.add(len(self.corpus))
         self.corpus.append(data)
         self.children.append(0)
         self.trouble.append(0)
@@ -235,8 +241,10 @@ class InputSource:
             if pair in self.cmp_pairs[index]:
                 self.cmp_pairs[index].remove(pair)
             self.last_pair = None
-        if (known or wedge) and self.last_parent is not None and self.last_parent < len(self.trouble):
-            self.trouble[self.last_parent] += WEDGE_WEIGHT if wedge else 1
+        parent = self.last_parent
+        if (known or wedge) and parent is not None and parent < len(self.trouble):
+            if wedge or parent not in self.crashing:
+                self.trouble[parent] += WEDGE_WEIGHT if wedge else 1
 
     def forget(self, failing: bytes) -> None:
         """Drop every comparison replacement that turns a corpus entry into ``failing``.

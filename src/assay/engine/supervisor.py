@@ -249,7 +249,7 @@ class Supervisor:
         o.schedule_digest = jr.digest(self.plan.chain, self.plan.pending).hex()
         o.schedule_count = self.plan.initial_pos + self.plan.generated_pos
         o.cases = o.schedule_count
-        o.corpus_size = len(self.plan.corpus)
+        o.corpus_size = self._corpus_size()
         o.findings = list(self.records.values())
         o.analysis_seconds, o.loop_seconds = self.plan.analysis_spent, self.plan.analysis_loop
         o.analysis_after, o.analysis_unfinished = self.plan.analysis_after, self.plan.analysis_unfinished
@@ -421,6 +421,13 @@ class Supervisor:
                     self._write_failed(f"corpus entry {digest(data)}", exc)
             elif not from_initial:
                 self.outcome.corpus_additions.append(digest(data))
+        elif kind == "crash-parent":  # kept for a restarted worker, never stored (see Worker._keep_crashing)
+            _, data, new, pairs, tokens, guards = msg
+            self.plan.crash_parents.append(len(self.plan.corpus))
+            self.plan.corpus.append(data)
+            self.plan.corpus_meta.append((pairs, tokens, guards))
+            self.plan.seen.extend(new)
+            self._count_keys(new)
         elif kind == "stats":
             self.last_stats = msg[1:]
         elif kind == "analysis":  # its cost so far, so a restarted worker goes on within the same bound
@@ -666,10 +673,14 @@ class Supervisor:
         else:
             self.outcome.write_errors_dropped += 1
 
+    def _corpus_size(self) -> int:
+        """Corpus entries, without the crash parents (kept in memory only, see Worker._keep_crashing)."""
+        return len(self.plan.corpus) - len(self.plan.crash_parents)
+
     def _sample(self, now: float) -> int:
         """Add the current state to the timeline; the cases run so far."""
         cases = self.plan.initial_pos + self.plan.generated_pos + self.last_stats[0]
-        self.timeline.add(cases, now - self.started, self.outcome.edges, len(self.plan.corpus))
+        self.timeline.add(cases, now - self.started, self.outcome.edges, self._corpus_size())
         return cases
 
     def _report_progress(self) -> None:
@@ -686,7 +697,7 @@ class Supervisor:
                 self.outcome.edges,
                 self.outcome.lines,
                 self.outcome.features,
-                len(self.plan.corpus),
+                self._corpus_size(),
                 len(self.records),
                 now - self.started,
                 left,

@@ -91,6 +91,11 @@ COUNT_BUDGET = 64
 #: timeout is checked for super-linear cost (replays and pumping) and reported
 #: as a ``slow`` finding if it is; the schedule does not depend on it.
 IMPLICIT_SLOW_SHARE = 0.125
+#: Crash exploration (AFL's): a failing input (not a hang) that showed new coverage or
+#: a new outcome stays a mutation parent, so a second bug behind the first one's trigger
+#: (the first fires on most inputs that reach it) is still reached.  At most this many
+#: such parents per campaign (0: off), so a shallow frequent crash cannot fill the corpus.
+CRASH_PARENTS = 32
 
 #: What ``_cmutate.HotLoop.run`` hands back: cases done, or a case for Python to
 #: generate and run, to repair, or to judge, or what a signal handler raised.
@@ -129,6 +134,7 @@ class WorkerPlan:
     analysis_loop: float = 0.0  # ...and fuzzing
     analysis_after: float = 0.0  # of analysis_spent: seconds spent finishing it after the schedule ended
     analysis_unfinished: int = 0  # suspects left unanalysed when the budget ran out
+    crash_parents: list[int] = field(default_factory=list)  # corpus indices of the failing parents (CRASH_PARENTS)
 
 
 class Worker:
@@ -139,8 +145,10 @@ class Worker:
         self.journal = journal
         self.send = send
         self.source = InputSource(plan.target.max_len, plan.dictionary, plan.strategy)
-        for entry, (pairs, tokens, guards) in zip(plan.corpus, plan.corpus_meta):
-            self.source.add(entry, pairs, tokens, guards)
+        crashing = set(plan.crash_parents)
+        for index, (entry, (pairs, tokens, guards)) in enumerate(zip(plan.corpus, plan.corpus_meta)):
+            self.source.add(entry, pairs, tokens, guards, crashing=index in crashing)
+        self.crash_parents = len(crashing)
         for fatal in plan.fatal_inputs:
             self.source.forget(fatal)
         self.seen_features: set[Hashable] = {
@@ -630,8 +638,11 @@ class Worker:
                         verdict,
                         lambda: wedges.held_frames(lambda: execute.run(self.target, data), self.target.timeout),
                     )
-            self.source.failed(known=verdict.signature in self.known, wedge=verdict.oracle == "wedge")
+            wedge = verdict.oracle == "wedge"
+            self.source.failed(known=verdict.signature in self.known, wedge=wedge)
             self.finding(phase, pos, data, ops, verdict)
+            if new and not wedge and self.crash_parents < CRASH_PARENTS and data not in self._in_corpus:
+                self._keep_crashing(phase, pos, data, new)
         elif new:
             self.count_misses = 0
             self._in_corpus.add(data)
@@ -645,6 +656,20 @@ class Worker:
             if phase == jr.GENERATED and self.lengths is not None:
                 self.lengths.new_coverage(pos)
                 self.send(("length", self.lengths.limit, self.lengths.mark))
+
+    def _keep_crashing(self, phase: int, pos: int, data: bytes, new: list) -> None:
+        """Keep a failing input that showed something new as a parent (crash exploration).
+
+        Its comparison log is analysed like any entry's: the comparisons only inputs
+        past the first bug's trigger reach are what the next bug's input needs.  The
+        parent keeps it for a restarted worker but never stores it as a corpus entry
+        (it is an artifact's input, and would fail on every later campaign's replay).
+        """
+        self.crash_parents += 1
+        self._in_corpus.add(data)
+        pairs, tokens, guards = self._analyse(phase, pos, data)
+        self.source.add(data, pairs, tokens, guards, crashing=True)
+        self.send(("crash-parent", data, new, pairs, tokens, guards))
 
     def _reload(self, position: int) -> None:
         """Import entries other jobs wrote to the shared corpus (libFuzzer's -reload).
