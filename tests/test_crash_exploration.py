@@ -16,30 +16,34 @@ from assay.engine.campaign import CampaignOptions, run_campaign
 from assay.engine.generate import InputSource
 from assay.harness.define import make_target
 
-CASES = 10000
+CASES = 2000
 
 
 #: Two shapes: both bugs in one function; the second in the function after the first's.
 TARGETS = [cet.bug_behind_bug, cet.bug_after_bug]
 
 
-def _kinds(tmp_path, seed: int, fn=cet.bug_behind_bug) -> set[str]:
-    kinds, _ = _campaign(tmp_path, seed, fn)
-    return kinds
+def _kinds(tmp_path, seed: int, fn=cet.bug_behind_bug, cases: int = CASES) -> set[str]:
+    return {f.signature.split("@")[0] for f in _outcome(tmp_path, seed, fn, cases).findings}
 
 
 def _campaign(tmp_path, seed: int, fn=cet.bug_behind_bug) -> tuple[set[str], Path]:
+    outcome = _outcome(tmp_path, seed, fn)
+    return {f.signature.split("@")[0] for f in outcome.findings}, tmp_path / f"corpus{seed}"
+
+
+def _outcome(tmp_path, seed: int, fn, cases: int = CASES):
     options = CampaignOptions(
         corpus_root=str(tmp_path / f"corpus{seed}"),
         artifact_root=str(tmp_path / f"artifacts{seed}"),
-        max_cases=CASES,
+        max_cases=cases,
         seed=seed,
         shrink_cases=64,
     )
     target = make_target(fn, seeds=[b"hello"], max_len=64)
     (outcome,) = run_campaign([target], options).targets
     assert len({f.bug for f in outcome.findings}) == len(outcome.findings)  # each bug its own group
-    return {f.signature.split("@")[0] for f in outcome.findings}, tmp_path / f"corpus{seed}"
+    return outcome
 
 
 FIRST, SECOND = "panic:builtins.KeyError", "panic:builtins.ZeroDivisionError"
@@ -59,8 +63,20 @@ def test_without_crash_parents_the_second_bug_stays_hidden(tmp_path, monkeypatch
     from assay.engine import worker
 
     monkeypatch.setattr(worker, "CRASH_PARENTS", 0)
-    found = [_kinds(tmp_path / str(seed), seed, fn) for seed in (1, 2, 3)]
+    found = [_kinds(tmp_path / str(seed), seed, fn, 10 * CASES) for seed in (1, 2, 3)]
     assert all(kinds == {FIRST} for kinds in found), found
+
+
+@pytest.mark.campaign
+def test_with_worker_restarts_the_second_bug_is_found_and_the_schedule_stays_a_function_of_the_seed(tmp_path):
+    # An input that ends the process restarts the worker (several times per campaign):
+    # the parent hands the crash parents to each new worker, which goes on the same way.
+    outcomes = [_outcome(tmp_path / str(seed), seed, cet.bug_behind_bug_and_exit, CASES) for seed in (1, 2, 3)]
+    kinds = [{f.signature.split("@")[0] for f in o.findings} for o in outcomes]
+    assert all("crash:exit:3" in k for k in kinds)
+    assert sum({FIRST, SECOND} <= k for k in kinds) >= 2, kinds
+    again = _outcome(tmp_path / "again", 1, cet.bug_behind_bug_and_exit, CASES)
+    assert again.schedule_digest == outcomes[0].schedule_digest
 
 
 @pytest.mark.campaign
