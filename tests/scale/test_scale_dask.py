@@ -188,7 +188,7 @@ def test_cli_on_an_existing_scheduler_matches_local_shards(tmp_path, client):
 
 def test_missing_dask_and_stray_scheduler_are_exit_2(tmp_path, monkeypatch):
     monkeypatch.setitem(sys.modules, "dask.distributed", None)
-    with pytest.raises(ConfigError, match=r"pip install 'assay\[dask\]'"):
+    with pytest.raises(ConfigError, match=r"pip install 'dask\[distributed\]>=2024'"):
         import_distributed()
     r = subprocess.run(
         [
