@@ -16,6 +16,7 @@ import shutil
 import subprocess
 import sys
 import sysconfig
+from importlib import metadata
 from pathlib import Path
 
 import pytest
@@ -118,7 +119,7 @@ def test_the_workflow_install_step_installs_assay_in_a_fresh_venv(tmp_path):
 
 def test_the_source_follows_what_pip_recorded():
     """PEP 610 records: a git install gives a git URL at its commit; an index install a pin."""
-    from assay.scaffold.install_source import _from_direct_url
+    from assay.scaffold.install_source import _checkout_of, _from_direct_url
 
     git = {"url": "https://github.com/o/assay.git", "vcs_info": {"vcs": "git", "commit_id": "ab12cd"}}
     assert _from_direct_url(json.dumps(git)) == "git+https://github.com/o/assay.git@ab12cd"
@@ -130,4 +131,9 @@ def test_the_source_follows_what_pip_recorded():
     assert _from_direct_url(None) is None and _from_direct_url("not json") is None
     # Run from this checkout's src/, the source is the checkout itself.
     assert install_source(ROOT / "src" / "assay" / "__init__.py") == str(ROOT)
-    assert install_source(Path(sys.prefix) / "lib" / "site-packages" / "assay" / "__init__.py") != str(ROOT)
+    # An installed copy is no checkout: its source is what pip recorded (here, whatever installed
+    # the test venv's assay), never the folder the copy happens to sit in.
+    installed = Path(sys.prefix) / "lib" / "site-packages" / "assay" / "__init__.py"
+    assert _checkout_of(installed) is None
+    recorded = _from_direct_url(metadata.distribution("assay").read_text("direct_url.json"))
+    assert install_source(installed) == (recorded or f"assay=={metadata.version('assay')}")
