@@ -10,25 +10,25 @@ from typing import Any
 SEED_MIN, SEED_MAX = -(2**63), 2**64 - 1
 
 
-def positive_int(text: str) -> int:
+def _whole_number(text: str, least: int, bound: str) -> int:
+    """``text`` as a whole number of at least ``least``; ``bound`` says the bound in the error."""
     try:
         value = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{text!r} must be at least 1")
+    if value < least:
+        raise argparse.ArgumentTypeError(f"{text!r} must be {bound}")
     return value
+
+
+def positive_int(text: str) -> int:
+    """A whole number of 1 or more."""
+    return _whole_number(text, 1, "at least 1")
 
 
 def count(text: str) -> int:
     """A whole number of 0 or more."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"{text!r} must be 0 or more")
-    return value
+    return _whole_number(text, 0, "0 or more")
 
 
 def percent(text: str) -> float:

@@ -60,19 +60,7 @@ def find_root(start: str | os.PathLike[str]) -> Path:
     start = Path(start).resolve()
     if (start / "pyproject.toml").is_file() or (start / "fuzz").is_dir():
         return start
-    nearest = None
-    for folder in start.parents:
-        pyproject = folder / "pyproject.toml"
-        if not pyproject.is_file():
-            continue
-        try:
-            text = pyproject.read_text("utf-8", errors="replace")
-        except OSError:
-            continue
-        if "[tool.assay]" in text or "[tool.assay." in text:
-            return folder
-        nearest = nearest or folder
-    return nearest or start
+    return _nearest_project(start.parents) or start
 
 
 def project_holding(path: str | os.PathLike[str]) -> Path | None:
@@ -83,8 +71,13 @@ def project_holding(path: str | os.PathLike[str]) -> Path | None:
     a file there says: it is the folder a user would ``cd`` into to run the command.
     """
     start = Path(path).resolve()
+    return _nearest_project([start, *start.parents] if start.is_dir() else start.parents)
+
+
+def _nearest_project(folders: Iterable[Path]) -> Path | None:
+    """The first of ``folders`` whose ``pyproject.toml`` has ``[tool.assay]``, else the first with any."""
     nearest = None
-    for folder in [start, *start.parents] if start.is_dir() else list(start.parents):
+    for folder in folders:
         pyproject = folder / "pyproject.toml"
         if not pyproject.is_file():
             continue

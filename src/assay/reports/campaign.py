@@ -143,11 +143,11 @@ def progress_line(p: Progress) -> str:
 def analysis_fields(t: TargetOutcome) -> dict[str, Any]:
     """The cost of the work done for findings (assay.engine.budget), for the JSON report."""
     return {
-        "seconds": round(getattr(t, "analysis_seconds", 0.0), 3),
-        "share": round(getattr(t, "analysis_share", 0.0), 4),
-        "bound": getattr(t, "analysis_bound", None),
-        "after_schedule_seconds": round(getattr(t, "analysis_after", 0.0), 3),
-        "unfinished": getattr(t, "analysis_unfinished", 0),
+        "seconds": round(t.analysis_seconds, 3),
+        "share": round(t.analysis_share, 4),
+        "bound": t.analysis_bound,
+        "after_schedule_seconds": round(t.analysis_after, 3),
+        "unfinished": t.analysis_unfinished,
     }
 
 
