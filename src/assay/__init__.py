@@ -24,6 +24,7 @@ from assay.core.target import REGISTRY, Target
 from assay.core.version import __version__
 from assay.gen.bytesource import ByteSource
 from assay.gen.strategy import Strategy, get_strategy, register_strategy
+from assay.harness.arguments import Arguments
 from assay.harness.define import target
 from assay.harness.tables import register_table_loader
 from assay.promote.backends import register_backend
@@ -36,6 +37,7 @@ if TYPE_CHECKING:  # imported lazily at run time (__getattr__ and the wiring bel
     from assay.store.artifacts import Artifact
 
 __all__ = [
+    "Arguments",
     "AssayError",
     "ArtifactError",
     "ByteSource",

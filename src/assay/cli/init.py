@@ -76,22 +76,41 @@ def cmd_init(args: argparse.Namespace) -> int:
 
 
 def _scaffold(root: Path, force: bool) -> list[str]:
-    """Write fuzz/<example>.py and [tool.assay] where missing; one line per thing done or kept."""
-    from assay.scaffold.project import has_targets_configured, packaging_table, plan_example, table_text
+    """Write fuzz/<targets>.py and [tool.assay] where missing; one line per thing done, kept or decided."""
+    from assay.scaffold.project import (
+        has_targets_configured,
+        packaging_table,
+        plan_example,
+        suggested_command,
+        table_text,
+    )
+    from assay.scaffold.trial import trial
     from assay.store.atomic import write_bytes
 
     table = table_text(root)  # checked before anything is written
     lines = []
+    targets = 1
     if has_targets_configured(root):
         lines.append("kept [tool.assay] targets in pyproject.toml (no example target written)")
     else:
         example = plan_example(root)
+        targets = max(1, example.targets)
+        lines += example.decisions
         if example.path.exists() and not force:
             lines.append(f"kept {example.path} (it exists; --force rewrites it)")
         else:
             write_bytes(example.path, example.text.encode("utf-8"))
-            what = f"{example.package}.{example.entry}" if example.entry else "json.loads: edit it to call your code"
-            lines.append(f"wrote {example.path} (an example target calling {what})")
+            if example.targets:
+                lines.append(f"wrote {example.path} ({example.targets} targets)")
+                results = trial(example.path, root)
+                lines += [f"  {r.line()}" for r in results]
+                broken = [r.target for r in results if not r.runs]
+                if broken:
+                    lines.append(
+                        f"{len(broken)} target(s) cannot run ({', '.join(broken)}): fix them in {example.path}"
+                    )
+            else:
+                lines.append(f"wrote {example.path} (an example target calling json.loads: edit it to call your code)")
     if table is None:
         lines.append("kept the [tool.assay] table in pyproject.toml")
     else:
@@ -102,5 +121,5 @@ def _scaffold(root: Path, force: bool) -> list[str]:
     if packaging is not None:
         write_bytes(pyproject, packaging[0].encode("utf-8"))
         lines.append(packaging[1])
-    lines.append("next: assay fuzz --fuzz-cases 2000   (assay targets lists each target and what it watches)")
+    lines.append(f"next: {suggested_command(targets)}   (assay targets lists each target and what it watches)")
     return lines

@@ -26,7 +26,9 @@ class Target:
     """One fuzz target: a callable taking ``bytes`` plus the settings that judge it.
 
     ``expected`` are exception classes that are a correct rejection of bad input;
-    any other exception is a ``panic``.  ``sources`` names the files, directories or
+    any other exception is a ``panic``.  ``expected_from`` (module names and
+    project folders) accepts a built-in exception of those classes only when the
+    project's own code raised it (see :mod:`assay.core.provenance`).  ``sources`` names the files, directories or
     modules whose code gives coverage feedback (default: the file defining the
     target plus ``implied_sources``, the project's packages and the libraries they
     call into, which discovery fills in with ``scope_reasons``: entry -> why it is watched).  ``strategy`` names a structured generation strategy (``"http1@1"``).
@@ -35,6 +37,7 @@ class Target:
     name: str
     fn: Callable[[bytes], Any]
     expected: tuple[type[BaseException], ...] = ()
+    expected_from: tuple[str, ...] = ()
     sources: tuple[str, ...] = ()
     max_len: int = DEFAULT_MAX_LEN
     seeds: tuple[bytes, ...] = ()
@@ -70,6 +73,7 @@ class Target:
         return {
             "name": self.name,
             "expected": [qualified_name(e) for e in self.expected],
+            "expected_from": list(self.expected_from),
             "sources": list(self.sources or self.implied_sources),
             "sources_from": "sources=" if self.sources else "imports" if self.implied_sources else "harness file",
             "scope": self.scope(),

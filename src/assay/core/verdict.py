@@ -17,6 +17,7 @@ from typing import Any
 
 from assay.core.location import is_assay_file
 from assay.core.observe import OracleFailure
+from assay.core.provenance import library_escape
 from assay.core.recursion import cycle_key, module_name, recursion_cycle
 
 #: How many innermost frames of the code under test make up a panic key.
@@ -177,7 +178,9 @@ def frames_key(frames: tuple[Frame, ...] | list[Frame]) -> str:
     return "<".join(f.identity for f in frames[:KEY_FRAMES]) or "?"
 
 
-def classify(exc: BaseException, expected: tuple[type[BaseException], ...]) -> Verdict | None:
+def classify(
+    exc: BaseException, expected: tuple[type[BaseException], ...], expected_from: tuple[str, ...] = ()
+) -> Verdict | None:
     """Judge an exception a target raised: ``None`` when it is an expected rejection.
 
     An :class:`~assay.core.observe.OracleFailure` is a finding of its own oracle tag (its
@@ -192,7 +195,8 @@ def classify(exc: BaseException, expected: tuple[type[BaseException], ...]) -> V
         info = exception_info(exc)
         key = exc.name + (f"/{exc.kind}" if exc.kind else "")
         return Verdict(exc.oracle, key, exc.detail, info, {**dict(exc.data), **_example_data(exc)})
-    if expected and isinstance(exc, expected):
+    escape = library_escape(exc, expected_from) if expected and isinstance(exc, expected) else None
+    if expected and isinstance(exc, expected) and escape is None:
         return None
     if isinstance(exc, AssertionError):
         info = exception_info(exc)
@@ -200,7 +204,8 @@ def classify(exc: BaseException, expected: tuple[type[BaseException], ...]) -> V
         return Verdict("invariant", f"assert@{where}", info.message, info, _example_data(exc))
     info = exception_info(exc)
     where = cycle_key(info.cycle) if info.cycle else frames_key(info.frames)
-    return Verdict("panic", f"{info.type}@{where}", info.message, info, _example_data(exc))
+    detail = f"{info.message} [{escape.describe()}]" if escape else info.message
+    return Verdict("panic", f"{info.type}@{where}", detail, info, _example_data(exc))
 
 
 def _statement_tag(frame: Frame) -> str:

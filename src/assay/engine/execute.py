@@ -158,18 +158,18 @@ def judge(exc: BaseException, target: Target, fresh: bool = False) -> Verdict | 
     from assay.core.observe import OracleFailure
 
     if isinstance(exc, OracleFailure):
-        return classify(exc, target.expected)
+        return classify(exc, target.expected, target.expected_from)
     codes = []
     tb = exc.__traceback__
     while tb is not None:
         codes.append((tb.tb_frame.f_code, tb.tb_lineno))
         tb = tb.tb_next
-    key = (target.name, target.expected, type(exc), tuple(codes))
+    key = (target.name, target.expected, target.expected_from, type(exc), tuple(codes))
     if not fresh:
         known = _KNOWN.get(key)
         if known is not None:
             return known
-    verdict = classify(exc, target.expected)
+    verdict = classify(exc, target.expected, target.expected_from)
     if verdict is not None and len(_KNOWN) < MAX_KNOWN_FAILURES:
         _KNOWN[key] = verdict
     return verdict

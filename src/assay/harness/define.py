@@ -13,9 +13,11 @@ import inspect
 import math
 import os
 from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
 from typing import Any
 
 from assay.core.allowance import parse_allow
+from assay.core.config import project_holding
 from assay.core.errors import ConfigError, TargetError
 from assay.core.target import (
     DEFAULT_MAX_LEN,
@@ -62,6 +64,7 @@ def make_target(
     *,
     name: str | None = None,
     expected: Iterable[type[BaseException]] = (),
+    expected_from: str | Iterable[str] = (),
     sources: Sequence[str] = (),
     max_len: int = DEFAULT_MAX_LEN,
     seeds: Iterable[bytes] = (),
@@ -82,6 +85,11 @@ def make_target(
     defining file) makes the target's strategy generate JSON documents for it,
     ``schema_mode`` ``"valid"``, ``"adjacent"`` or ``"both"`` (see
     :mod:`assay.gen.schema.strategy`); it replaces ``strategy``.
+
+    ``expected_from`` (``"project"``, or module names) makes a built-in exception
+    of an ``expected`` class expected only when the project's own code raised it:
+    ``"project"`` is the code in the folder of the project defining the target
+    (outside installed packages), a module name covers its submodules too.
     """
     tname = name or getattr(func, "__name__", None)
     if not tname or not isinstance(tname, str):
@@ -127,6 +135,7 @@ def make_target(
         defined_in = inspect.getsourcefile(inspect.unwrap(func)) or ""
     except TypeError:
         defined_in = ""
+    owners = _owners(expected_from, defined_in, tname)
     if schema is not None:
         if strategy is not None:
             raise TargetError(f"target {tname!r}: give schema=... or strategy=..., not both")
@@ -143,6 +152,7 @@ def make_target(
         name=tname,
         fn=func,
         expected=exp,
+        expected_from=owners,
         sources=tuple(sources),
         max_len=max_len,
         seeds=seed_list,
@@ -156,6 +166,25 @@ def make_target(
         extra=dict(extra or {}),
         allow=allow,
     )
+
+
+def _owners(expected_from: str | Iterable[str], defined_in: str, tname: str) -> tuple[str, ...]:
+    """``expected_from`` as module names and absolute folders (``"project"``: the defining project's folder)."""
+    entries = (expected_from,) if isinstance(expected_from, str) else tuple(expected_from)
+    owners = []
+    for entry in entries:
+        if entry == "project":
+            if not defined_in:
+                raise TargetError(f"target {tname!r}: expected_from='project' needs a target defined in a file")
+            here = Path(defined_in).resolve()
+            owners.append(str(project_holding(here) or here.parent))
+        elif isinstance(entry, str) and entry and all(part.isidentifier() for part in entry.split(".")):
+            owners.append(entry)
+        else:
+            raise TargetError(
+                f"target {tname!r}: expected_from=... holds {entry!r}; use 'project' or module names like 'mypkg'"
+            )
+    return tuple(owners)
 
 
 def _number(tname: str, setting: str, value: Any) -> None:

@@ -1,0 +1,120 @@
+"""The text of the target file ``assay init`` writes: one target per picked function, plus round trips and twins."""
+
+from __future__ import annotations
+
+from assay.scaffold.arguments import with_rest
+from assay.scaffold.contract import Expected
+from assay.scaffold.pairs import RoundTrip, Twins
+from assay.scaffold.selection import Picked
+
+HEADER = '''"""Fuzz targets for {package}, written by `assay init`.
+
+One target per public function of {package} that takes untrusted input. Each
+builds the function's arguments from the fuzzer's bytes (assay.Arguments; a
+parameter without annotation says what was guessed) and lists in expected=(...)
+what the project promises for bad input, one comment each saying where it came
+from; any other exception is a finding. expected_from="project": a built-in
+exception of those classes counts as expected only when the project's own code
+raised it, so a ValueError leaking out of a library it wraps is a finding.
+Edit freely: `assay init` keeps this file (--force rewrites it).
+Run them with `{command}`; `assay targets` shows what each watches.
+"""
+'''
+
+
+def render(package: str, picked: list[Picked], trips: list[RoundTrip], pairs: list[Twins], command: str) -> str:
+    """The whole target file."""
+    imports = {"assay"} | {p.fn.public.rsplit(".", 1)[0] for p in picked}
+    imports |= {e.import_from for p in picked for e in p.expected if e.import_from}
+    oracles = (["Allow", "AllowList"] if any(t.kind == "strict-lax" for t in pairs) else []) + (
+        (["differential"] if pairs else []) + (["round_trip"] if trips else [])
+    )
+    lines = [HEADER.format(package=package, command=command)]
+    lines += [f"import {name}" for name in sorted(imports, key=lambda n: (n != "assay", n))]
+    if oracles:
+        lines.append(f"from assay.oracles import {', '.join(oracles)}")
+    body = [_target(p) for p in picked] + [_round_trip(t) for t in trips] + [_twins(t) for t in pairs]
+    return "\n".join(lines) + "\n\n\n" + "\n\n".join(body)
+
+
+def _decorator(expected: list[Expected]) -> list[str]:
+    if not expected:
+        return [
+            "# Nothing promised (no raise, Raises: section or re-raise found): every exception is a finding;",
+            "# add the exceptions the function documents for bad input.",
+            "@assay.target(expected=())",
+        ]
+    lines = ["@assay.target(", "    expected=("]
+    lines += [f"        {e.dotted},  # {e.note}" for e in expected]
+    lines += ["    ),", '    expected_from="project",', ")"]
+    return lines
+
+
+def _call(p: Picked) -> list[str]:
+    """The call's lines, one argument a line with its note."""
+    sources = with_rest(p.args)
+    call = p.fn.public
+    if len(p.args) == 1:
+        arg = p.args[0]
+        value = f"{arg.name}={sources[0]}" if arg.keyword else sources[0]
+        text = f"{call}({value})"
+        return [f"    {'list(' + text + ')' if p.generator else text}  # {arg.note}"]
+    head = f"    list({call}(" if p.generator else f"    {call}("
+    lines = [head]
+    for arg, source in zip(p.args, sources):
+        value = f"{arg.name}={source}" if arg.keyword else source
+        lines.append(f"        {value},  # {arg.note}")
+    lines.append("    ))" if p.generator else "    )")
+    return lines
+
+
+def _target(p: Picked) -> str:
+    lines = _decorator(p.expected)
+    lines.append(f"def {p.target_name}(data: bytes) -> None:")
+    lines.append("    args = assay.Arguments(data)")
+    lines += _call(p)
+    return "\n".join(lines) + "\n"
+
+
+def _round_trip(t: RoundTrip) -> str:
+    d, e = t.decode, t.encode
+    source = with_rest(d.args)[0]
+    lines = [f"# Round trip: {e.fn.public} undoes {d.fn.public}; decoding what it wrote must give the same value."]
+    lines += _decorator(d.expected)
+    lines.append(f"def {d.target_name}_round_trip(data: bytes) -> None:")
+    lines.append("    args = assay.Arguments(data)")
+    lines.append(f'    round_trip({d.fn.public}, {e.fn.public}, {source}, name="{d.fn.public}~{e.fn.public}")')
+    return "\n".join(lines) + "\n"
+
+
+def _twins(t: Twins) -> str:
+    a, b = t.first, t.second
+    expected = list({e.dotted: e for e in a.expected + b.expected}.values())
+    catch = "(" + "".join(f"{e.dotted}, " for e in expected) + ")" if expected else "(Exception,)"
+    if t.kind == "bytes-text":
+        why = f"# Twins: {a.fn.public} and {b.fn.public} read the same input as bytes and as text; they must agree."
+        as_text = "lambda raw: {f}(raw.decode('utf-8'))"
+        impls = {
+            p.target_name: (p.fn.public if p.args[0].kind == "bytes" else as_text.format(f=p.fn.public)) for p in (a, b)
+        }
+        lines = [why, *(_decorator(expected)), f"def {a.target_name}_vs_{b.fn.name}(data: bytes) -> None:"]
+        lines.append("    try:")
+        lines.append("        data.decode('utf-8')")
+        lines.append("    except UnicodeDecodeError:")
+        lines.append("        return  # the text twin cannot be given these bytes")
+        allow = ""
+    else:
+        why = f"# Twins: {a.fn.public} (strict) and {b.fn.public} (lax) do one job; only strict may refuse more."
+        impls = {"strict": a.fn.public, "lax": b.fn.public}
+        lines = [why, *_decorator(expected), f"def {a.target_name}_vs_{b.fn.name}(data: bytes) -> None:"]
+        allow = (
+            ',\n        allow=AllowList(Allow("strict-refuses", "the strict entry point may refuse what the lax one '
+            'accepts", lambda _, s, lax: s.is_error and lax.ok, pair=("strict", "lax")))'
+        )
+    source = "data" if a.args[0].kind == "bytes" or t.kind == "bytes-text" else "data.decode('utf-8', errors='replace')"
+    lines.append("    differential(")
+    lines.append("        {" + ", ".join(f'"{k}": {v}' for k, v in impls.items()) + "},")
+    lines.append(f"        {source},")
+    lines.append(f"        catch={catch}{allow},")
+    lines.append("    )")
+    return "\n".join(lines) + "\n"
