@@ -92,12 +92,12 @@ def test_init_scaffolds_fuzz_folder_and_table_then_fuzz_runs(tmp_path):
     r = assay("init", cwd=root)
     assert r.returncode == 0, r.stderr
     example = root / "fuzz" / "fuzz_kv_lines.py"
-    assert example.is_file() and "kv_lines.loads(text)" in example.read_text()
+    assert example.is_file() and "kv_lines.loads(args.text(rest=True))" in example.read_text()
     table = tomllib.loads((root / "pyproject.toml").read_text())
     assert table["project"]["name"] == "kv-lines" and table["tool"]["assay"]["targets"] == ["fuzz"]
     r = assay("fuzz", "--fuzz-cases", "300", "--fuzz-seed", "1", cwd=root / "src")  # src/ layout, not installed
     assert r.returncode == 0, r.stderr + r.stdout
-    assert "fuzz_kv_lines: 300 cases" in r.stdout and "nearly off" not in r.stderr
+    assert "kv_lines_loads: 300 cases" in r.stdout and "nearly off" not in r.stderr
     # Run again: what exists is kept; --ci github adds the workflows to the same project.
     example.write_text(example.read_text() + "# edited\n")
     r = assay("init", "--ci", "github", cwd=root)

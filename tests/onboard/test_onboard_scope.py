@@ -95,6 +95,8 @@ def _fuzz(root: Path, label: str, *extra: str, follow_libraries: bool = True) ->
     report = root / f"{label}.json"
     r = assay(
         "fuzz",
+        "--fuzz-target",
+        "jq_query_parse",  # init writes one target per public function; this one calls parse()
         "--fuzz-cases",
         CASES,
         "--fuzz-seed",
@@ -166,15 +168,15 @@ def test_targets_shows_each_scope_entry_with_its_reason(tmp_path):
     r = assay("targets", cwd=root)
     assert r.returncode == 0, r.stderr
     text = r.stdout
-    init_block = text[text.index("fuzz_jq_query") :]
+    init_block = text[text.index("jq_query_parse") :]
     assert "jq_query  (project package)" in init_block and "jmespath  (imported by jq_query)" in init_block
     assert "its file  (the target's file)" in init_block
-    direct = text[text.index("direct\n") : text.index("fuzz_jq_query\n")]
+    direct = text[text.index("direct\n") : text.index("jq_query_parse\n")]
     assert "jmespath  (imported by the target)" in direct
     pinned = text[text.index("\npinned") :]
     assert "jq_query  (set in sources=)" in pinned.split("\n    max_len")[0]
     listed = {t["name"]: t for t in json.loads(assay("targets", "--json", cwd=root).stdout)}
-    assert {e["source"]: e["reason"] for e in listed["fuzz_jq_query"]["scope"]} == {
+    assert {e["source"]: e["reason"] for e in listed["jq_query_parse"]["scope"]} == {
         str(root / "fuzz" / "fuzz_jq_query.py"): "the target's file",
         "jq_query": "project package",
         "jmespath": "imported by jq_query",

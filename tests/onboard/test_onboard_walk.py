@@ -189,7 +189,7 @@ def test_new_user_walk(tmp_path):
     assert r.returncode == 1, r.stdout + r.stderr
     first_run = r.stdout
     assert "[panic] TypeError: " in r.stdout and re.search(r"raised at \S*tinyini/reader\.py:\d+ in parse", r.stdout)
-    assert (project / ".assay" / "artifacts" / "fuzz_tinyini").is_dir()
+    assert (project / ".assay" / "artifacts" / "tinyini_parse").is_dir()
 
     # A Hypothesis test, unchanged, from the tests folder.
     (project / "tests").mkdir()

@@ -62,6 +62,7 @@ class Project:
 
     package: str
     modules: dict[str, Module] = field(default_factory=dict)
+    cache: dict[str, dict[str, str]] = field(default_factory=dict)  # derived tables, computed once
 
     @classmethod
     def load(cls, package: str, source: Path) -> Project:

@@ -52,6 +52,7 @@ class Expected:
 def contract(project: Project, fn: Function) -> list[Expected]:
     """The exceptions ``fn`` promises, each once (the first source found is kept)."""
     found: dict[str, Expected] = {}
+    public = public_classes(project)
 
     def add(binding: Binding | None, note: str) -> None:
         if binding is None:
@@ -62,6 +63,7 @@ def contract(project: Project, fn: Function) -> list[Expected]:
                 return
             found.setdefault(name, Expected(name, "", note))
         elif binding.kind in ("class", "external") and "." in name:
+            name = public.get(name, name) if binding.kind == "class" else name
             if name.rsplit(".", 1)[1] in NEVER_EXPECTED:
                 return
             found.setdefault(name, Expected(name, name.rsplit(".", 1)[0], note))
@@ -76,6 +78,15 @@ def contract(project: Project, fn: Function) -> list[Expected]:
         for raised, note in _raises(node, where):
             add(project.expression(module, raised), note)
     return list(found.values())
+
+
+def public_classes(project: Project) -> dict[str, str]:
+    """Where each class is defined -> the name an importer uses (``pkg._errors.E`` -> ``pkg.E``)."""
+    cached = project.cache.get("public_classes")
+    if cached is None:
+        cached = {b.dotted: public for public, b in project.names() if b is not None and b.kind == "class"}
+        project.cache["public_classes"] = cached
+    return cached
 
 
 def docstring_raises(doc: str) -> list[str]:

@@ -51,7 +51,8 @@ def _decorator(expected: list[Expected]) -> list[str]:
 
 
 def _call(p: Picked) -> list[str]:
-    """The call's lines, one argument a line with its note."""
+    """The call's lines: one argument inline, else each argument bound first (its note beside it), the one
+    taking the bytes left last of all, so that the others are cut from the input before it."""
     sources = with_rest(p.args)
     call = p.fn.public
     if len(p.args) == 1:
@@ -59,12 +60,12 @@ def _call(p: Picked) -> list[str]:
         value = f"{arg.name}={sources[0]}" if arg.keyword else sources[0]
         text = f"{call}({value})"
         return [f"    {'list(' + text + ')' if p.generator else text}  # {arg.note}"]
-    head = f"    list({call}(" if p.generator else f"    {call}("
-    lines = [head]
-    for arg, source in zip(p.args, sources):
-        value = f"{arg.name}={source}" if arg.keyword else source
-        lines.append(f"        {value},  # {arg.note}")
-    lines.append("    ))" if p.generator else "    )")
+    local = {arg.name: f"{arg.name}_" if arg.name in ("args", "data", "assay") else arg.name for arg in p.args}
+    order = sorted(zip(p.args, sources), key=lambda pair: "rest=True" in pair[1])
+    lines = [f"    {local[arg.name]} = {source}  # {arg.note}" for arg, source in order]
+    values = ", ".join(f"{a.name}={local[a.name]}" if a.keyword else local[a.name] for a in p.args)
+    text = f"{call}({values})"
+    lines.append(f"    {'list(' + text + ')' if p.generator else text}")
     return lines
 
 
