@@ -47,7 +47,8 @@ SRC_LAYOUT = {
     "src/docsrc/__init__.py": (
         '"""Documents."""\n'
         "from ._core import load_doc, parse_blob, DocError\n"
-        "from .store import save_report, emit\n\n"
+        "from .store import save_report, emit\n"
+        "from . import formats\n\n"
         '__all__ = ["load_doc", "parse_blob", "save_report", "emit", "DocError", "VERSION"]\n'
         'VERSION = "1"\n'
     ),

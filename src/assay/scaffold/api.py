@@ -164,14 +164,39 @@ class Project:
         return [n for n in dict.fromkeys(out) if not n.startswith("_")]
 
     def public_modules(self) -> list[Module]:
-        """The top module first, then every submodule an importer may use (no ``_`` part)."""
+        """The top module first, then each submodule an importer reaches through it: one it imports or
+        names in ``__all__`` (``from . import formats``), never a ``_`` one.  When the top module exports
+        no function of its own, every public submodule is the API."""
         top = self.modules.get(self.package)
-        rest = [
+        if top is None:
+            return []
+        subs = [
             m
             for name, m in sorted(self.modules.items())
             if name != self.package and not any(p.startswith("_") for p in name.split(".")[1:])
         ]
-        return ([top] if top else []) + rest
+        if not any(self._is_function(top, name) for name in self.exports(top)):
+            return [top, *subs]
+        return [top, *(m for m in subs if self._reached_from_top(m.name))]
+
+    def _is_function(self, module: Module, name: str) -> bool:
+        found = self.binding(module, name)
+        return found is not None and found.kind == "function"
+
+    def _reached_from_top(self, dotted: str) -> bool:
+        parts = dotted.split(".")
+        for i in range(1, len(parts)):
+            parent = self.modules.get(".".join(parts[:i]))
+            if parent is None:
+                return False
+            child = ".".join(parts[: i + 1])
+            found = self.binding(parent, parts[i])
+            if found is None:  # not bound by the parent: public only when its __all__ names it
+                if parts[i] not in (_dunder_all(parent.tree) or []):
+                    return False
+            elif not (found.kind == "module" and found.dotted == child):
+                return False  # the name is bound to something else (a function shadowing the submodule)
+        return True
 
     def names(self) -> list[tuple[str, Binding | None]]:
         """Every exported name (``pkg.sub.name``) with what it stands for, each definition once."""

@@ -124,6 +124,16 @@ USES = {
 }
 
 
+#: Unannotated parameter names that stand for an object init cannot build (a callback, a parser, a date).
+OBJECT_NAMES = frozenset(
+    {"self", "cls", "callback", "func", "fn", "function", "handler", "ctx", "context", "parser", "lexer", "visitor"}
+    | {"p", "t", "tok", "token", "date", "time", "datetime", "dt", "tz", "tzinfo", "timedelta", "loop", "logger"}
+)
+#: Name endings of the same.
+OBJECT_SUFFIXES = ("date", "time", "_node", "_fn", "_func", "callback", "_cls", "_class", "_type", "_parser")
+_STR_METHODS = frozenset(dir(str)) | frozenset(dir(bytes))
+
+
 @dataclass(frozen=True)
 class Argument:
     """One argument of a generated call."""
@@ -165,7 +175,7 @@ def arguments(project: Project, fn: Function) -> list[Argument] | Unbuildable:
     if not any(x.kind in INPUT_KINDS or x.kind == "optional" and _inner_input(x) for x in out):
         for param in optional + [p for p, d in zip(a.kwonlyargs, a.kw_defaults) if d is not None]:
             arg = argument(project, fn.module, fn.node, param, True)
-            if not isinstance(arg, Unbuildable) and arg.kind in INPUT_KINDS and not arg.guessed:
+            if not isinstance(arg, Unbuildable) and arg.kind in REST_KINDS and not arg.guessed:
                 out.append(arg)
                 break
     return out
@@ -196,7 +206,10 @@ def argument(project: Project, module: Module, fn: ast.AST, param: ast.arg, keyw
             return Unbuildable(param.arg, f"its parameter {param.arg}: {text} is a type init cannot build")
         kind, expr = built
         return Argument(param.arg, kind, expr, f"{param.arg}: {text}", keyword, False)
-    kind, why = _guess(fn, param.arg)
+    guess = _guess(fn, param.arg)
+    if isinstance(guess, Unbuildable):
+        return guess
+    kind, why = guess
     note = f"{param.arg}: no annotation; {kind_label(kind)} guessed from {why}"
     return Argument(param.arg, kind, EXPRESSIONS[kind], note, keyword, True)
 
@@ -313,8 +326,9 @@ def _record(project: Project, module: Module, cls: ast.ClassDef, dotted: str, de
     return "record", f"{dotted}(" + ", ".join(f"{name}={expr}" for name, expr in fields) + ")"
 
 
-def _guess(fn: ast.AST, name: str) -> tuple[str, str]:
-    """(kind, why) for an unannotated parameter: its use in the body, then its name, else text."""
+def _guess(fn: ast.AST, name: str) -> tuple[str, str] | Unbuildable:
+    """(kind, why) for an unannotated parameter: its use in the body, then its name, else text;
+    :class:`Unbuildable` when its name or use shows an object (``node.kind``, ``callback``, ``p[0] = x``)."""
     for node in ast.walk(fn):
         if (
             isinstance(node, ast.Call)
@@ -334,9 +348,28 @@ def _guess(fn: ast.AST, name: str) -> tuple[str, str]:
         ):
             return "path_text", f"its use (open({name}))"
     lowered = name.lower()
+    if lowered in OBJECT_NAMES or lowered.endswith(OBJECT_SUFFIXES):
+        return Unbuildable(name, f"its parameter {name} (no annotation) names an object, not input")
+    used = _object_use(fn, name)
+    if used:
+        return Unbuildable(name, f"its parameter {name} (no annotation) is used as an object ({used})")
     if lowered in NAMES:
         return NAMES[lowered], f"its name ({name})"
     for suffix, kind in (("_bytes", "bytes"), ("_path", "path_text"), ("_file", "text_stream"), ("_dict", "mapping")):
         if lowered.endswith(suffix):
             return kind, f"its name ({name})"
     return "text", "nothing in its name or use (text is the default)"
+
+
+def _object_use(fn: ast.AST, name: str) -> str:
+    """How the body uses parameter ``name`` as an object: an attribute no str or bytes has, or an item assigned."""
+    for node in ast.walk(fn):
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == name:
+            if node.attr not in _STR_METHODS and node.attr not in USES:
+                return f"{name}.{node.attr}"
+        if isinstance(node, (ast.Assign, ast.AugAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for t in targets:
+                if isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name) and t.value.id == name:
+                    return f"{name}[...] = ..."
+    return ""

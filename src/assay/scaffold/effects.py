@@ -33,8 +33,6 @@ EFFECT_WORDS = {
     "shell": "runs a shell",
     "mkdir": "creates folders",
     "publish": "publishes",
-    "mail": "sends mail",
-    "email": "sends mail",
     "kill": "kills processes",
 }
 #: Called names (dotted, as written) that act outside the sandbox, with what they do.
