@@ -224,7 +224,7 @@ def test_tour(shell_dir):
     assert "IndexError" in assay("findings", status=0)
     out = assay("promote", "--write", status=1)
     assert "1 promoted" in out, out
-    assert list((proj / "tests" / "fuzz_regressions").glob("test_fuzz_tinyparse_IndexError_*.py"))
+    assert list((proj / "tests" / "fuzz_regressions").glob("test_tinyparse_parse_IndexError_*.py"))
     init = proj / "src" / "tinyparse" / "__init__.py"
     init.write_text(TOY.replace('if key[0] == "#":', 'if key.startswith("#"):'))
     out = assay("mutant", "--jobs", "1", status=1)

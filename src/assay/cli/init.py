@@ -101,7 +101,8 @@ def _scaffold(root: Path, force: bool) -> list[str]:
         else:
             write_bytes(example.path, example.text.encode("utf-8"))
             if example.targets:
-                lines.append(f"wrote {example.path} ({example.targets} targets)")
+                plural = "s" if example.targets != 1 else ""
+                lines.append(f"wrote {example.path} ({example.targets} target{plural})")
                 results = trial(example.path, root)
                 lines += [f"  {r.line()}" for r in results]
                 broken = [r.target for r in results if not r.runs]
