@@ -231,6 +231,7 @@ LIBRARY = {  # a third-party library, installed in a site-packages folder of its
 WRAPPER = {
     "proj/pyproject.toml": '[project]\nname = "wrapkit"\nversion = "0.1"\n',
     "proj/wrapkit/__init__.py": (
+        "import ipaddress\n\n"
         "import leaky\n\n\n"
         "class WrapError(Exception):\n    pass\n\n\n"
         "def read(text: str) -> str:\n"
@@ -241,6 +242,9 @@ WRAPPER = {
         "        return leaky.decode(text)\n"
         "    except leaky.LeakyError as exc:\n"
         "        raise WrapError(str(exc)) from exc\n\n\n"
+        "def address(text: str):\n"
+        '    """The address in text; ValueError for a malformed one."""\n'
+        "    return ipaddress.ip_address(text)\n\n\n"
         "def strict(text: str) -> str:\n"
         "    try:\n"
         "        return leaky.decode(text)\n"
@@ -274,7 +278,7 @@ def test_the_contract_comes_from_the_project_with_one_comment_each(tmp_path, mon
     assert "ValueError,  # named in wrapkit.read's docstring" in text
     assert "wrapkit.WrapError,  # raised in wrapkit.read" in text
     assert "leaky.LeakyError,  # caught and re-raised in wrapkit.strict" in text
-    assert text.count('    expected_from="project",\n') == 2
+    assert text.count('    expected_from="project",\n') == 3
     read = targets["wrapkit_read"]
     assert _verdict(read, b"") is None  # the project's own ValueError: documented
     assert _verdict(read, b"!x") is None  # leaky's error converted into WrapError
@@ -299,6 +303,36 @@ def test_a_builtin_error_leaking_from_the_library_is_a_finding_naming_both_frame
     assert verdict is not None and verdict.oracle == "panic" and "builtins.ValueError" in verdict.key
     assert "raised in leaky:decode" in verdict.detail and "not converted by wrapkit:read" in verdict.detail
     assert classify(_raise(read, b"?1x"), read.expected, ()) is None  # the blanket ValueError hides it
+    # A ValueError from the standard library's Python code, called by the project, is the project's.
+    assert _verdict(targets["wrapkit_address"], b"not an address") is None
+
+
+def test_expected_from_takes_project_or_module_names(tmp_path):
+    from assay.core.errors import TargetError
+    from assay.harness.define import make_target
+
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "x"\n')
+    (tmp_path / "fuzz").mkdir()
+    here = tmp_path / "fuzz" / "t.py"
+    here.write_text("def t(data):\n    pass\n")
+    namespace: dict = {}
+    exec(compile(here.read_text(), str(here), "exec"), namespace)
+    made = make_target(namespace["t"], expected=(ValueError,), expected_from="project")
+    assert made.expected_from == (str(tmp_path.resolve()),)
+    assert make_target(namespace["t"], expected_from=("mypkg", "other.sub")).expected_from == ("mypkg", "other.sub")
+    with pytest.raises(TargetError, match="expected_from"):
+        make_target(namespace["t"], expected_from=("not a module",))
+
+
+def test_arguments_never_reject_and_rest_takes_what_is_left():
+    from assay import Arguments
+
+    assert Arguments(b"abc").text(rest=True) == "abc" and Arguments(b"\xff").bytes(rest=True) == b"\xff"
+    for data in (b"", b"\x00", bytes(range(256))):
+        args = Arguments(data)
+        values = [args.integer(), args.number(), args.flag(), args.value(), args.mapping(), args.listing()]
+        assert isinstance(values[0], int) and isinstance(values[4], dict) and isinstance(values[5], list)
+        assert isinstance(args.text(), str) and isinstance(args.bytes(rest=True), bytes)
 
 
 def test_docstring_raises_in_three_styles():
