@@ -56,24 +56,27 @@ def _single_input(p: Picked) -> bool:
 
 
 def round_trips(picked: list[Picked]) -> list[RoundTrip]:
-    """Each decoder with one encoder that undoes it."""
+    """Each decoder with one encoder that undoes it; an encoder serves one decoder, the closest
+    pairing first (``loads``/``dumps`` before ``parse``/``dumps``)."""
     by_name = {p.fn.public: p for p in picked}
-    out = []
-    for p in picked:
+    candidates: list[tuple[int, int, RoundTrip]] = []
+    for order, p in enumerate(picked):
         if not _single_input(p):
             continue
         words = p.fn.name.split("_")
         prefix = p.fn.public.rsplit(".", 1)[0]
         for i, word in enumerate(words):
-            for enc in ENCODERS.get(word, ()):
+            for rank, enc in enumerate(ENCODERS.get(word, ())):
                 name = "_".join([*words[:i], enc, *words[i + 1 :]])
                 partner = by_name.get(f"{prefix}.{name}")
-                if partner is not None and len(partner.args) == 1:
-                    out.append(RoundTrip(p, partner))
-                    break
-            else:
-                continue
-            break
+                if partner is not None and partner is not p and len(partner.args) == 1:
+                    candidates.append((rank, order, RoundTrip(p, partner)))
+    out: list[RoundTrip] = []
+    used: set[str] = set()
+    for _, _, trip in sorted(candidates, key=lambda c: (c[0], c[1])):
+        if trip.decode.fn.public not in used and trip.encode.fn.public not in used:
+            used |= {trip.decode.fn.public, trip.encode.fn.public}
+            out.append(trip)
     return out
 
 

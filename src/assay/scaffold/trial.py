@@ -65,6 +65,7 @@ def trial(path: Path, root: Path) -> list[Trial]:
 
 def main(argv: list[str]) -> int:
     """The child: import the file, call each target once, write the results."""
+    from assay.core.observe import OracleFailure
     from assay.core.verdict import classify, code_frames
     from assay.harness.discovery import import_file, make_importable, targets_in
 
@@ -81,7 +82,7 @@ def main(argv: list[str]) -> int:
             target(TRIAL_INPUT)
         except Exception as exc:  # noqa: BLE001 - judged below
             frames = code_frames(exc.__traceback__)
-            glue = bool(frames) and Path(frames[0].file).resolve() == path
+            glue = not isinstance(exc, OracleFailure) and bool(frames) and Path(frames[0].file).resolve() == path
             message = (str(exc).strip().splitlines() or [""])[0][:160]
             what = f"{type(exc).__name__}: {message}"
             if glue:
