@@ -135,3 +135,21 @@ def _raises(node: ast.AST, where: str) -> list[tuple[ast.expr, str]]:
             if isinstance(exc, (ast.Name, ast.Attribute)):
                 out.append((exc, f"raised in {where}"))
     return out
+
+
+def converts_errors(project: Project, fn: Function) -> str:
+    """Where ``fn`` (or project code it calls) converts another error into its own, ``""`` when nowhere:
+    an ``except X`` whose body raises a new exception.  Only then does a built-in exception escaping a
+    library mean a broken promise (``expected_from="project"``)."""
+    for module, node in reached(project, fn.module, fn.node):
+        for handler in ast.walk(node):
+            if isinstance(handler, ast.ExceptHandler) and handler.type is not None:
+                for r in ast.walk(handler):
+                    if (
+                        isinstance(r, ast.Raise)
+                        and r.exc is not None
+                        and not (isinstance(r.exc, ast.Name) and r.exc.id == handler.name)
+                    ):
+                        name = fn.public if node is fn.node else f"{module.name}.{getattr(node, 'name', '?')}"
+                        return f"{name} line {handler.lineno}"
+    return ""

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from assay.scaffold.api import Function, Project
 from assay.scaffold.arguments import Argument, Unbuildable, arguments, is_input, kind_label
-from assay.scaffold.contract import Expected, contract
+from assay.scaffold.contract import Expected, contract, converts_errors
 from assay.scaffold.effects import side_effect
 
 
@@ -19,6 +19,7 @@ class Picked:
     args: list[Argument]
     expected: list[Expected]
     generator: bool  # its result is drained (a generator runs only when iterated)
+    converts: str = ""  # where it converts other errors into its own ("": nowhere; then no expected_from)
 
     @property
     def target_name(self) -> str:
@@ -47,7 +48,7 @@ def select(project: Project) -> tuple[list[Picked], list[Decision]]:
             decisions.append(Decision(fn.public, False, why))
             continue
         args = why
-        chosen = Picked(fn, args, contract(project, fn), _is_generator(fn.node))
+        chosen = Picked(fn, args, contract(project, fn), _is_generator(fn.node), converts_errors(project, fn))
         picked.append(chosen)
         takes = ", ".join(f"{a.name} ({kind_label(a.kind)}{', guessed' if a.guessed else ''})" for a in args)
         raises = ", ".join(e.dotted for e in chosen.expected) or "nothing promised"

@@ -13,9 +13,10 @@ One target per public function of {package} that takes untrusted input. Each
 builds the function's arguments from the fuzzer's bytes (assay.Arguments; a
 parameter without annotation says what was guessed) and lists in expected=(...)
 what the project promises for bad input, one comment each saying where it came
-from; any other exception is a finding. expected_from="project": a built-in
-exception of those classes counts as expected only when the project's own code
-raised it, so a ValueError leaking out of a library it wraps is a finding.
+from; any other exception is a finding. expected_from="project" (on a function
+that converts a library's errors into its own): a built-in exception of those
+classes counts only when the project's own code raised it, so a ValueError
+leaking out of the library it wraps is a finding.
 Edit freely: `assay init` keeps this file (--force rewrites it).
 Run them with `{command}`; `assay targets` shows what each watches.
 """
@@ -37,7 +38,7 @@ def render(package: str, picked: list[Picked], trips: list[RoundTrip], pairs: li
     return "\n".join(lines) + "\n\n\n" + "\n\n".join(body)
 
 
-def _decorator(expected: list[Expected]) -> list[str]:
+def _decorator(expected: list[Expected], converts: str) -> list[str]:
     if not expected:
         return [
             "# Nothing promised (no raise, Raises: section or re-raise found): every exception is a finding;",
@@ -46,7 +47,10 @@ def _decorator(expected: list[Expected]) -> list[str]:
         ]
     lines = ["@assay.target(", "    expected=("]
     lines += [f"        {e.dotted},  # {e.note}" for e in expected]
-    lines += ["    ),", '    expected_from="project",', ")"]
+    if converts:
+        lines += ["    ),", f'    expected_from="project",  # it converts library errors ({converts})', ")"]
+    else:
+        lines += ["    ),", ")"]
     return lines
 
 
@@ -70,7 +74,7 @@ def _call(p: Picked) -> list[str]:
 
 
 def _target(p: Picked) -> str:
-    lines = _decorator(p.expected)
+    lines = _decorator(p.expected, p.converts)
     lines.append(f"def {p.target_name}(data: bytes) -> None:")
     lines.append("    args = assay.Arguments(data)")
     lines += _call(p)
@@ -81,7 +85,7 @@ def _round_trip(t: RoundTrip) -> str:
     d, e = t.decode, t.encode
     source = with_rest(d.args)[0]
     lines = [f"# Round trip: {e.fn.public} undoes {d.fn.public}; decoding what it wrote must give the same value."]
-    lines += _decorator(d.expected)
+    lines += _decorator(d.expected, d.converts)
     lines.append(f"def {d.target_name}_round_trip(data: bytes) -> None:")
     lines.append("    args = assay.Arguments(data)")
     lines.append(f'    round_trip({d.fn.public}, {e.fn.public}, {source}, name="{d.fn.public}~{e.fn.public}")')
@@ -98,7 +102,7 @@ def _twins(t: Twins) -> str:
         impls = {
             p.target_name: (p.fn.public if p.args[0].kind == "bytes" else as_text.format(f=p.fn.public)) for p in (a, b)
         }
-        lines = [why, *(_decorator(expected)), f"def {a.target_name}_vs_{b.fn.name}(data: bytes) -> None:"]
+        lines = [why, *(_decorator(expected, "")), f"def {a.target_name}_vs_{b.fn.name}(data: bytes) -> None:"]
         lines.append("    try:")
         lines.append("        data.decode('utf-8')")
         lines.append("    except UnicodeDecodeError:")
@@ -107,7 +111,7 @@ def _twins(t: Twins) -> str:
     else:
         why = f"# Twins: {a.fn.public} (strict) and {b.fn.public} (lax) do one job; only strict may refuse more."
         impls = {"strict": a.fn.public, "lax": b.fn.public}
-        lines = [why, *_decorator(expected), f"def {a.target_name}_vs_{b.fn.name}(data: bytes) -> None:"]
+        lines = [why, *_decorator(expected, ""), f"def {a.target_name}_vs_{b.fn.name}(data: bytes) -> None:"]
         allow = (
             ',\n        allow=AllowList(Allow("strict-refuses", "the strict entry point may refuse what the lax one '
             'accepts", lambda _, s, lax: s.is_error and lax.ok, pair=("strict", "lax")))'
