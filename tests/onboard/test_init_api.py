@@ -367,6 +367,11 @@ PAIRS = {
         "    return ''.join(f'{k}={v.strip()}\\n' for k, v in obj.items())  # the bug: strips the values\n\n\n"
         "def parse(text: str) -> list:\n"
         "    return text.split(',')\n\n\n"
+        "def parse_strict(text: str) -> list:\n"
+        "    parts = text.strip().split(',')  # the bug: strips, parse does not\n"
+        "    if '' in parts:\n"
+        "        raise ValueError('empty part')\n"
+        "    return parts\n\n\n"
         "def parse_bytes(data: bytes) -> list:\n"
         "    return data.decode('utf-8').strip().split(',')  # the bug: strips, parse does not\n"
     ),
@@ -386,6 +391,11 @@ def test_round_trip_and_twin_targets_find_what_single_targets_cannot(tmp_path, m
     trip = _verdict(targets["kvpair_loads_round_trip"], b"a= b\n")
     assert trip is not None and trip.oracle == "invariant", trip
     twin = _verdict(targets["kvpair_parse_vs_parse_bytes"], b" a,b")
+    assert twin is not None and twin.oracle == "differential", twin
+    assert "paired  kvpair.parse_strict ~ kvpair.parse: a differential target (strict-lax)" in example.decisions
+    strict = targets["kvpair_parse_strict_vs_parse"]
+    assert _verdict(strict, b"a,,b") is None  # strict refuses what lax accepts: allowed
+    twin = _verdict(strict, b"a, b ")
     assert twin is not None and twin.oracle == "differential", twin
     # The single-function targets accept both inputs: only the pairs see the bugs.
     assert _verdict(targets["kvpair_loads"], b"a= b\n") is None and _verdict(targets["kvpair_parse"], b" a,b") is None

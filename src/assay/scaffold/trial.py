@@ -42,6 +42,7 @@ def trial(path: Path, root: Path) -> list[Trial]:
         out = Path(work) / "trial.json"
         env = {
             **os.environ,
+            "TMPDIR": work,  # an argument's temporary file goes where it is cleaned up
             "PYTHONPATH": os.pathsep.join(
                 filter(None, [str(root / "src"), str(root), os.environ.get("PYTHONPATH", "")])
             ),
