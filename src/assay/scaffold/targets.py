@@ -95,31 +95,41 @@ def _round_trip(t: RoundTrip) -> str:
 def _twins(t: Twins) -> str:
     a, b = t.first, t.second
     expected = list({e.dotted: e for e in a.expected + b.expected}.values())
-    catch = "(" + "".join(f"{e.dotted}, " for e in expected) + ")" if expected else "(Exception,)"
+    catch = "(" + ", ".join(e.dotted for e in expected) + ",)" if expected else "(Exception,)"
+    name = f"{a.target_name}_vs_{b.fn.name}"
     if t.kind == "bytes-text":
         why = f"# Twins: {a.fn.public} and {b.fn.public} read the same input as bytes and as text; they must agree."
-        as_text = "lambda raw: {f}(raw.decode('utf-8'))"
         impls = {
-            p.target_name: (p.fn.public if p.args[0].kind == "bytes" else as_text.format(f=p.fn.public)) for p in (a, b)
+            p.target_name: p.fn.public
+            if p.args[0].kind == "bytes"
+            else f'lambda raw: {p.fn.public}(raw.decode("utf-8"))'
+            for p in (a, b)
         }
-        lines = [why, *(_decorator(expected, "")), f"def {a.target_name}_vs_{b.fn.name}(data: bytes) -> None:"]
-        lines.append("    try:")
-        lines.append("        data.decode('utf-8')")
-        lines.append("    except UnicodeDecodeError:")
-        lines.append("        return  # the text twin cannot be given these bytes")
-        allow = ""
+        lines = [why, *_decorator(expected, ""), f"def {name}(data: bytes) -> None:"]
+        lines += [
+            "    try:",
+            '        data.decode("utf-8")',
+            "    except UnicodeDecodeError:",
+            "        return  # the text twin cannot be given these bytes",
+        ]
+        source, allow = "data", ""
     else:
         why = f"# Twins: {a.fn.public} (strict) and {b.fn.public} (lax) do one job; only strict may refuse more."
         impls = {"strict": a.fn.public, "lax": b.fn.public}
-        lines = [why, *_decorator(expected, ""), f"def {a.target_name}_vs_{b.fn.name}(data: bytes) -> None:"]
-        allow = (
-            ',\n        allow=AllowList(Allow("strict-refuses", "the strict entry point may refuse what the lax one '
-            'accepts", lambda _, s, lax: s.is_error and lax.ok, pair=("strict", "lax")))'
-        )
-    source = "data" if a.args[0].kind == "bytes" or t.kind == "bytes-text" else "data.decode('utf-8', errors='replace')"
-    lines.append("    differential(")
-    lines.append("        {" + ", ".join(f'"{k}": {v}' for k, v in impls.items()) + "},")
-    lines.append(f"        {source},")
-    lines.append(f"        catch={catch}{allow},")
+        lines = [why, *_decorator(expected, ""), f"def {name}(data: bytes) -> None:"]
+        lines += [
+            "    refuses = Allow(",
+            '        "strict-refuses",',
+            '        "the strict entry point may refuse what the lax one accepts",',
+            "        lambda _, strict, lax: strict.is_error and lax.ok,",
+            '        pair=("strict", "lax"),',
+            "    )",
+        ]
+        source = "data" if a.args[0].kind == "bytes" else 'data.decode("utf-8", errors="replace")'
+        allow = "        allow=AllowList(refuses),"
+    lines += ["    differential(", "        {"]
+    lines += [f'            "{k}": {v},' for k, v in impls.items()]
+    lines += ["        },", f"        {source},", f"        catch={catch},"]
+    lines += [allow] if allow else []
     lines.append("    )")
     return "\n".join(lines) + "\n"
