@@ -59,6 +59,8 @@ def cmd_targets(args: argparse.Namespace) -> int:
                 print(f"    {'scope':<11} " + _scope_lines(s["scope"]))
                 continue
             print(f"    {key:<11} {value if value is not None else '-'}")
+            if key == "expected" and s["expected_from"]:  # built-ins expected only when raised there
+                print(f"    {'  raised in':<11} {', '.join(s['expected_from'])}")
     for s in natives:
         print(f"{s['name']}  (native)")
         for key in LISTED:

@@ -14,6 +14,7 @@ import ast
 import builtins
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 #: Folders inside a package that never hold its API.
 NOT_API = frozenset({"tests", "test", "testing", "__pycache__", "benchmarks", "examples", "docs"})
@@ -21,6 +22,7 @@ NOT_API = frozenset({"tests", "test", "testing", "__pycache__", "benchmarks", "e
 MAX_HOPS = 8
 
 Node = ast.FunctionDef | ast.AsyncFunctionDef
+_BUILTIN_NAMES = frozenset(dir(builtins))
 
 
 @dataclass(frozen=True)
@@ -63,6 +65,9 @@ class Project:
     package: str
     modules: dict[str, Module] = field(default_factory=dict)
     cache: dict[str, dict[str, str]] = field(default_factory=dict)  # derived tables, computed once
+    memo: dict[tuple[str, int], Any] = field(default_factory=dict)  # per-node results (calls, raises, effects)
+    _index: dict[str, dict[str, ast.stmt]] = field(default_factory=dict)
+    _bindings: dict[tuple[str, str], Binding | None] = field(default_factory=dict)
 
     @classmethod
     def load(cls, package: str, source: Path) -> Project:
@@ -96,32 +101,58 @@ class Project:
         """What ``name`` stands for at the top level of ``module`` (followed through imports)."""
         if hops > MAX_HOPS:
             return None
-        for stmt in _top_level(module.tree):
-            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) and stmt.name == name:
-                if not _is_overload(stmt):
-                    return Binding("function", module, stmt, f"{module.name}.{name}")
-            elif isinstance(stmt, ast.ClassDef) and stmt.name == name:
-                return Binding("class", module, stmt, f"{module.name}.{name}")
-            elif isinstance(stmt, ast.ImportFrom):
-                for alias in stmt.names:
-                    if (alias.asname or alias.name) == name:
-                        return self._from_import(module, stmt, alias.name, hops)
-            elif isinstance(stmt, ast.Import):
-                for alias in stmt.names:
-                    bound = alias.asname or alias.name.split(".")[0]
-                    if bound == name:
-                        target = alias.name if alias.asname else alias.name.split(".")[0]
-                        own = self.modules.get(target)
-                        return Binding("module", own, None, target) if own else Binding("external", dotted=target)
-            elif (
-                isinstance(stmt, ast.Assign)
-                and isinstance(stmt.value, (ast.Name, ast.Attribute))
-                and any(isinstance(t, ast.Name) and t.id == name for t in stmt.targets)
-            ):
-                return self.expression(module, stmt.value, hops + 1)
-        if name in dir(builtins):
+        key = (module.name, name)
+        if key in self._bindings:
+            return self._bindings[key]
+        found = self._bind(module, name, hops)
+        if found is not None or hops == 0:
+            self._bindings[key] = found
+        return found
+
+    def _bind(self, module: Module, name: str, hops: int) -> Binding | None:
+        stmt = self._statements(module).get(name)
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            return Binding("function", module, stmt, f"{module.name}.{name}")
+        if isinstance(stmt, ast.ClassDef):
+            return Binding("class", module, stmt, f"{module.name}.{name}")
+        if isinstance(stmt, ast.ImportFrom):
+            for alias in stmt.names:
+                if (alias.asname or alias.name) == name:
+                    return self._from_import(module, stmt, alias.name, hops)
+        if isinstance(stmt, ast.Import):
+            for alias in stmt.names:
+                if (alias.asname or alias.name.split(".")[0]) == name:
+                    target = alias.name if alias.asname else alias.name.split(".")[0]
+                    own = self.modules.get(target)
+                    return Binding("module", own, None, target) if own else Binding("external", dotted=target)
+        if isinstance(stmt, ast.Assign):
+            return self.expression(module, stmt.value, hops + 1)
+        if name in _BUILTIN_NAMES:
             return Binding("builtin", dotted=name)
         return None
+
+    def _statements(self, module: Module) -> dict[str, ast.stmt]:
+        """Each name bound at the top level of ``module`` -> the first statement binding it."""
+        index = self._index.get(module.name)
+        if index is not None:
+            return index
+        index = {}
+        for stmt in _top_level(module.tree):
+            names: list[str] = []
+            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) and not _is_overload(stmt):
+                names = [stmt.name]
+            elif isinstance(stmt, ast.ClassDef):
+                names = [stmt.name]
+            elif isinstance(stmt, ast.ImportFrom):
+                names = [a.asname or a.name for a in stmt.names]
+            elif isinstance(stmt, ast.Import):
+                names = [a.asname or a.name.split(".")[0] for a in stmt.names]
+            elif isinstance(stmt, ast.Assign) and isinstance(stmt.value, (ast.Name, ast.Attribute)):
+                names = [t.id for t in stmt.targets if isinstance(t, ast.Name)]
+            for name in names:
+                index.setdefault(name, stmt)
+        self._index[module.name] = index
+        return index
 
     def expression(self, module: Module, expr: ast.expr, hops: int = 0) -> Binding | None:
         """What a ``Name`` or dotted ``Attribute`` expression in ``module`` stands for."""
@@ -276,6 +307,9 @@ MAX_REACHED = 300
 
 def reached(project: Project, module: Module, node: Node) -> list[tuple[Module, ast.AST]]:
     """``node`` and the project functions it calls, transitively (a called class brings its methods)."""
+    key = ("reached", id(node))
+    if key in project.memo:
+        return project.memo[key]
     out: list[tuple[Module, ast.AST]] = []
     seen: set[int] = set()
     todo: list[tuple[Module, ast.AST]] = [(module, node)]
@@ -285,18 +319,30 @@ def reached(project: Project, module: Module, node: Node) -> list[tuple[Module, 
             continue
         seen.add(id(fn))
         out.append((mod, fn))
-        for call in ast.walk(fn):
-            if not isinstance(call, ast.Call):
-                continue
-            found = project.expression(mod, call.func)
-            if found is None or found.module is None or found.node is None:
-                continue
-            if found.kind == "function":
-                todo.append((found.module, found.node))
-            elif found.kind == "class":
-                todo += [
-                    (found.module, s)
-                    for s in found.node.body  # type: ignore[attr-defined]
-                    if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))
-                ]
+        todo += calls(project, mod, fn)
+    project.memo[key] = out
+    return out
+
+
+def calls(project: Project, module: Module, node: ast.AST) -> list[tuple[Module, ast.AST]]:
+    """The project functions ``node`` calls directly (a called class: its methods)."""
+    key = ("calls", id(node))
+    if key in project.memo:
+        return project.memo[key]
+    out: list[tuple[Module, ast.AST]] = []
+    for call in ast.walk(node):
+        if not isinstance(call, ast.Call):
+            continue
+        found = project.expression(module, call.func)
+        if found is None or found.module is None or found.node is None:
+            continue
+        if found.kind == "function":
+            out.append((found.module, found.node))
+        elif found.kind == "class":
+            out += [
+                (found.module, s)
+                for s in found.node.body  # type: ignore[attr-defined]
+                if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))
+            ]
+    project.memo[key] = out
     return out

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import keyword
 import re
 from dataclasses import dataclass
 
@@ -75,8 +76,11 @@ def contract(project: Project, fn: Function) -> list[Expected]:
             add(_lookup(project, module, name), f"named in {where}'s docstring")
     for module, node in chain:
         where = fn.public if node is fn.node else f"{module.name}.{getattr(node, 'name', '?')}"
-        for raised, note in _raises(node, where):
-            add(project.expression(module, raised), note)
+        key = ("raises", id(node))
+        if key not in project.memo:
+            project.memo[key] = _raises(node, "{where}")
+        for raised, note in project.memo[key]:
+            add(project.expression(module, raised), note.replace("{where}", where))
     return list(found.values())
 
 
@@ -104,16 +108,21 @@ def docstring_raises(doc: str) -> list[str]:
 
 def _lookup(project: Project, module: Module, name: str) -> Binding | None:
     """A docstring's exception name as the module sees it, else the project class of that name."""
-    expr = ast.parse(name, mode="eval").body if all(p.isidentifier() for p in name.split(".")) else None
+    dotted = all(p.isidentifier() and not keyword.iskeyword(p) for p in name.split("."))
+    expr = ast.parse(name, mode="eval").body if dotted else None
     found = project.expression(module, expr) if expr is not None else None
     if found is not None:
         return found
     short = name.rsplit(".", 1)[-1]
-    for other in project.modules.values():
-        candidate = project.binding(other, short)
-        if candidate is not None and candidate.kind == "class":
-            return candidate
-    return None
+    classes = project.memo.get(("classes", 0))
+    if classes is None:
+        classes = {}
+        for other in project.modules.values():
+            for stmt in other.tree.body:
+                if isinstance(stmt, ast.ClassDef):
+                    classes.setdefault(stmt.name, project.binding(other, stmt.name))
+        project.memo[("classes", 0)] = classes
+    return classes.get(short)
 
 
 def _raises(node: ast.AST, where: str) -> list[tuple[ast.expr, str]]:

@@ -82,13 +82,13 @@ def side_effect(project: Project, fn: Function) -> str | None:
         if word in EFFECT_WORDS:
             return f"its name says it {EFFECT_WORDS[word]} ({word!r})"
     for module, node in reached(project, fn.module, fn.node):
-        where = f"{module.name}.{getattr(node, 'name', '?')}"
-        for call in ast.walk(node):
-            if not isinstance(call, ast.Call):
-                continue
-            what = _effect_of(call)
-            if what:
-                return f"{where} {what}"
+        key = ("effect", id(node))
+        if key not in project.memo:
+            project.memo[key] = next(
+                (what for call in ast.walk(node) if isinstance(call, ast.Call) and (what := _effect_of(call))), None
+            )
+        if project.memo[key]:
+            return f"{module.name}.{getattr(node, 'name', '?')} {project.memo[key]}"
     return None
 
 
