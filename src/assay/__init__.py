@@ -24,13 +24,13 @@ from assay.core.target import REGISTRY, Target
 from assay.core.version import __version__
 from assay.gen.bytesource import ByteSource
 from assay.gen.strategy import Strategy, get_strategy, register_strategy
-from assay.harness.arguments import Arguments
 from assay.harness.define import target
 from assay.harness.tables import register_table_loader
 from assay.promote.backends import register_backend
 from assay.promote.regression import Failure, replay, replay_example, replay_steps, replay_test
 
 if TYPE_CHECKING:  # imported lazily at run time (__getattr__ and the wiring below); their types for checkers
+    from assay.harness.arguments import Arguments
     from assay.http.target import http_target
     from assay.native.regression import replay_native
     from assay.promote.rubric import Candidate
@@ -70,7 +70,11 @@ __all__ = [
 
 
 def __getattr__(name: str) -> Any:
-    """``assay.http_target`` and ``assay.replay_native`` without importing their packages until used."""
+    """``assay.http_target``, ``assay.replay_native`` and ``assay.Arguments`` without importing them until used."""
+    if name == "Arguments":
+        from assay.harness.arguments import Arguments
+
+        return Arguments
     if name == "http_target":
         from assay.http.target import http_target
 
