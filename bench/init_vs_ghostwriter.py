@@ -180,9 +180,8 @@ def match(bugs: list[dict], f: Finding) -> str | None:
     for bug in bugs:
         if "roundtrip" in bug:
             label = f.label.lower()
-            if f.exception == "AssertionError" and all(name.lower() in label for name in bug["roundtrip"]):
-                return bug["id"]
-            if f.oracle in ("roundtrip", "invariant", "differential") and "round" in label:
+            named = "round" in label or all(name.lower() in label for name in bug["roundtrip"])
+            if named and (f.exception == "AssertionError" or f.oracle != "panic"):
                 return bug["id"]
             continue
         wheres = bug["where"] if isinstance(bug["where"], list) else [bug["where"]]
