@@ -121,7 +121,9 @@ def test_checks_fail_on_a_placeholder_and_on_a_missing_contract(tmp_path: Path) 
     folder, env = copy_project(tmp_path, "certpeek")
     (folder / "fuzz").mkdir()
     target = folder / "fuzz" / "fuzz_certpeek.py"
-    target.write_text("import json\n\nimport assay\n\n\n@assay.target\ndef fuzz(data: bytes) -> None:\n    json.loads(data)\n")
+    target.write_text(
+        "import json\n\nimport assay\n\n\n@assay.target\ndef fuzz(data: bytes) -> None:\n    json.loads(data)\n"
+    )
     assert functions_without_target(folder, "certpeek") == KNOWN["certpeek"]["functions"]
     target.write_text(
         "import assay\nimport certpeek\n\n\n@assay.target(expected=(ValueError,))\n"
