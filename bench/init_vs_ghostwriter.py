@@ -50,6 +50,8 @@ PROJECTS = ROOT / "tests" / "onboard" / "init_projects"
 KNOWN = json.loads((PROJECTS / "known_bugs.json").read_text())
 #: Hand-written targets of the shape issue 42 asks init for (every function, typed, the documented contract).
 REFERENCE = Path(__file__).resolve().parent / "init_reference"
+#: Seconds a ghostwriter test file may run: Hypothesis has no per-example timeout, and croniter can hang.
+GW_TIMEOUT = 900
 
 #: Records, per test, the exceptions it failed with (innermost frame as module:qualname).
 PYTEST_PLUGIN = """
@@ -274,10 +276,11 @@ def fuzz_once(
     hits = first_hits(r.stdout + r.stderr)
     findings = []
     for b in data.get("bugs", []):
+        location = b.get("location") or b.get("project_location") or {}  # a wedge may have neither
         finding = Finding(
-            exception=b["exception"].rpartition(".")[2],
-            where=b["location"]["function"],
-            line=b["location"]["line"] or 0,
+            exception=(b.get("exception") or b.get("oracle") or "?").rpartition(".")[2],
+            where=location.get("function") or "?",
+            line=location.get("line") or 0,
             label=",".join(b.get("targets", [])),
             oracle=b.get("oracle", "panic"),
         )
@@ -326,28 +329,34 @@ def run_ghostwriter(project: str, work: Path, seed: int, examples: int, with_exc
     outcome.functions_covered = functions_called([test_file], spec["functions"])
     results = folder / "results.json"
     started = time.monotonic()
-    r = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pytest",
-            "-p",
-            "gw_plugin",
-            "-p",
-            "no:cacheprovider",
-            "-p",
-            "no:xdist",
-            "-q",
-            f"--hypothesis-seed={seed}",
-            "-o",
-            "addopts=",
-            str(test_file),
-        ],
-        capture_output=True,
-        text=True,
-        cwd=folder,
-        env={**env, "GW_RESULTS": str(results), "PYTHONPATH": f"{folder}{os.pathsep}{env['PYTHONPATH']}"},
-    )
+    try:
+        r = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "pytest",
+                "-p",
+                "gw_plugin",
+                "-p",
+                "no:cacheprovider",
+                "-p",
+                "no:xdist",
+                "-q",
+                f"--hypothesis-seed={seed}",
+                "-o",
+                "addopts=",
+                str(test_file),
+            ],
+            capture_output=True,
+            text=True,
+            cwd=folder,
+            env={**env, "GW_RESULTS": str(results), "PYTHONPATH": f"{folder}{os.pathsep}{env['PYTHONPATH']}"},
+            timeout=GW_TIMEOUT,
+        )
+    except subprocess.TimeoutExpired:
+        outcome.seconds = time.monotonic() - started
+        outcome.notes.append(f"pytest still running after {GW_TIMEOUT} s (a hang in the code under test): stopped")
+        return outcome
     outcome.seconds = time.monotonic() - started
     log(f"[{project} seed {seed} {tool}] pytest rc={r.returncode}\n{r.stdout[-6000:]}{r.stderr[-2000:]}")
     if not results.is_file():
