@@ -60,7 +60,10 @@ class Mutant:
     ``unit_end_line`` its span including decorators, and ``wrappers`` the class
     headers around it as ``(line, indentation, name)``.  A mutant outside any
     function (``unit == ""``) is applied by re-executing the mutated assignment
-    statement spanning ``unit_line..unit_end_line`` (module-level rebinding).
+    statement spanning ``unit_line..unit_end_line``, or the whole module.
+    ``reexec`` marks a mutant inside a function that runs while its module is
+    imported: it is applied by re-executing the module (as every module-level
+    mutant is), so what the import built changes too.
     """
 
     path: str  # absolute, resolved
@@ -74,6 +77,7 @@ class Mutant:
     unit_line: int
     unit_end_line: int
     wrappers: tuple[tuple[int, int, str], ...] = ()
+    reexec: bool = False
 
     @property
     def id(self) -> str:
