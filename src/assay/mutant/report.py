@@ -17,6 +17,7 @@ from assay.mutant.execute import (
     VERDICTS,
     MutantResult,
 )
+from assay.mutant.model import unified_diff
 
 SCHEMA_VERSION = 1
 #: Verdicts listed one by one in the terminal summary (the rest are only counted).
@@ -177,7 +178,9 @@ def build_report(
     elapsed: float,
     unrun: int,
     fuzz: dict[str, Any] | None = None,
+    texts: dict[str, str] | None = None,
 ) -> dict[str, Any]:
+    """The JSON report; with ``texts`` (file path to its text), each mutant carries its ``diff``."""
     from assay.core.version import __version__
 
     c = counts(results)
@@ -197,9 +200,18 @@ def build_report(
         "executed": len(executed),
         "history": history,
         "fuzz": fuzz,
-        "mutants": [r.to_json() for r in results],
+        "score_reached_by_tests": test_kill_rate(c),
+        "mutants": [mutant_record(r, texts) for r in results],
         "unreached": [r.mutant.id for r in results if r.verdict == "unreached"],
     }
+
+
+def mutant_record(result: MutantResult, texts: dict[str, str] | None = None) -> dict[str, Any]:
+    """One mutant's entry in the JSON report: its result, and its diff when its file's text is known."""
+    data = result.to_json()
+    text = (texts or {}).get(result.mutant.path)
+    data["diff"] = unified_diff(text, result.mutant) if text is not None else None
+    return data
 
 
 def show(record: dict[str, Any], diff: str) -> str:
