@@ -432,7 +432,10 @@ def _save_last_run(root: Path, results: list, texts: dict[str, str]) -> None:
     from assay.mutant.history import save_last_run
     from assay.mutant.report import mutant_record
 
-    save_last_run(root / LAST_RUN, [{**mutant_record(r, texts), "mutant": r.mutant.to_json()} for r in results])
+    try:
+        save_last_run(root / LAST_RUN, [{**mutant_record(r, texts), "mutant": r.mutant.to_json()} for r in results])
+    except OSError as exc:  # a read-only checkout still gets its summary and report
+        print(f"assay: could not keep this run for 'assay mutant show' in {root / LAST_RUN}: {exc}", file=sys.stderr)
 
 
 def _report_unchanged(args: argparse.Namespace, records: list[dict[str, Any]], root: Path, files: list[Path]) -> int:

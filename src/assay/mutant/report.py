@@ -113,8 +113,9 @@ def score_lines(c: dict[str, int]) -> list[str]:
     ]
     rate = test_kill_rate(c)
     if rate is not None:
+        by_import = " (or their module's import)" if c.get("reexec") else ""
         lines.append(
-            f"tests: {c['reached']} of the {c['judged']} judged mutants are reached by a test (or their module's import); "
+            f"tests: {c['reached']} of the {c['judged']} judged mutants are reached by a test{by_import}; "
             f"the tests kill {rate:.1%} of those ({c[KILLED_BY_TEST]} of {c['reached']})"
         )
     left = [f"{c[v]} {v}" for v in ("timeout", "error", "invalid", EXCLUDED) if c[v]]
