@@ -290,3 +290,88 @@ def test_a_flat_project_mutates_its_code_not_its_fuzz_harnesses(tmp_path):
     assert files_to_mutate(tmp_path, ["fuzz"], ["fuzz"]) == [(tmp_path / "fuzz" / "fuzz_pkg.py").resolve()]
     # Without the targets' folders (as before), the harness was mutated too.
     assert (tmp_path / "fuzz" / "fuzz_pkg.py").resolve() in files_to_mutate(tmp_path, [])
+
+
+BUILT_AT_IMPORT = """\
+import re
+
+WORD = "[a-z]+"
+PATTERN = re.compile(WORD)
+LIMIT = 10
+_KEYS = {"ab": 1, "b": 2}
+ALLOWED = frozenset(_KEYS)
+
+
+def scale(n, factor=LIMIT):
+    return n * factor
+
+
+def check(word):
+    return bool(PATTERN.fullmatch(word)) and word in ALLOWED
+
+
+class Point:
+    __slots__ = ("x", "y")
+"""
+
+
+@pytest.fixture
+def built(tmp_path):
+    """A module whose module-level values are used at import, and a second module that
+    copied its names with ``from ... import``."""
+    path = tmp_path / "built_mod.py"
+    path.write_text(BUILT_AT_IMPORT)
+    name = f"built_{uuid.uuid4().hex}"
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    user = type(sys)(f"user_{uuid.uuid4().hex}")
+    exec(f"from {name} import check, scale, Point", user.__dict__)
+    sys.modules[user.__name__] = user
+    yield module, user, mutants_in_file(path, tmp_path, module.__dict__), FunctionIndex([str(path)])
+    del sys.modules[name], sys.modules[user.__name__]
+
+
+def test_module_level_values_used_at_import_change_only_when_the_module_is_reexecuted(built):
+    """Rebinding the assignment alone (``reexec=False``, the mechanism off) changes the
+    name but nothing the import built from it; re-executing the module changes the
+    compiled pattern, the default argument, the copied keys and, through the copies
+    other modules made with ``from ... import``, what they call.  Revert restores all."""
+    module, user, mutants, index = built
+    cases = [
+        (find(mutants, "<module>", "constant.empty", "''"), lambda: user.check("ab"), True, False),
+        (find(mutants, "<module>", "constant.adjust", "11"), lambda: user.scale(2), 20, 22),
+    ]
+    keys = next(m for m in mutants if m.operator == "constant.empty" and m.line == 6)
+    cases.append((keys, lambda: user.check("ab"), True, False))
+    for m, probe, original, mutated in cases:
+        assert m.unit == ""
+        with Patch.build(m, BUILT_AT_IMPORT, index, reexec=False):
+            assert probe() == original, m.description  # rebinding alone: the mutant cannot be seen
+        with Patch.build(m, BUILT_AT_IMPORT, index) as patch:
+            assert patch.reexecutes
+            assert probe() == mutated, m.description
+        assert probe() == original
+    assert user.check is module.check and user.scale is module.scale
+
+
+def test_a_slots_mutant_that_breaks_the_import_raises_when_applied(built):
+    module, user, mutants, index = built
+    m = find(mutants, "Point", "constant.empty")
+    with Patch.build(m, BUILT_AT_IMPORT, index, reexec=False):
+        point = user.Point()
+        point.x = 1  # only the attribute was rebound: the class still has its slot `x`
+        assert point.x == 1
+    patch = Patch.build(m, BUILT_AT_IMPORT, index)
+    with pytest.raises(TypeError):
+        patch.apply()
+    patch.revert()
+    assert module.Point is user.Point and module.check("ab")
+
+
+def test_identity_reexecution_changes_nothing(built):
+    module, user, mutants, index = built
+    with Patch.build(mutants[0], BUILT_AT_IMPORT, index, identity=True):
+        assert user.check("ab") and user.scale(2) == 20 and module.WORD == "[a-z]+"
+        assert user.Point is module.Point

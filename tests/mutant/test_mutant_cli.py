@@ -346,9 +346,10 @@ def test_assay_test_runs_the_suite_then_a_sample(shop):
     assert proc.returncode == 1 and "mutants not run" in proc.stderr  # pytest's failure, reported as such
 
 
-def test_import_time_code_is_unreached_and_not_judged(tmp_path):
-    """A function that runs only while its module is imported (building a table)
-    cannot be changed by a mutant swapped in afterwards: reported, not judged, not fuzzed."""
+def test_import_time_code_is_judged_by_reexecuting_its_module(tmp_path):
+    """A function that runs only while its module is imported (building a table) is
+    changed by re-executing the module with the mutant in the child: its mutants are
+    judged (the test of ``lookup`` kills them), not left unreached."""
     root = tmp_path / "rules"
     (root / "tests").mkdir(parents=True)
     (root / "rules.py").write_text(
@@ -371,13 +372,119 @@ def test_import_time_code_is_unreached_and_not_judged(tmp_path):
     (root / "pyproject.toml").write_text('[tool.assay]\nmutate = ["rules.py"]\n')
     proc, report = run_report(root, "--no-history")
     build = by_function(report, "_build")
-    assert build and all(m["verdict"] == "unreached" and m["import_time"] for m in build)
-    assert not any(m["import_time"] for m in by_function(report, "lookup"))
-    assert report["counts"]["import_time"] == len(build)
-    assert "run only while their module is imported" in proc.stdout
-    killed = report["counts"]["killed"] + report["counts"]["killed-by-fuzz"]
-    judged = killed + report["counts"]["survived"] + report["counts"]["unreached"] - len(build)
-    assert report["score"] == pytest.approx(killed / judged)
+    assert build and all(m["reexec"] for m in build)
+    ops = {m["operator"]: m for m in build}
+    assert ops["arithmetic.swap"]["verdict"] == "killed"  # n * 10 -> n / 10: TABLE[2] is 0.2
+    assert ops["return.value"]["killed_by"] == "tests/test_rules.py::test_lookup"  # TABLE is None
+    assert not any(m["reexec"] for m in by_function(report, "lookup"))
+    assert not any(m["verdict"] == "unreached" for m in report["mutants"])
+    assert report["counts"]["reexec"] == len(build)
+
+
+BUILT = """\
+import re
+
+import registry
+
+WORD = "[a-z]+"
+PATTERN = re.compile(WORD)
+LIMIT = 10
+_KEYS = {"ab": 1, "b": 2}
+ALLOWED = frozenset(_KEYS)
+
+
+def scale(n, factor=LIMIT):
+    return n * factor
+
+
+def check(word):
+    return bool(PATTERN.fullmatch(word)) and word in ALLOWED
+
+
+class Point:
+    __slots__ = ("x", "y")
+"""
+
+PLUGIN = """\
+import registry
+
+NAME = "plugin"
+registry.register(NAME)
+
+
+def hello():
+    return NAME
+"""
+
+REGISTRY = """\
+NAMES = []
+
+
+def register(name):
+    if name in NAMES:
+        raise ValueError(f"{name} registered twice")
+    NAMES.append(name)
+"""
+
+BUILT_TESTS = """\
+from built import Point, check, scale
+from plugin import hello
+
+
+def test_check():
+    assert check("ab") and not check("zz") and not check("a1")
+
+
+def test_scale():
+    assert scale(2) == 20
+
+
+def test_point():
+    p = Point()
+    p.x, p.y = 1, 2
+    assert (p.x, p.y) == (1, 2)
+
+
+def test_hello():
+    assert hello() == "plugin"
+"""
+
+
+def test_module_level_mutants_run_with_their_module_reexecuted(tmp_path):
+    """Values used at import (a pattern compiled from a constant, a default argument,
+    keys copied into a set, ``__slots__``) are killed by the tests once the module is
+    re-executed in the child; a mutant whose module no longer imports is killed at
+    import; a module that cannot be re-executed unchanged (it registers itself and
+    refuses a second time) has its module-level mutants excluded with the reason, out
+    of the score."""
+    root = tmp_path / "built"
+    (root / "tests").mkdir(parents=True)
+    (root / "built.py").write_text(BUILT)
+    (root / "plugin.py").write_text(PLUGIN)
+    (root / "registry.py").write_text(REGISTRY)
+    (root / "tests" / "test_built.py").write_text(BUILT_TESTS)
+    (root / "pyproject.toml").write_text('[tool.assay]\nmutate = ["built.py", "plugin.py"]\n')
+    proc, report = run_report(root, "--no-history")
+    module_level = {(m["qualname"], m["line"], m["operator"]): m for m in report["mutants"] if m["reexec"]}
+    word, limit = BUILT.splitlines().index('WORD = "[a-z]+"') + 1, BUILT.splitlines().index("LIMIT = 10") + 1
+    keys = BUILT.splitlines().index('_KEYS = {"ab": 1, "b": 2}') + 1
+    assert module_level[("<module>", word, "constant.empty")]["verdict"] == "killed"
+    assert module_level[("<module>", limit, "constant.adjust")]["verdict"] == "killed"
+    [ab] = [m for m in report["mutants"] if m["line"] == keys and m["description"].startswith('`"ab"` became')]
+    assert ab["verdict"] == "killed"  # ALLOWED was built from the keys at import
+    slots = [m for m in report["mutants"] if m["qualname"] == "Point"]
+    assert slots and all(m["verdict"] == "killed" and m["killed_by"] == "<import>" for m in slots)
+    assert "TypeError" in slots[0]["failure"]
+    excluded = [m for m in report["mutants"] if m["verdict"] == "excluded"]
+    assert excluded and all(m["path"] == "plugin.py" and m["reexec"] for m in excluded)
+    assert "registered twice" in excluded[0]["detail"]
+    assert not any(m["verdict"] == "excluded" for m in by_function(report, "hello"))
+    c = report["counts"]
+    assert c["excluded"] == len(excluded) and c["killed_at_import"] == len(slots)
+    judged = c["killed"] + c["killed-by-fuzz"] + c["survived"] + c["unreached"]
+    assert c["judged"] == judged and report["score"] == pytest.approx((c["killed"] + c["killed-by-fuzz"]) / judged)
+    assert f"of {judged} judged mutants" in proc.stdout
+    assert f"{c['excluded']} excluded" in proc.stdout
 
 
 def test_a_test_that_fails_kills_even_after_another_hung(tmp_path):
@@ -405,3 +512,70 @@ def test_a_test_that_fails_kills_even_after_another_hung(tmp_path):
     swapped = [m for m in by_function(report, "countdown") if m["operator"] == "arithmetic.swap"]
     assert [m["verdict"] for m in swapped] == ["timeout"]
     assert swapped[0]["detail"].startswith("in tests/test_loop.py::test_three_slowly: ")
+
+
+def test_show_and_diffs_after_no_history_and_reuse_whatever_the_report_is_called(shop):
+    """``show`` works after a ``--no-history`` run (the last run is kept apart from the
+    history), the JSON report carries every mutant's diff, and an unchanged tree is
+    re-used though ``--report`` names another file."""
+    _, first = run_report(shop, "--no-history")
+    assert all(m["diff"] and m["diff"].startswith("--- a/shop.py\n+++ b/shop.py\n@@ ") for m in first["mutants"])
+    removed = next(m for m in first["mutants"] if m["operator"] == "guard.remove-raise")
+    assert '-        raise OverflowError("full")\n+        pass\n' in removed["diff"]
+    assert not (shop / ".assay" / "mutants" / "history.json").exists()
+    proc = assay(shop, "mutant", "show", removed["id"])
+    assert proc.returncode == 0, proc.stderr
+    assert "+        pass" in proc.stdout and "killed by: tests/test_shop.py::test_add" in proc.stdout
+    assay(shop, "mutant", "--jobs", "2", "--report", "one.json")  # records the tree
+    proc = assay(shop, "mutant", "--jobs", "2", "--report", "two.json")
+    assert "nothing changed since the last run" in proc.stdout, proc.stdout + proc.stderr
+    reused = json.loads((shop / "two.json").read_text())
+    assert reused["history"]["unchanged"] and len(reused["mutants"]) == len(first["mutants"])
+    assert {m["id"]: m["diff"] for m in reused["mutants"]} == {m["id"]: m["diff"] for m in first["mutants"]}
+
+
+def test_exclude_setting_and_flag(tmp_path):
+    """``[tool.assay.mutant] exclude`` replaces the default (the test folders), and
+    ``--exclude`` adds to it: a project can leave out a vendored folder, and mutate
+    helpers that live in a ``tests/`` folder."""
+    root = tmp_path / "proj"
+    for folder in ("pkg/_vendor", "tests/helpers"):
+        (root / folder).mkdir(parents=True)
+    (root / "pkg" / "__init__.py").write_text("")
+    (root / "pkg" / "core.py").write_text("def twice(n):\n    return n * 2\n")
+    (root / "pkg" / "_vendor" / "six.py").write_text("def one():\n    return 1\n")
+    (root / "tests" / "helpers" / "make.py").write_text("def three():\n    return 3\n")
+    (root / "tests" / "test_core.py").write_text(
+        "from pkg.core import twice\n\n\ndef test_twice():\n    assert twice(2) == 4\n"
+    )
+    (root / "pyproject.toml").write_text("[tool.assay]\n")
+    _, report = run_report(root, "--no-history")
+    assert report["baseline"]["files"] == ["pkg/__init__.py", "pkg/_vendor/six.py", "pkg/core.py"]
+    (root / "pyproject.toml").write_text('[tool.assay.mutant]\nexclude = ["pkg/_vendor"]\n')
+    _, report = run_report(root, "--no-history")
+    assert report["baseline"]["files"] == ["pkg/__init__.py", "pkg/core.py", "tests/helpers/make.py"]
+    _, report = run_report(root, "--no-history", "--exclude", "make.py", "__init__.py")
+    assert report["baseline"]["files"] == ["pkg/core.py"]
+    (root / "pyproject.toml").write_text('[tool.assay.mutant]\nexclude = "pkg/_vendor"\nskip = 1\n')
+    proc = assay(root, "mutant")
+    assert proc.returncode == 2 and "unknown key(s) skip in [tool.assay.mutant]" in proc.stderr
+
+
+OTHER_SCRIPT = """\
+import afl_runner_that_is_not_installed
+
+afl_runner_that_is_not_installed.main()
+"""
+
+
+def test_the_default_fuzz_folder_says_which_files_it_used_and_skipped(headers):
+    """With ``[tool.assay] targets`` unset, fuzz/ may hold the project's other scripts:
+    one that does not import here, and one with no target, are skipped and named (the
+    run used to stop at the first such file), and the target file is used."""
+    (headers / "fuzz" / "run_afl.py").write_text(OTHER_SCRIPT)
+    (headers / "fuzz" / "corpus_tool.py").write_text("def minimize(paths):\n    return sorted(paths)\n")
+    proc, report = run_report(headers, "--fuzz", "on", "--fuzz-cases", "20", "--no-history", "--operators", "guard")
+    note = next(line for line in proc.stderr.splitlines() if "default folder fuzz/" in line)
+    assert "using fuzz/fuzz_header.py (header)" in note
+    assert "fuzz/run_afl.py (does not import here" in note and "fuzz/corpus_tool.py (defines no target)" in note
+    assert report["fuzz"]["survivors"] > 0

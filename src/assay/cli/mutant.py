@@ -26,6 +26,10 @@ DEFAULT_TEST_SAMPLES = 50
 LOG_PROGRESS_EVERY = 10.0
 #: Where the history lives, relative to the project.
 HISTORY = ".assay/mutants/history.json"
+#: Every mutant of the last run, with its diff (written with or without --no-history, for ``show``).
+LAST_RUN = ".assay/mutants/last-run.json"
+#: Arguments that say where output goes, not what the verdicts are: left out of the unchanged-tree digest.
+OUTPUT_ONLY = ("report",)
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -68,6 +72,15 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--project", metavar="DIR", help="project folder holding pyproject.toml (default: current folder)")
     p.add_argument(
         "--paths", nargs="+", metavar="P", help="files or folders to mutate (default: [tool.assay] mutate, else src/)"
+    )
+    p.add_argument(
+        "--exclude",
+        nargs="+",
+        action="extend",
+        default=[],
+        metavar="PATTERN",
+        help="also leave out files and folders matching PATTERN (a path or glob; added to "
+        "[tool.assay.mutant] exclude, whose default is the test folders tests/ and test/)",
     )
     p.add_argument(
         "--operators", nargs="+", default=[], metavar="FAMILY", help="only these operator families (or prefixes: guard)"
@@ -139,7 +152,7 @@ def _run(args: argparse.Namespace, *, sample: int | None, changed: str | None, m
     from assay.core.config import load_project
     from assay.core.output_paths import check_campaign_folders, check_output_file
     from assay.harness.discovery import make_importable
-    from assay.mutant.discover import files_to_mutate
+    from assay.mutant.discover import exclude_setting, files_to_mutate
     from assay.mutant.report import build_report, summary
     from assay.mutant.session import MutationOptions, MutationPlugin
     from assay.reports.campaign import write_report
@@ -157,7 +170,8 @@ def _run(args: argparse.Namespace, *, sample: int | None, changed: str | None, m
     if isinstance(entries, str):
         entries = [entries]
     harnesses = [t for t in project.targets if not t.endswith(".py")]
-    files = files_to_mutate(root, entries, harnesses) if mutate or args.paths else []  # --paths checked when given
+    exclude = [*exclude_setting(project.raw, str(root / "pyproject.toml")), *args.exclude]
+    files = files_to_mutate(root, entries, harnesses, exclude) if mutate or args.paths else []  # --paths checked
     files = files if mutate else []
     from assay.reports.progress import ProgressLine
 
@@ -181,7 +195,8 @@ def _run(args: argparse.Namespace, *, sample: int | None, changed: str | None, m
     if args.fuzz == "on":
         from assay.mutant.survivors import load_fuzz_targets
 
-        targets = load_fuzz_targets(project, args.fuzz_target)  # before the tests: a bad target fails fast
+        # Before the tests: a bad target fails fast.
+        targets = load_fuzz_targets(project, args.fuzz_target, log=lambda line: print(line, file=sys.stderr))
     pytest_args = [a for a in args.pytest_args if a != "--"]
     if args.executor == "dask" and mutate:
         from assay.scale.dask_mutants import dask_mutant_runner
@@ -196,7 +211,7 @@ def _run(args: argparse.Namespace, *, sample: int | None, changed: str | None, m
         tree = tree_digest(
             root,
             {
-                **arguments_of(args),
+                **{k: v for k, v in arguments_of(args).items() if k not in OUTPUT_ONLY},
                 "mode": mode,
                 "files": [str(f) for f in files],
                 "changed_commit": commit_of(root, changed) if changed else None,
@@ -279,6 +294,8 @@ def _run(args: argparse.Namespace, *, sample: int | None, changed: str | None, m
             fuzz_summary["campaign"] = replay_targets(targets, project, progress=campaign_progress, **fuzz)
             campaign_progress.finish()
     plugin.save_history(tree)
+    if mutate:
+        _save_last_run(root, results, plugin.texts)
     elapsed = time.monotonic() - started
     if mutate:
         print(summary(results, elapsed, plugin.unrun))
@@ -296,6 +313,7 @@ def _run(args: argparse.Namespace, *, sample: int | None, changed: str | None, m
             timings=plugin.timings,
             history=plugin.history_stats,
             fuzz=fuzz_summary,
+            texts=plugin.texts,
             baseline={
                 "tests": base.tests,
                 "passed": len(base.passed),
@@ -365,25 +383,34 @@ def _exit_status(args: argparse.Namespace, results: list, mode: str, pytest_code
 
 def cmd_show(args: argparse.Namespace, mutant_id: str) -> int:
     from assay.core.config import load_project
-    from assay.mutant.history import History
+    from assay.mutant.history import History, load_last_run
     from assay.mutant.model import Mutant, unified_diff
     from assay.mutant.report import show
 
     project = load_project(args.project)
-    history = History.load(project.root / HISTORY)
-    record = history.records.get(mutant_id)
-    if record is None:
-        matches = [k for k in history.records if mutant_id in k]
+    # The last run first (written with --no-history too), then the history of earlier runs.
+    records = {
+        **{
+            k: v["result"]
+            for k, v in History.load(project.root / HISTORY).records.items()
+            if isinstance(v.get("result"), dict)
+        },
+        **load_last_run(project.root / LAST_RUN),
+    }
+    result = records.get(mutant_id)
+    if result is None:
+        matches = [k for k in records if mutant_id in k]
         if len(matches) == 1:
-            mutant_id, record = matches[0], history.records[matches[0]]
+            mutant_id, result = matches[0], records[matches[0]]
         else:
             hint = (
                 f"{len(matches)} ids contain it"
                 if matches
                 else "run 'assay mutant' first, or copy an id from its summary"
             )
-            raise ConfigError(f"no mutant {mutant_id!r} in {project.root / HISTORY} ({hint})")
-    result = record["result"]
+            raise ConfigError(
+                f"no mutant {mutant_id!r} in {project.root / LAST_RUN} or {project.root / HISTORY} ({hint})"
+            )
     mutant = Mutant.from_json(result["mutant"])
     diff = ""
     try:
@@ -395,8 +422,20 @@ def cmd_show(args: argparse.Namespace, mutant_id: str) -> int:
             diff = unified_diff(text, mutant)
     except (OSError, ConfigError):
         pass
+    if not diff and result.get("diff"):
+        diff = f"(as recorded; the file changed since)\n{result['diff']}"
     print(show(result, diff))
     return 0
+
+
+def _save_last_run(root: Path, results: list, texts: dict[str, str]) -> None:
+    from assay.mutant.history import save_last_run
+    from assay.mutant.report import mutant_record
+
+    try:
+        save_last_run(root / LAST_RUN, [{**mutant_record(r, texts), "mutant": r.mutant.to_json()} for r in results])
+    except OSError as exc:  # a read-only checkout still gets its summary and report
+        print(f"assay: could not keep this run for 'assay mutant show' in {root / LAST_RUN}: {exc}", file=sys.stderr)
 
 
 def _report_unchanged(args: argparse.Namespace, records: list[dict[str, Any]], root: Path, files: list[Path]) -> int:
@@ -408,6 +447,13 @@ def _report_unchanged(args: argparse.Namespace, records: list[dict[str, Any]], r
 
     started = time.monotonic()
     results = [from_record(Mutant.from_json(r["mutant"]), r) for r in records]
+    texts = {}
+    for path in {r.mutant.path for r in results}:
+        try:
+            texts[path] = Path(path).read_text("utf-8")
+        except OSError:  # the tree digest says it is unchanged; a file gone since is shown without a diff
+            continue
+    _save_last_run(root, results, texts)
     elapsed = time.monotonic() - started
     print(summary(results, elapsed))
     print(
@@ -426,6 +472,7 @@ def _report_unchanged(args: argparse.Namespace, records: list[dict[str, Any]], r
                 timings={},
                 history=hist,
                 fuzz=None,
+                texts=texts,
                 baseline={
                     "tests": None,
                     "passed": None,

@@ -30,6 +30,7 @@ DEFAULTS: dict[str, Any] = {
     "native": {},
     "http": {},  # [tool.assay.http.<name>] tables: HTTP targets (assay.http.config)
     "compose": {},  # [tool.assay.compose]: defaults of ``assay compose`` (``allow = ["subprocess"]``)
+    "mutant": {},  # [tool.assay.mutant]: settings of ``assay mutant`` (``exclude = [...]``, assay.mutant.discover)
 }
 
 

@@ -12,11 +12,20 @@ Nested functions and lambdas inside the unit are constants of its code, so they
 change with it.
 
 A mutant outside any function (a module- or class-level ``NAME = value``) cannot
-be reached by a code swap: its value was computed at import time.  It is applied
-by *module-level rebinding*: the mutated assignment is executed again in the
-module's (or class's) namespace.  Names that other modules copied with
-``from module import NAME`` before the rebinding keep the old value; that is the
-documented limit of this mode.
+be reached by a code swap: its value was computed at import time, and what was
+built from it then (``__slots__``, a pattern compiled from it, a default argument,
+a table whose keys were copied from it) would not change.  Such a mutant, and one
+inside a function that ran while the module was imported (``Mutant.reexec``), is
+applied by *re-executing the module*: the whole mutated file runs again in the
+module's own namespace, as an import would, and every function or class the
+module defines that another loaded module bound by ``from module import NAME`` is
+rebound there to its new version.  A mutated file that raises while it runs is a
+module that would not import.  Only a mutant's forked child applies it this way
+(the namespace is restored on revert, but objects built meanwhile stay).
+
+*Module-level rebinding* (:meth:`Patch.build` with ``reexec=False``: only the
+mutated assignment runs again in the module's or class's namespace) is the older,
+cheaper mode; it changes nothing that was built from the value at import.
 """
 
 from __future__ import annotations
@@ -95,23 +104,55 @@ class Patch:
         mutant: Mutant,
         swaps: list[tuple[types.FunctionType, types.CodeType]],
         rebind: tuple[types.CodeType, list[tuple[dict[str, Any], dict[str, Any] | type]], list[str]] | None,
+        rerun: tuple[types.CodeType, list[types.ModuleType]] | None = None,
     ) -> None:
         self.mutant = mutant
         self._swaps = swaps  # (function, mutated code)
         self._originals = [fn.__code__ for fn, _ in swaps]
         self._rebind = rebind
+        self._rerun = rerun  # (the whole mutated file, compiled; the modules it re-executes in)
         self._saved: list[dict[str, Any]] = []
+        self._rebound: list[tuple[dict[str, Any], str, Any]] = []  # (namespace, name, old value)
         self.applied = False
 
     @property
     def reachable(self) -> bool:
         """False when nothing live would change (the unit was never imported)."""
-        return bool(self._swaps) or bool(self._rebind and self._rebind[1])
+        return bool(self._swaps) or bool(self._rebind and self._rebind[1]) or bool(self._rerun and self._rerun[1])
+
+    @property
+    def reexecutes(self) -> bool:
+        """True when applying runs the whole (mutated) module again."""
+        return self._rerun is not None
 
     @classmethod
-    def build(cls, mutant: Mutant, text: str, index: FunctionIndex | None = None) -> Patch:
-        """Compile ``mutant`` against its file's ``text``; raise :class:`MutantError` if it cannot apply."""
+    def build(
+        cls,
+        mutant: Mutant,
+        text: str,
+        index: FunctionIndex | None = None,
+        *,
+        reexec: bool | None = None,
+        identity: bool = False,
+    ) -> Patch:
+        """Compile ``mutant`` against its file's ``text``; raise :class:`MutantError` if it cannot apply.
+
+        ``reexec`` (default: for module-level mutants and ``mutant.reexec``) applies
+        it by re-executing the module; ``identity`` re-executes the module
+        *unchanged* (the control that shows re-execution alone changes nothing).
+        """
         index = index or FunctionIndex([mutant.path])
+        if reexec is None:
+            reexec = not mutant.unit or mutant.reexec
+        if reexec or identity:
+            rerun = (
+                _compile_module(mutant, text if identity else apply_edit(text, mutant.edit)),
+                index.modules_of(mutant.path),
+            )
+            if identity or not mutant.unit:
+                return cls(mutant, [], None, rerun)
+            swapped = cls.build(mutant, text, index, reexec=False)
+            return cls(mutant, swapped._swaps, None, rerun)
         if mutant.unit:
             flags = _future_flags(text)
             source = unit_source(mutant, text, mutated=True)
@@ -130,10 +171,19 @@ class Patch:
         return cls(mutant, [], (stmt_code, _namespaces(mutant, index), names))
 
     def apply(self) -> None:
+        """Make the mutant live; an exception raised by the re-executed module propagates."""
         if self.applied:
             return
         for fn, code in self._swaps:
             fn.__code__ = code
+        if self._rerun is not None:
+            self.applied = True  # a module that raises half-way is restored by revert
+            code, modules = self._rerun
+            self._saved = [dict(m.__dict__) for m in modules]
+            for module in modules:
+                before = dict(module.__dict__)
+                exec(code, module.__dict__)  # noqa: S102 - the user's own module, mutated
+                self._rebind_copies(module, before)
         if self._rebind is not None:
             code, spaces, names = self._rebind
             self._saved = []
@@ -150,11 +200,41 @@ class Patch:
                         setattr(space, n, scratch[n])
         self.applied = True
 
+    def _rebind_copies(self, module: types.ModuleType, before: dict[str, Any]) -> None:
+        """Where another loaded module bound one of this module's functions or classes by
+        ``from module import NAME``, bind the re-executed module's version instead."""
+        renewed: dict[int, Any] = {}
+        for name, old in before.items():
+            new = module.__dict__.get(name, old)
+            if new is not old and isinstance(old, (types.FunctionType, type)):
+                if getattr(old, "__module__", None) == module.__name__:
+                    renewed[id(old)] = new
+        if not renewed:
+            return
+        for other in list(sys.modules.values()):
+            space = getattr(other, "__dict__", None)
+            if other is module or not isinstance(space, dict):
+                continue
+            for name, value in list(space.items()):
+                new = renewed.get(id(value))
+                if new is not None:
+                    self._rebound.append((space, name, value))
+                    space[name] = new
+
     def revert(self) -> None:
         if not self.applied:
             return
         for (fn, _), code in zip(self._swaps, self._originals):
             fn.__code__ = code
+        if self._rerun is not None:
+            for space, name, value in reversed(self._rebound):
+                space[name] = value
+            self._rebound = []
+            for module, saved in zip(self._rerun[1], self._saved):
+                module.__dict__.clear()
+                module.__dict__.update(saved)
+            self.applied = False
+            return
         if self._rebind is not None:
             for (_, space), saved in zip(self._rebind[1], self._saved):
                 for n, value in saved.items():
@@ -254,6 +334,13 @@ def _find_code(code: types.CodeType, qualname: str) -> types.CodeType | None:
             if inner is not None:
                 return inner
     return None
+
+
+def _compile_module(mutant: Mutant, source: str) -> types.CodeType:
+    try:
+        return compile(source, mutant.path, "exec", dont_inherit=True)
+    except SyntaxError as exc:
+        raise MutantError(f"{mutant.id}: the mutated module does not compile ({exc.msg}, line {exc.lineno})") from None
 
 
 def _compile_assignment(mutant: Mutant, mutated: str) -> tuple[types.CodeType, list[str]]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import fnmatch
 import os
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
@@ -38,10 +39,13 @@ SKIP_DIRS = {
     ".mypy_cache",
     ".pytest_cache",
     "site-packages",
-    "tests",
-    "test",
     "mutants",
 }
+#: What ``[tool.assay.mutant] exclude`` is when the project does not set it: test folders.
+#: (Test files, ``test_*.py``, ``*_test.py`` and ``conftest.py``, are never mutated wherever they are.)
+DEFAULT_EXCLUDE = ("tests", "test")
+#: Keys ``[tool.assay.mutant]`` accepts.
+SETTINGS = ("exclude",)
 
 _FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
@@ -51,15 +55,60 @@ def is_test_file(path: Path) -> bool:
     return name.startswith("test_") or name.endswith("_test.py") or name == "conftest.py" or name == "setup.py"
 
 
-def files_to_mutate(root: Path, entries: Iterable[str], harness_folders: Iterable[str] = ()) -> list[Path]:
+def exclude_setting(raw: dict[str, Any], where: str = "pyproject.toml") -> list[str]:
+    """``[tool.assay.mutant] exclude`` (``raw`` is ``[tool.assay]``), or :data:`DEFAULT_EXCLUDE` when unset."""
+    table = raw.get("mutant", {})
+    if not isinstance(table, dict):
+        raise ConfigError(f"{where}: [tool.assay.mutant] must be a table, not {table!r}")
+    unknown = sorted(set(table) - set(SETTINGS))
+    if unknown:
+        raise ConfigError(
+            f"{where}: unknown key(s) {', '.join(unknown)} in [tool.assay.mutant]; known keys: {', '.join(SETTINGS)}"
+        )
+    value = table.get("exclude", list(DEFAULT_EXCLUDE))
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
+        raise ConfigError(
+            f"{where}: [tool.assay.mutant] exclude must be a list of paths or glob patterns, not {value!r}"
+        )
+    return value
+
+
+def excluded(relpath: str, patterns: Iterable[str]) -> bool:
+    """Whether a file or folder (``relpath``: relative to the project, with ``/``) matches an exclude pattern.
+
+    A pattern matches the whole relative path (``src/pkg/_vendor``, ``*/generated_*.py``),
+    any one of its names (``tests``, ``*_pb2.py``), or a folder above it (``src/pkg/_vendor/``).
+    """
+    parts = relpath.split("/")
+    prefixes = ["/".join(parts[: i + 1]) for i in range(len(parts))]
+    for pattern in patterns:
+        pattern = pattern.strip("/") or pattern
+        if any(fnmatch.fnmatchcase(prefix, pattern) for prefix in prefixes):
+            return True
+        if "/" not in pattern and any(fnmatch.fnmatchcase(part, pattern) for part in parts):
+            return True
+    return False
+
+
+def files_to_mutate(
+    root: Path,
+    entries: Iterable[str],
+    harness_folders: Iterable[str] = (),
+    exclude: Iterable[str] = DEFAULT_EXCLUDE,
+) -> list[Path]:
     """Resolve ``--paths`` / ``[tool.assay] mutate`` entries (files or folders) to Python files.
 
     With no entries: ``src/`` when it exists, else every ``*.py`` file of the project
-    outside tests, the fuzz targets' folders (``harness_folders``, ``[tool.assay]
-    targets``: harnesses are test code, as tests are), virtual environments and build
-    folders.
+    outside the fuzz targets' folders (``harness_folders``, ``[tool.assay] targets``:
+    harnesses are test code, as tests are), virtual environments and build folders.
+    Files and folders matching an ``exclude`` pattern (:func:`excluded`; by default
+    the test folders) are left out of a folder's files; a file named on purpose is not.
     """
     entries = list(entries)
+    exclude = list(exclude)
+    named = bool(entries)
     skipped: set[Path] = set()
     if not entries:
         entries = ["src"] if (root / "src").is_dir() else ["."]
@@ -76,22 +125,35 @@ def files_to_mutate(root: Path, entries: Iterable[str], harness_folders: Iterabl
                 raise ConfigError(f"path to mutate {entry!r} is not a Python file")
             files.append(path.resolve())
             continue
+        # A folder named on purpose is mutated even where a pattern would exclude it.
+        patterns = [] if named and excluded(_relative(path, root), exclude) else exclude
         for dirpath, dirnames, filenames in os.walk(path):
             dirnames[:] = sorted(
                 d
                 for d in dirnames
-                if d not in SKIP_DIRS and not d.startswith(".") and (Path(dirpath) / d).resolve() not in skipped
+                if d not in SKIP_DIRS
+                and not d.startswith(".")
+                and (Path(dirpath) / d).resolve() not in skipped
+                and not excluded(_relative(Path(dirpath) / d, root), patterns)
             )
             for name in sorted(filenames):
                 p = Path(dirpath) / name
-                if name.endswith(".py") and not is_test_file(p):
+                if name.endswith(".py") and not is_test_file(p) and not excluded(_relative(p, root), patterns):
                     files.append(p.resolve())
     unique = sorted(set(files))
     if not unique:
         raise ConfigError(
-            f"no Python file to mutate under {', '.join(entries)}; pass --paths or set [tool.assay] mutate"
+            f"no Python file to mutate under {', '.join(entries)} (excluded: {', '.join(exclude) or 'nothing'}); "
+            "pass --paths, or set [tool.assay] mutate or [tool.assay.mutant] exclude"
         )
     return unique
+
+
+def _relative(path: Path, root: Path) -> str:
+    try:
+        return path.resolve().relative_to(root.resolve()).as_posix()
+    except ValueError:
+        return path.resolve().as_posix()
 
 
 @dataclass
@@ -135,6 +197,7 @@ def mutants_in_file(
 ) -> list[Mutant]:
     """Every mutant of one file, in source order, with stable ids."""
     from assay.mutant.operators import OperatorContext, edits_in
+    from assay.mutant.operators_control import source_lines
 
     text = path.read_text("utf-8") if text is None else text
     try:
@@ -150,6 +213,7 @@ def mutants_in_file(
     except ValueError:
         relpath = path.resolve().as_posix()
     resolve = make_resolver(namespace)
+    written = source_lines(text)
     out: list[Mutant] = []
 
     def emit(edits: list[Edit], qualname: str, digest: str, unit: _Unit) -> None:
@@ -183,7 +247,7 @@ def mutants_in_file(
             return
         body = node.body
         emit(
-            edits_in(body, OperatorContext(resolve=resolve, in_function=True)),
+            edits_in(body, OperatorContext(resolve=resolve, in_function=True, source=written)),
             qualname,
             function_digest(span_text(node)),
             unit,
@@ -211,7 +275,7 @@ def mutants_in_file(
             elif _rebindable(stmt):
                 unit = _Unit("", stmt.lineno, stmt.end_lineno or stmt.lineno, wrappers)
                 scope = prefix[:-1] or MODULE_SCOPE
-                edits = edits_in([stmt], OperatorContext(resolve=resolve, in_function=False))
+                edits = edits_in([stmt], OperatorContext(resolve=resolve, in_function=False, source=written))
                 emit(edits, scope, function_digest(span_text(stmt)), unit)
 
     visit_scope(tree.body, "", ())

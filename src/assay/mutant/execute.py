@@ -66,10 +66,13 @@ TIMEOUT = "timeout"
 ERROR = "error"
 INVALID = "invalid"
 KILLED_BY_FUZZ = "killed-by-fuzz"
+#: Left out of the score with a stated reason (``detail``): its module cannot be re-executed unchanged
+#: without changing what the tests see, so a mutant applied that way cannot be judged.
+EXCLUDED = "excluded"
 #: ``killed_by`` of a module-level mutant whose mutated assignment raises (the module would not import).
 IMPORT_KILL = "<import>"
 #: Every verdict, in the order reports list them.
-VERDICTS = (KILLED_BY_TEST, KILLED_BY_FUZZ, SURVIVED, UNREACHED, TIMEOUT, ERROR, INVALID)
+VERDICTS = (KILLED_BY_TEST, KILLED_BY_FUZZ, SURVIVED, UNREACHED, TIMEOUT, ERROR, INVALID, EXCLUDED)
 
 
 @dataclass
@@ -82,6 +85,8 @@ class MutantRunPlan:
     gold: list[str] = field(default_factory=list)  # tests that killed it last time (run first)
     #: The abnormal ends of earlier children of this mutant (a resumed plan runs the rest of the tests).
     ended: list[MutantResult] = field(default_factory=list)
+    #: Re-execute the mutant's module *unchanged* and run the tests (the control of re-execution).
+    control: bool = False
 
     @property
     def cpu_limit(self) -> float:
@@ -107,7 +112,9 @@ class MutantResult:
     cached: bool = False
     detail: str = ""
     fuzz: dict[str, Any] | None = None
-    import_time: bool = False  # unreached because its code ran only at import
+    #: Unreached because its code ran only at import (history records from before such mutants
+    #: were judged by re-executing their module).
+    import_time: bool = False
 
     def to_json(self) -> dict[str, Any]:
         m = self.mutant
@@ -128,6 +135,7 @@ class MutantResult:
             "gold": self.gold,
             "cached": self.cached,
             "import_time": self.import_time,
+            "reexec": self.mutant.reexec or not self.mutant.unit,
             "detail": self.detail,
             "fuzz": self.fuzz,
         }
@@ -310,7 +318,7 @@ def _child(
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     mutant = plan.mutant
     try:
-        patch = Patch.build(mutant, texts[mutant.path], index)
+        patch = Patch.build(mutant, texts[mutant.path], index, identity=plan.control)
     except MutantError as exc:
         writer.send((INVALID, None, str(exc), 0))
         return
@@ -360,7 +368,9 @@ def _result(plan: MutantRunPlan, message: Any, status: int, capture: str, elapse
             )
         if verdict == INVALID:
             return MutantResult(plan.mutant, INVALID, detail=text, elapsed=elapsed)
-        return MutantResult(plan.mutant, SURVIVED, tests_selected=len(plan.tests), tests_run=ran, elapsed=elapsed)
+        # With no test to run, a child only showed that the mutant applies (its module imports).
+        verdict = SURVIVED if plan.tests or plan.control else UNREACHED
+        return MutantResult(plan.mutant, verdict, tests_selected=len(plan.tests), tests_run=ran, elapsed=elapsed)
     finally:
         _unlink(capture)
 

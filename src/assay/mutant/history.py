@@ -186,3 +186,22 @@ class History:
                 "mutants": self.records,
             },
         )
+
+
+def save_last_run(path: str | os.PathLike[str], records: list[dict[str, Any]]) -> None:
+    """Every mutant of the last run (report entries with ``mutant`` and ``diff``), for ``assay mutant show``.
+
+    Written after every run, ``--no-history`` or not: it is what was just printed,
+    not a memory used to skip work.
+    """
+    write_json(Path(path), {"schema_version": SCHEMA_VERSION, "mutants": {r["id"]: r for r in records}})
+
+
+def load_last_run(path: str | os.PathLike[str]) -> dict[str, dict[str, Any]]:
+    """The last run's entries by mutant id (empty when there is no readable file)."""
+    try:
+        data = json.loads(Path(path).read_text("utf-8"))
+    except (OSError, ValueError):
+        return {}
+    records = data.get("mutants") if isinstance(data, dict) and data.get("schema_version") == SCHEMA_VERSION else None
+    return {k: v for k, v in records.items() if isinstance(v, dict)} if isinstance(records, dict) else {}

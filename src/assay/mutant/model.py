@@ -16,7 +16,9 @@ from __future__ import annotations
 
 import ast
 import difflib
+import functools
 import hashlib
+import re
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -60,7 +62,10 @@ class Mutant:
     ``unit_end_line`` its span including decorators, and ``wrappers`` the class
     headers around it as ``(line, indentation, name)``.  A mutant outside any
     function (``unit == ""``) is applied by re-executing the mutated assignment
-    statement spanning ``unit_line..unit_end_line`` (module-level rebinding).
+    statement spanning ``unit_line..unit_end_line``, or the whole module.
+    ``reexec`` marks a mutant inside a function that runs while its module is
+    imported: it is applied by re-executing the module (as every module-level
+    mutant is), so what the import built changes too.
     """
 
     path: str  # absolute, resolved
@@ -74,6 +79,7 @@ class Mutant:
     unit_line: int
     unit_end_line: int
     wrappers: tuple[tuple[int, int, str], ...] = ()
+    reexec: bool = False
 
     @property
     def id(self) -> str:
@@ -169,16 +175,33 @@ def _is_atom(source: str) -> bool:
 
 
 def unified_diff(text: str, mutant: Mutant, context: int = 3) -> str:
-    """The mutant as a unified diff of its file (``a/`` original, ``b/`` mutant), for people."""
-    lines = text.splitlines(keepends=True)
+    """The mutant as a unified diff of its file (``a/`` original, ``b/`` mutant), for people.
+
+    Only a window of lines around the edit is compared (the rest of the file is the
+    same on both sides), and the hunk's line numbers are shifted back to the file's,
+    so a report can carry the diff of every mutant of a large file cheaply.
+    """
+    lines = _lines_of(text)
     edit = mutant.edit
-    mutated = "".join(lines[: edit.line - 1]) + edited_span(lines, edit, display=True) + "".join(lines[edit.end_line :])
-    return "".join(
-        difflib.unified_diff(
-            text.splitlines(keepends=True),
-            mutated.splitlines(keepends=True),
-            fromfile=f"a/{mutant.relpath}",
-            tofile=f"b/{mutant.relpath}",
-            n=context,
-        )
-    )
+    start = max(0, edit.line - 1 - context - 1)
+    stop = min(len(lines), edit.end_line + context + 1)
+    before = lines[start:stop]
+    after = lines[start : edit.line - 1] + edited_span(lines, edit, display=True).splitlines(keepends=True)
+    after += lines[edit.end_line : stop]
+    out = []
+    for row in difflib.unified_diff(
+        before, after, fromfile=f"a/{mutant.relpath}", tofile=f"b/{mutant.relpath}", n=context
+    ):
+        if row.startswith("@@"):
+            row = _HUNK.sub(lambda h: f"@@ -{int(h[1]) + start}{h[2] or ''} +{int(h[3]) + start}{h[4] or ''} @@", row)
+        out.append(row)
+    return "".join(out)
+
+
+_HUNK = re.compile(r"^@@ -(\d+)(,\d+)? \+(\d+)(,\d+)? @@")
+
+
+@functools.lru_cache(maxsize=8)
+def _lines_of(text: str) -> list[str]:
+    """A file's lines, split once however many of its mutants are shown (never mutate the list)."""
+    return text.splitlines(keepends=True)

@@ -67,6 +67,7 @@ from assay.mutant.operators_control import (
     dropped_keywords,
     guard_edits,
     quote,
+    quoting_source,
     removed_raise,
     taken_branches,
 )
@@ -181,6 +182,9 @@ class OperatorContext:
 
     resolve: Callable[[ast.expr], object | None] = _no_resolution
     in_function: bool = True
+    #: The file's lines (:func:`~assay.mutant.operators_control.source_lines`): descriptions then
+    #: quote the code as written (``0x7f``, ``"ab"``); without them, as the parser reads it.
+    source: list[bytes] | None = None
 
 
 def edits_in(statements: list[ast.stmt], ctx: OperatorContext) -> list[Edit]:
@@ -191,7 +195,8 @@ def edits_in(statements: list[ast.stmt], ctx: OperatorContext) -> list[Edit]:
     f-strings, assignment targets or docstrings (see the module docstring).
     """
     walker = _Walker(ctx)
-    walker.statements(statements)
+    with quoting_source(ctx.source):
+        walker.statements(statements)
     edits = sorted(walker.edits, key=lambda e: (e.line, e.col, e.operator))
     seen: set[tuple[str, int, int, int, int, str]] = set()
     unique = []

@@ -18,7 +18,10 @@ from __future__ import annotations
 import ast
 import copy
 import inspect
-from collections.abc import Callable
+import re
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 
 from assay.mutant.model import EXPRESSION, STATEMENT
 
@@ -48,9 +51,47 @@ _KEYWORD_KINDS = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEY
 _OWN_SCOPES = (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp, ast.JoinedStr)
 
 
+#: The lines (UTF-8) of the file whose edits are being made, while :func:`quoting_source` is active.
+_SOURCE: ContextVar[list[bytes] | None] = ContextVar("assay_mutant_source", default=None)
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+_SPACE_AROUND_BREAK = re.compile(r"\s*\n\s*")
+
+
+def source_lines(text: str) -> list[bytes]:
+    """``text`` split where the parser counts lines (``\\n``, ``\\r\\n``, ``\\r``), as UTF-8 bytes."""
+    return [line.encode("utf-8") for line in _LINE_BREAK.split(text)]
+
+
+@contextmanager
+def quoting_source(lines: list[bytes] | None) -> Iterator[None]:
+    """While active, :func:`quote` shows a node as it is written in ``lines`` (``0x7f``, not ``127``)."""
+    token = _SOURCE.set(lines)
+    try:
+        yield
+    finally:
+        _SOURCE.reset(token)
+
+
+def _written(node: ast.AST) -> str:
+    """``node`` as the source writes it, when the source is known; else as the parser reads it."""
+    lines = _SOURCE.get()
+    end = getattr(node, "end_lineno", None)
+    if lines is None or end is None or end > len(lines):
+        return ast.unparse(node)
+    first, col, end_col = node.lineno, node.col_offset, node.end_col_offset  # type: ignore[attr-defined]
+    if first == end:
+        raw = lines[first - 1][col:end_col]
+    else:
+        raw = b"\n".join([lines[first - 1][col:], *lines[first : end - 1], lines[end - 1][:end_col]])
+    text = raw.decode("utf-8", "replace")
+    if "#" in text and "\n" in text:  # a comment inside a multi-line expression would read as code
+        return ast.unparse(node)
+    return _SPACE_AROUND_BREAK.sub(" ", text)
+
+
 def quote(node: ast.AST | str, *, bare: bool = False) -> str:
     """Source of ``node`` (or ``node`` itself) for a description, cut to :data:`QUOTE_CHARS`."""
-    text = node if isinstance(node, str) else ast.unparse(node)
+    text = node if isinstance(node, str) else _written(node)
     text = text.replace("\n", " ")
     if len(text) > QUOTE_CHARS:
         text = text[: QUOTE_CHARS - 3] + "..."

@@ -17,7 +17,7 @@ import gc
 import os
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +28,8 @@ from assay.mutant import selection
 from assay.mutant.apply import FunctionIndex
 from assay.mutant.discover import mutants_in_file
 from assay.mutant.execute import (
+    EXCLUDED,
+    IMPORT_KILL,
     KILLED_BY_TEST,
     SURVIVED,
     UNREACHED,
@@ -40,11 +42,6 @@ from assay.mutant.model import Mutant
 from assay.mutant.reach import FILE_TOUCHED, ReachRecorder
 from assay.promote.unfixed import fails_for_its_bug
 
-#: Why an import-time mutant is not judged.
-IMPORT_TIME_DETAIL = (
-    "runs only while its module is imported, before any test: a mutant swapped into the live "
-    "code afterwards cannot change what it built, so it is not judged"
-)
 #: Tests remembered per function as recent killers (tried first for its next mutants).
 MAX_RECENT_KILLERS = 4
 
@@ -94,6 +91,8 @@ class MutationPlugin:
         self.items: dict[str, Any] = {}
         self.timings: dict[str, float] = {}
         self.history_stats = {"gold_replays": 0, "gold_kills": 0, "reused": 0}
+        #: Re-execution controls run, and the files whose control failed (their mutants are excluded).
+        self.reexec_stats: dict[str, Any] = {"controls": 0, "excluded_files": []}
         self.unrun = 0
         self._phase = "collect"
         self._test_files: set[str] = set()
@@ -230,22 +229,26 @@ class MutationPlugin:
         plans: list[MutantRunPlan] = []
         results: dict[str, MutantResult] = {}
         selections: dict[str, str] = {}
-        for m in self.mutants:
-            lines = range(m.line, m.end_line + 1) if m.unit else (FILE_TOUCHED,)
+        for i, m in enumerate(self.mutants):
             real = os.path.realpath(m.path)
+            lines: tuple[int, ...] = tuple(range(m.line, m.end_line + 1)) if m.unit else ()
+            if m.unit and any((real, line) in self.import_lines for line in lines):
+                # The function ran while the module was imported: only re-executing the
+                # module changes what the import built with it.
+                m = self.mutants[i] = replace(m, reexec=True)
+            reexec = m.reexec or not m.unit
+            if reexec:  # every test that runs code of the file may see what the import built
+                lines = (*lines, FILE_TOUCHED)
             tests = sorted({t for line in lines for t in by_line.get((m.path, line), ())}, key=lambda t: (passed[t], t))
             if not tests:
                 cached = history.reusable(m.id, m.digest, self.project, "") if history is not None else None
                 if cached is not None:  # with its fuzzing evidence, if it was fuzzed
                     results[m.id] = from_record(m, cached)
                     self.history_stats["reused"] += 1
-                    continue
-                result = results[m.id] = MutantResult(m, UNREACHED)
-                if m.unit and any((real, line) in self.import_lines for line in lines):
-                    # The function ran while the module was imported, before any test:
-                    # a mutant swapped in afterwards cannot change what it built.
-                    result.import_time = True
-                    result.detail = IMPORT_TIME_DETAIL
+                elif reexec:  # no test to run, but a module that no longer imports is killed
+                    plans.append(MutantRunPlan(m, [], 0.0))
+                else:
+                    results[m.id] = MutantResult(m, UNREACHED)
                 continue
             sel = selections[m.id] = selection_digest(tests)
             if history is not None:
@@ -261,15 +264,16 @@ class MutationPlugin:
         self.index = FunctionIndex(self.texts)
         caches = lru_caches(self.texts)
         deadline = None if opts.budget is None else time.monotonic() + opts.budget
-        counts: dict[str, int] = {}
-        for r in results.values():
-            counts[r.verdict] = counts.get(r.verdict, 0) + 1
-        killers = RecentKillers()
 
         def in_child() -> None:
             for cache in caches:
                 cache.cache_clear()
 
+        plans = self._exclude_unrepeatable(plans, results, in_child)
+        counts: dict[str, int] = {}
+        for r in results.values():
+            counts[r.verdict] = counts.get(r.verdict, 0) + 1
+        killers = RecentKillers()
         if opts.remote is not None:
             stream = opts.remote(plans, self.texts)
         else:
@@ -289,6 +293,52 @@ class MutationPlugin:
         self.results = [results[m.id] for m in self.mutants if m.id in results]
         self.timings["mutants"] = time.monotonic() - t0
         self._history, self._selections = history, selections
+
+    def _exclude_unrepeatable(
+        self, plans: list[MutantRunPlan], results: dict[str, MutantResult], in_child: Callable[[], None]
+    ) -> list[MutantRunPlan]:
+        """Run each re-executed file's control; leave out the mutants of a file whose control fails.
+
+        The control re-executes the module unchanged in a child and runs every test
+        its re-executed mutants selected.  A module whose second run changes what
+        the tests see (it registers itself somewhere and refuses a second time, it
+        counts its imports) would kill every such mutant by itself: those mutants
+        are ``excluded``, with the reason, and do not count in the score.
+        """
+        by_file: dict[str, list[MutantRunPlan]] = {}
+        for plan in plans:
+            if plan.mutant.reexec or not plan.mutant.unit:
+                by_file.setdefault(plan.mutant.path, []).append(plan)
+        if not by_file:
+            return plans
+        passed = self.baseline.passed
+        controls = []
+        for group in by_file.values():
+            tests = sorted({t for p in group for t in p.tests}, key=lambda t: (passed[t], t))
+            controls.append(MutantRunPlan(group[0].mutant, tests, sum(passed[t] for t in tests), control=True))
+        failed: dict[str, str] = {}
+        index = self.index or FunctionIndex(self.texts)
+        for control in run_mutants(
+            controls, self.texts, index, self._run_test, self.options.jobs, before_apply=in_child
+        ):
+            self.reexec_stats["controls"] += 1
+            if control.verdict != SURVIVED:
+                failed[control.mutant.path] = _control_failure(control)
+        kept = []
+        for plan in plans:
+            why = failed.get(plan.mutant.path) if plan.mutant.reexec or not plan.mutant.unit else None
+            if why is None:
+                kept.append(plan)
+                continue
+            results[plan.mutant.id] = MutantResult(
+                plan.mutant,
+                EXCLUDED,
+                tests_selected=len(plan.tests),
+                detail=f"re-executing {plan.mutant.relpath} unchanged already {why}, so a mutant applied "
+                "by re-executing it cannot be judged",
+            )
+        self.reexec_stats["excluded_files"] = sorted({by_file[p][0].mutant.relpath for p in failed})
+        return kept
 
     def save_history(self, tree: str = "") -> None:
         """Record every judged mutant (after fuzzing, which may upgrade survivors).
@@ -353,6 +403,16 @@ class RecentKillers:
         selected = set(plan.tests)
         first = plan.gold + [t for t in recent if t in selected and t not in plan.gold]
         plan.tests = first + [t for t in plan.tests if t not in first]
+
+
+def _control_failure(control: MutantResult) -> str:
+    """What re-executing a module unchanged did, in a few words."""
+    if control.verdict == KILLED_BY_TEST and control.killed_by == IMPORT_KILL:
+        return f"raises ({control.failure})"
+    if control.verdict == KILLED_BY_TEST:
+        return f"fails {control.killed_by} ({control.failure})"
+    first = control.detail.splitlines()[0] if control.detail else ""
+    return f"ends in {control.verdict} ({first})" if first else f"ends in {control.verdict}"
 
 
 def from_record(m: Mutant, record: dict[str, Any]) -> MutantResult:

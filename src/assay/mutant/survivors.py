@@ -17,7 +17,7 @@ from typing import Any
 
 from assay.core.config import Project
 from assay.core.errors import ConfigError
-from assay.core.target import Target
+from assay.core.target import Registry, Target
 from assay.mutant.execute import KILLED_BY_FUZZ, SURVIVED, UNREACHED, MutantResult
 
 #: Generated cases per survivor and target when neither --fuzz-cases nor a budget is given.
@@ -27,17 +27,68 @@ DEFAULT_CASES = 2000
 FALLBACK_BUDGET = 60.0
 
 
-def load_fuzz_targets(project: Project, names: list[str]) -> list[Target]:
-    """The targets ``--fuzz on`` may use (all, or the ``--fuzz-target`` ones); exit 2 when there are none."""
+def load_fuzz_targets(project: Project, names: list[str], log: Callable[[str], None] | None = None) -> list[Target]:
+    """The targets ``--fuzz on`` may use (all, or the ``--fuzz-target`` ones); exit 2 when there are none.
+
+    When ``[tool.assay] targets`` is not set, the default folder ``fuzz/`` may hold a
+    project's own scripts that are no assay targets (another fuzzer's runners, a
+    corpus tool): each of its files is imported alone, a file that does not import
+    here or defines no target is skipped, and ``log`` gets one line naming the files
+    used and skipped and why.
+    """
     from assay.harness.discovery import load_targets, select
 
-    registry = load_targets(project)
+    if _default_folder(project):
+        registry = _default_folder_targets(project, log)
+    else:
+        registry = load_targets(project)
     if not len(registry):
         raise ConfigError(
             f"--fuzz on, but the project registers no fuzz target (looked in [tool.assay] targets = {project.targets}); "
             "add an @assay.target or run with --fuzz off"
         )
     return select(registry, names)
+
+
+def _default_folder(project: Project) -> bool:
+    """Whether targets come from the default ``fuzz/`` folder alone (no targets setting, no target tables)."""
+    from assay.harness.tables import TABLE_LOADERS
+
+    return (
+        "targets" not in project.raw
+        and (project.root / "fuzz").is_dir()
+        and not any(project.raw.get(t) for t in TABLE_LOADERS)
+    )
+
+
+def _default_folder_targets(project: Project, log: Callable[[str], None] | None) -> Registry:
+    from assay.core.errors import AssayError
+    from assay.harness.discovery import import_entry, targets_in
+
+    registry = Registry()
+    used: list[str] = []
+    skipped: list[str] = []
+    for path in sorted(p for p in (project.root / "fuzz").glob("*.py") if not p.name.startswith("_")):
+        rel = path.relative_to(project.root).as_posix()
+        try:
+            found = [t for module in import_entry(project.root, str(path)) for t in targets_in(module)]
+        except AssayError as exc:
+            skipped.append(f"{rel} (does not import here: {str(exc).splitlines()[0][:160]})")
+            continue
+        if not found:
+            skipped.append(f"{rel} (defines no target)")
+            continue
+        for tgt in found:
+            registry.add(tgt)
+        used.append(f"{rel} ({', '.join(t.name for t in found)})")
+    if log is not None:
+        log(
+            "assay: [tool.assay] targets is not set, so fuzz targets come from the default folder fuzz/: "
+            f"using {'; '.join(used) or 'none'}"
+            + (f"; skipped {'; '.join(skipped)}" if skipped else "")
+            + "; set [tool.assay] targets to choose the files"
+        )
+    return registry
 
 
 def fuzz_survivors(
