@@ -108,6 +108,11 @@ class Patch:
         """False when nothing live would change (the unit was never imported)."""
         return bool(self._swaps) or bool(self._rebind and self._rebind[1])
 
+    @property
+    def functions(self) -> list[types.FunctionType]:
+        """The live functions whose code the patch swaps (none for a module-level rebinding)."""
+        return [fn for fn, _ in self._swaps]
+
     @classmethod
     def build(cls, mutant: Mutant, text: str, index: FunctionIndex | None = None) -> Patch:
         """Compile ``mutant`` against its file's ``text``; raise :class:`MutantError` if it cannot apply."""
