@@ -280,6 +280,24 @@ def test_a_mutant_changing_only_an_exception_message_shape_is_killed(tmp_path):
     assert evidence.original["kind"] == evidence.mutated["kind"] == "raise"
     assert evidence.original["type"] == evidence.mutated["type"]
     assert "exception-shape" in evidence.detail
+    assert evidence.kill_kind == "message"
+
+
+def test_with_compare_no_messages_a_message_only_mutant_survives(tmp_path):
+    mutant = make_mutant("parse_record", '"bad record"', '"XXbad recordXX"', "string")
+    text = SUBJECT.read_text()
+    options = FuzzOptions(artifact_root=str(tmp_path / "artifacts"), seed=7, cases=CASES, replays=3, messages=False)
+    evidence = fuzz_survivor(mutant, Patch.build(mutant, text), [TARGET], options)
+    assert evidence.status == SURVIVED, evidence.detail
+    assert evidence.cases == len(TARGET.seeds) + CASES
+
+
+def test_a_behaviour_kill_is_told_from_a_message_kill(tmp_path):
+    evidence, _ = fuzz(make_mutant(*CONTROL), tmp_path)
+    assert evidence.status == KILLED_BY_FUZZ
+    assert evidence.kill_kind == "behaviour"
+    meta = json.loads((Path(evidence.artifact) / "metadata.json").read_text())
+    assert meta["kill_kind"] == "behaviour"
 
 
 def test_a_mutant_changing_only_a_semantic_feature_is_killed(tmp_path):

@@ -160,6 +160,7 @@ class Supervisor:
         reload_dir: str | None = None,
         analysis_share: float | None = ANALYSIS_SHARE,
         stop_on: frozenset[str] = frozenset(),
+        aim: Callable[[bytes, list[Hashable]], tuple[int, list[tuple[bytes, bytes]]]] | None = None,
     ) -> None:
         self.target = target
         self.master_seed = master_seed
@@ -196,6 +197,7 @@ class Supervisor:
             reload_dir=reload_dir,
             analysis_share=analysis_share,
             stop_on=stop_on,
+            aim=aim,
         )
         #: A finding of an oracle in ``stop_on`` was reported (raw or shrunk): no worker is started after this one.
         self.stopped = False

@@ -17,7 +17,7 @@ import signal
 import statistics
 import sys
 import time
-from collections.abc import Generator, Hashable
+from collections.abc import Callable, Generator, Hashable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -137,6 +137,10 @@ class WorkerPlan:
     crash_parents: list[int] = field(default_factory=list)  # corpus indices of the failing parents (CRASH_PARENTS)
     #: Oracle tags whose first finding ends the schedule (a survivor's differential kill: one is enough).
     stop_on: frozenset[str] = frozenset()
+    #: A directed campaign's aim (called once per new corpus entry, never per case; None: every entry is
+    #: equal): given the entry and its new keys, how many extra shares of the parent picks it earns and
+    #: which replacements (pattern, replacement) to try on it first, before its comparisons'.
+    aim: Callable[[bytes, list[Hashable]], tuple[int, list[tuple[bytes, bytes]]]] | None = None
 
 
 class Worker:
@@ -661,7 +665,12 @@ class Worker:
             pairs, tokens, guards = self._analyse(phase, pos, data)
             if self.values is not None:
                 new += self.values.observe(data, self.plan.cmplog.last_values)
+            shares = 0
+            if self.plan.aim is not None:
+                shares, aimed = self.plan.aim(data, new)
+                pairs = [*aimed, *(p for p in pairs if p not in aimed)]
             self.source.add(data, pairs, tokens, guards, quiet=_cost_only(new))
+            self.source.favour(len(self.source.corpus) - 1, shares)
             self.send(("corpus", data, new, phase == jr.INITIAL, pairs, tokens, guards, self.executed))
             if phase == jr.GENERATED and self.lengths is not None:
                 self.lengths.new_coverage(pos)

@@ -80,6 +80,9 @@ class Comparing:
         self.messages = messages
         self.depth = _depth() + 1  # the worker's: forked once from this process
         self.lost: str | None = None  # why the twin stopped answering
+        #: The difference class of the kill reported, once there is one: the engine's replays and shrink follow
+        #: (the schedule stops), and they need that class alone, with no more guarding (forks, time).
+        self.killed: tuple | None = None
 
     def __call__(self, data: bytes) -> Any:
         if _depth() != self.depth:
@@ -129,11 +132,15 @@ class Comparing:
         if oc.same(original, mutated, self.messages):
             return
         cls = oc.difference_class(original, mutated)
-        self.guard.send(("guard", data, cls))
-        answer, _pair = self.guard.recv()
-        if answer != "stable":
-            return  # state, not behaviour: the case goes on as the original's
-        self._report(("kill", data, original, mutated, None))
+        if self.killed is None:
+            self.guard.send(("guard", data, cls))
+            answer, _pair = self.guard.recv()
+            if answer != "stable":
+                return  # state, not behaviour: the case goes on as the original's
+            self.killed = cls
+            self._report(("kill", data, original, mutated, None))
+        elif cls != self.killed:
+            return  # a shrink candidate that differs otherwise does not keep the kill
         what = oc.difference(original, mutated)
         digest = hashlib.sha256(repr(cls).encode()).hexdigest()[:CLASS_CHARS]
         raise OracleFailure(

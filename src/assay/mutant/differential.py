@@ -135,7 +135,7 @@ class FuzzOptions:
         None  # the campaigns' max_len instead of each target's (raised further to reach a compared size)
     )
     messages: bool = True  # an exception message alone tells the mutant apart (--compare messages)
-    directed: bool = direct.DIRECTED  # aim at the mutated line and its constants (assay.mutant.direct)
+    directed: bool | None = None  # aim at the mutated line and its constants (None: direct.DIRECTED)
 
 
 @dataclass
@@ -263,9 +263,12 @@ class _Campaign:
         self.mutant, self.patch, self.options, self.diff = mutant, patch, options, diff
         self.sources = target.source_paths(options.project_root)
         self.strategy = get_strategy(target.strategy) if target.strategy else None
-        constants = direct.mutated_line_constants(mutant, _text(mutant.path)) if options.directed else []
-        base = options.max_len or target.max_len
-        self.target = replace(target, max_len=direct.reach_len(base, constants) if options.directed else base)
+        self.directed = direct.DIRECTED if options.directed is None else options.directed
+        names = patch.functions[0].__globals__ if patch.functions else None
+        constants = direct.mutated_line_constants(mutant, _text(mutant.path), names) if self.directed else []
+        self.constants = constants
+        base = self.base_len = options.max_len or target.max_len
+        self.target = replace(target, max_len=direct.reach_len(base, constants))
         self.initial = self._initial()
         given = sorted(set(target.dictionary) | set(tokens_from(target.seeds)))
         aimed = [t for t in direct.constant_tokens(constants) if t not in set(given)]
@@ -286,7 +289,7 @@ class _Campaign:
 
     def run(self) -> _Result:
         target, options = self.target, self.options
-        line = self.mutant.edit.line if options.directed and self.patch.functions else None
+        line = self.mutant.edit.line if self.directed and self.patch.functions else None
         twin_journal, twin_capture = jr.Journal(target.max_len), isolate.new_capture()
         pids: list[int] = []
         conns: list[Any] = []
@@ -329,7 +332,11 @@ class _Campaign:
                     strategy=self.strategy,
                     dictionary=self.dictionary,
                     stop_on=frozenset({KILL_ORACLE, INFRA_ORACLE}),
+                    aim=direct.Aim(self.constants, target.max_len) if line is not None else None,
                 )
+                if self.target.max_len > self.base_len:
+                    # A size beyond the target's max_len is the point: byte mode's length control starts there.
+                    supervisor.plan.len_limit = self.target.max_len
                 outcome = supervisor.run()
                 guard_conn.send(("report",))
                 flaky, unguarded, first = guard_conn.recv()
