@@ -225,7 +225,9 @@ def test_a_mutant_that_cannot_even_be_applied_is_infrastructure(tmp_path):
     assert meta["signature"] == "crash:apply:ZeroDivisionError"
 
 
-def test_an_original_that_dies_ends_that_campaign_without_blaming_the_mutant(tmp_path):
+def test_an_original_that_dies_is_survived_by_the_campaign_without_blaming_the_mutant(tmp_path):
+    # The engine's crash isolation: the worker that died is replaced and the schedule goes on
+    # (the input that killed it is steered away from); the original's own bug is not the mutant's.
     def explosive(data: bytes):
         if data.startswith(b"k"):
             os._exit(5)
@@ -236,7 +238,9 @@ def test_an_original_that_dies_ends_that_campaign_without_blaming_the_mutant(tmp
     options = FuzzOptions(artifact_root=str(tmp_path / "artifacts"), seed=1, cases=50, replays=2)
     evidence = fuzz_survivor(mutant, Patch.build(mutant, SUBJECT.read_text()), [target], options)
     assert evidence.status == SURVIVED
-    assert evidence.cases == 1 and "the original itself (crash:exit:5" in evidence.detail
+    assert evidence.cases == 2 + 50 and "the original itself failed" in evidence.detail
+    assert "crash:exit:5" in evidence.detail
+    assert not (tmp_path / "artifacts").exists()
 
 
 def test_a_difference_that_needs_state_from_earlier_cases_does_not_kill(tmp_path):
@@ -253,7 +257,7 @@ def test_a_cache_filled_by_the_original_does_not_hide_the_mutant(tmp_path):
     # normalize_key is lru_cached: had the original's run filled the cache the
     # mutant's run reads, the mutant's code would never run on a key it was given.
     mutant = make_mutant("normalize_key", "key.strip().lower()", "key.strip()", "call.drop")
-    evidence, _ = fuzz(mutant, tmp_path)
+    evidence, _ = fuzz(mutant, tmp_path, cases=1000)  # the engine's schedule meets an upper-case key at case 545
     assert evidence.status == KILLED_BY_FUZZ, evidence.detail
 
 
@@ -276,6 +280,24 @@ def test_a_mutant_changing_only_an_exception_message_shape_is_killed(tmp_path):
     assert evidence.original["kind"] == evidence.mutated["kind"] == "raise"
     assert evidence.original["type"] == evidence.mutated["type"]
     assert "exception-shape" in evidence.detail
+    assert evidence.kill_kind == "message"
+
+
+def test_with_compare_no_messages_a_message_only_mutant_survives(tmp_path):
+    mutant = make_mutant("parse_record", '"bad record"', '"XXbad recordXX"', "string")
+    text = SUBJECT.read_text()
+    options = FuzzOptions(artifact_root=str(tmp_path / "artifacts"), seed=7, cases=CASES, replays=3, messages=False)
+    evidence = fuzz_survivor(mutant, Patch.build(mutant, text), [TARGET], options)
+    assert evidence.status == SURVIVED, evidence.detail
+    assert evidence.cases == len(TARGET.seeds) + CASES
+
+
+def test_a_behaviour_kill_is_told_from_a_message_kill(tmp_path):
+    evidence, _ = fuzz(make_mutant(*CONTROL), tmp_path)
+    assert evidence.status == KILLED_BY_FUZZ
+    assert evidence.kill_kind == "behaviour"
+    meta = json.loads((Path(evidence.artifact) / "metadata.json").read_text())
+    assert meta["kill_kind"] == "behaviour"
 
 
 def test_a_mutant_changing_only_a_semantic_feature_is_killed(tmp_path):

@@ -321,6 +321,24 @@ def test_fuzzing_kills_a_guard_no_test_checks(headers):
     # The no-colon guard is killed by test_no_colon, never fuzzed.
     assert {m["verdict"] for m in report["mutants"] if m["line"] in (5, 6)} == {"killed"}
     assert report["fuzz"]["killed_by_fuzz"] == sum(v == "killed-by-fuzz" for v in after.values()) >= 2
+    fz = report["fuzz"]
+    assert fz["compare"] == "messages"
+    assert fz["killed_by_fuzz_behaviour"] + fz["killed_by_fuzz_message"] == fz["killed_by_fuzz"]
+
+
+def test_survivor_campaign_switches_reach_the_campaigns(headers):
+    """--max-len and --compare are taken, checked, and recorded in the fuzz summary."""
+    for bad in (["--max-len", "0"], ["--compare", "sometimes"]):
+        proc = assay(headers, "mutant", "--fuzz", "on", *bad)
+        assert proc.returncode == 2, proc.stderr
+    proc, report = run_report(
+        headers,
+        *("--fuzz", "on", "--fuzz-cases", "300", "--fuzz-seed", "1", "--no-history", "--operators", "guard"),
+        *("--max-len", "4096", "--compare", "no-messages"),
+    )
+    assert report["fuzz"]["compare"] == "no-messages", proc.stdout
+    assert report["fuzz"]["killed_by_fuzz_message"] == 0
+    assert report["fuzz"]["killed_by_fuzz"] >= 2
 
 
 def test_fuzz_on_without_targets_is_exit_2(shop):

@@ -121,6 +121,20 @@ def _common(p: argparse.ArgumentParser) -> None:
     g.add_argument("--fuzz-seed", type=seed, metavar="N", help="master seed (default: random; reported)")
     g.add_argument("--fuzz-corpus", metavar="DIR", help="corpus root, read as seeds (default from [tool.assay] corpus)")
     g.add_argument("--fuzz-artifacts", metavar="DIR", help="artifact root (default from [tool.assay] artifacts)")
+    g.add_argument(
+        "--max-len",
+        type=positive_int,
+        metavar="N",
+        help="longest input of a survivor's campaign (default: each target's max_len; raised further when the "
+        "mutated line compares a larger size)",
+    )
+    g.add_argument(
+        "--compare",
+        choices=("messages", "no-messages"),
+        default="messages",
+        help="messages: an exception message alone tells a mutant apart (default); no-messages: only behaviour "
+        "(return value, state, features, exception type) does",
+    )
 
 
 # -- assay mutant ---------------------------------------------------------------------------------
@@ -285,7 +299,15 @@ def _run(args: argparse.Namespace, *, sample: int | None, changed: str | None, m
         )
         fuzz_progress = ProgressLine(sys.stderr, _fuzz_progress_line, LOG_PROGRESS_EVERY)
         fuzz_summary = fuzz_survivors(
-            results, plugin.texts, targets, project, log=print, progress=fuzz_progress, **fuzz
+            results,
+            plugin.texts,
+            targets,
+            project,
+            log=print,
+            progress=fuzz_progress,
+            max_len=args.max_len,
+            messages=args.compare == "messages",
+            **fuzz,
         )
         fuzz_progress.finish()
         if mode == "test" and not fuzz_summary["mapped"]:

@@ -227,6 +227,14 @@ class InputSource:
                 del self.productive[: len(self.productive) - PRODUCTIVE_MEMORY]
         self.mutator.reward(ops)
 
+    def favour(self, index: int, shares: int) -> None:
+        """Make entry ``index`` a productive parent ``shares`` times over (a directed campaign's nearest entry)."""
+        if shares <= 0:
+            return
+        self.productive.extend([index] * min(shares, PRODUCTIVE_MEMORY))
+        if len(self.productive) > PRODUCTIVE_MEMORY:
+            del self.productive[: len(self.productive) - PRODUCTIVE_MEMORY]
+
     def failed(self, known: bool = False, wedge: bool = False) -> None:
         """The last input failed: drop the comparison replacement that made it.
 

@@ -159,6 +159,8 @@ class Supervisor:
         slow: float | None = None,
         reload_dir: str | None = None,
         analysis_share: float | None = ANALYSIS_SHARE,
+        stop_on: frozenset[str] = frozenset(),
+        aim: Callable[[bytes, list[Hashable]], tuple[int, list[tuple[bytes, bytes]]]] | None = None,
     ) -> None:
         self.target = target
         self.master_seed = master_seed
@@ -194,7 +196,11 @@ class Supervisor:
             slow=target.slow if target.slow is not None else slow,
             reload_dir=reload_dir,
             analysis_share=analysis_share,
+            stop_on=stop_on,
+            aim=aim,
         )
+        #: A finding of an oracle in ``stop_on`` was reported (raw or shrunk): no worker is started after this one.
+        self.stopped = False
         in_scope = Scope(sources).eager().contains  # the per-function work ahead of the run
         if cmplog:
             log = CmpLog(in_scope)
@@ -228,7 +234,7 @@ class Supervisor:
                     interrupted = True
                     self._resume_after(journal)
                     break
-                if finished:
+                if finished or self.stopped:
                     break
                 self.outcome.worker_restarts += 1
                 if self.plan.deadline is not None and time.monotonic() >= self.plan.deadline:
@@ -440,6 +446,7 @@ class Supervisor:
         elif kind == "raw":
             _, sig, verdict, data, ops, pos, case = msg
             self.analysing = None
+            self.stopped = self.stopped or verdict["oracle"] in self.plan.stop_on
             self.plan.known_signatures.add(sig)
             self.pending[sig] = (verdict, data, ops, pos)
             self._seen_now(sig, case)

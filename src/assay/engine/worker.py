@@ -17,7 +17,7 @@ import signal
 import statistics
 import sys
 import time
-from collections.abc import Generator, Hashable
+from collections.abc import Callable, Generator, Hashable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -135,6 +135,12 @@ class WorkerPlan:
     analysis_after: float = 0.0  # of analysis_spent: seconds spent finishing it after the schedule ended
     analysis_unfinished: int = 0  # suspects left unanalysed when the budget ran out
     crash_parents: list[int] = field(default_factory=list)  # corpus indices of the failing parents (CRASH_PARENTS)
+    #: Oracle tags whose first finding ends the schedule (a survivor's differential kill: one is enough).
+    stop_on: frozenset[str] = frozenset()
+    #: A directed campaign's aim (called once per new corpus entry, never per case; None: every entry is
+    #: equal): given the entry and its new keys, how many extra shares of the parent picks it earns and
+    #: which replacements (pattern, replacement) to try on it first, before its comparisons'.
+    aim: Callable[[bytes, list[Hashable]], tuple[int, list[tuple[bytes, bytes]]]] | None = None
 
 
 class Worker:
@@ -192,6 +198,8 @@ class Worker:
         self._at = (jr.INITIAL, 0)  # where the analysis' runs are journalled (see _advance_analysis)
         self.analysis_after = plan.analysis_after
         self.analysis_unfinished = plan.analysis_unfinished
+        #: A finding of an oracle in ``plan.stop_on`` was reported: the schedule ends (checked per block, not per case).
+        self.stopped = False
 
     # -- schedule ------------------------------------------------------------------------
     def run(self) -> tuple[int, int]:
@@ -210,13 +218,15 @@ class Worker:
             self.case(jr.INITIAL, pos, plan.initial[pos], ["initial"])
             self._advance_analysis((jr.INITIAL, pos))
             self._tick(pos)
+            if self.stopped:
+                return pos + 1, plan.generated_pos
         if plan.replay_only:
             return len(plan.initial), plan.generated_pos
         i = plan.generated_pos
         stream = case_stream(plan.tseed)
         rng_of = stream.rng if plan.strategy is None else (lambda k: case_rng(plan.tseed, k))
         hot = self._hot_loop(stream)
-        while plan.max_cases is None or i < plan.max_cases:
+        while (plan.max_cases is None or i < plan.max_cases) and not self.stopped:
             if i % CLOCK_EVERY == 0:
                 self._collect_count()
                 self._advance_analysis((jr.GENERATED, i - 1))
@@ -234,7 +244,7 @@ class Worker:
             if self.slow is None:
                 i = self._generated(i, end, rng_of, hot)
                 continue
-            while i < end:  # timed cases: cost feedback from timing, and from counted lines
+            while i < end and not self.stopped:  # timed cases: cost feedback from timing, and from counted lines
                 self._one(i, rng_of(i), count=i >= self.next_count)
                 i += 1
         self._collect_count()
@@ -280,7 +290,7 @@ class Worker:
         path, the rest through the hot loop, in C (``hot``) or in Python."""
         previous = observe.activate(self.sink)
         try:
-            while i < end:
+            while i < end and not self.stopped:
                 if i >= self.next_count:
                     self._one(i, rng_of(i), count=True)
                     i += 1
@@ -390,6 +400,8 @@ class Worker:
                 ran = 0
                 self._eventful(i, data, ops, value, error, refusal, started)
                 i += 1
+                if self.stopped:
+                    break
         finally:
             self.executed += ran
         return i
@@ -486,6 +498,8 @@ class Worker:
                     raise error
                 self._eventful(i, data, ops, value, error, refusal, started)
                 i += 1
+            if self.stopped:
+                break
         return i
 
     def _tick(self, position: int) -> bool:
@@ -651,7 +665,12 @@ class Worker:
             pairs, tokens, guards = self._analyse(phase, pos, data)
             if self.values is not None:
                 new += self.values.observe(data, self.plan.cmplog.last_values)
+            shares = 0
+            if self.plan.aim is not None:
+                shares, aimed = self.plan.aim(data, new)
+                pairs = [*aimed, *(p for p in pairs if p not in aimed)]
             self.source.add(data, pairs, tokens, guards, quiet=_cost_only(new))
+            self.source.favour(len(self.source.corpus) - 1, shares)
             self.send(("corpus", data, new, phase == jr.INITIAL, pairs, tokens, guards, self.executed))
             if phase == jr.GENERATED and self.lengths is not None:
                 self.lengths.new_coverage(pos)
@@ -923,6 +942,8 @@ class Worker:
                 self._case_number(phase, pos),
             )
         )
+        if verdict.oracle in self.plan.stop_on:
+            self.stopped = True
 
     def _case_number(self, phase: int, pos: int) -> int:
         """1-based place of a case in the schedule, counted as the report's ``cases`` (initial inputs first)."""

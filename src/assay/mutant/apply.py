@@ -125,6 +125,11 @@ class Patch:
         """True when applying runs the whole (mutated) module again."""
         return self._rerun is not None
 
+    @property
+    def functions(self) -> list[types.FunctionType]:
+        """The live functions whose code the patch swaps (none for a module-level rebinding)."""
+        return [fn for fn, _ in self._swaps]
+
     @classmethod
     def build(
         cls,

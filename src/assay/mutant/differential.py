@@ -13,61 +13,54 @@ Design
 ------
 The parent is warm (the user's modules imported, a built
 :class:`~assay.mutant.apply.Patch` per survivor) and **never applies the patch**.
-For each (survivor, target) it forks a pair of children
-(:mod:`assay.mutant.diffrun`): the *twin*, which applies the patch once and runs
-whatever inputs it is sent, and the *original's process*, which runs the
-schedule and sends every input to the twin.
+Each (survivor, target) campaign runs on the engine
+(:class:`~assay.engine.supervisor.Supervisor` and its crash-isolated worker: the
+same input sources, comparison log, value profile, C hot loop, journal and
+schedule digest as ``assay fuzz``), with the target wrapped by
+:class:`~assay.mutant.comparing.Comparing`.  Beside the worker run two processes
+forked from the warm parent (:mod:`assay.mutant.diffrun`): the mutant's *twin*,
+which applied the patch once, and the *flake guard*.
 
 1. **Schedule.**  The target's seeds, then its corpus entries (read-only, sorted
-   by digest), then ``cases`` generated inputs from the engine's own
-   :class:`~assay.engine.generate.InputSource` (the target's strategy, its
-   dictionary plus the constants harvested from its sources, ``max_len``), case
-   *i* drawing from ``case_rng(cseed, i)``.  ``cseed`` is
-   :func:`campaign_seed`: blake2b of (master seed, mutant id, target name), so
-   every survivor gets its own schedule and the same seed gives the same one.
-2. **Coverage-guided on the original.**  The original runs with PEP 669 feedback
-   on; an input that reaches a new edge, line, semantic feature or outcome class
-   of the *original* joins the corpus.  The search explores the original's
-   behaviour, and the mutant is compared on every input it produces.
-3. **One case.**  The original's process publishes the input in its
-   shared-memory journal and runs it under ``SIGALRM`` at the target's timeout,
-   then hands it to the twin, which publishes it in its own journal (side
-   ``mutant``) and runs it the same way.  Two processes rather than a code swap
-   around each mutant run: state the original's run leaves behind (an
-   ``lru_cache``, a memo dict) must not answer for the mutant, or a mutant of a
-   cached function would never run on the inputs it is given.  An original that
-   hangs or exhausts memory makes the case not comparable (skipped, counted in
-   the detail).
-4. **Infrastructure, never a kill.**  A mutant run that hangs (soft timeout, or
-   killed by the parent ``KILL_GRACE`` after it), ends its process (signal,
-   ``os._exit``), or raises one of :data:`~assay.mutant.outcome.RESOURCE_ERRORS`
-   is an ``infrastructure`` evidence with a ``wedge``/``crash`` finding under the
-   mutant's artifact namespace (the exact input comes from the twin's journal
-   when it died), replayed :data:`INFRA_REPLAYS` times for its determinism
-   record.  The survivor's fuzzing stops there; the caller goes on with the next
-   one.  An *original* that kills its process ends that target's campaign early
-   (the target's own bug is the fuzz campaign's business, not the mutant's).
-5. **Flake guard.**  On a difference the child stops and waits; the parent replays
-   the input ``replays`` (K) times on each side, every run in a fresh child forked
-   from the warm parent.  Only if all K originals agree with each other, all K
-   mutants agree with each other, and the two differ, is the mutant killed: a
-   difference that came from state built up earlier in the campaign, or from
-   nondeterminism, never kills.  Otherwise the child is told to go on.  A
-   :func:`~assay.mutant.outcome.difference_class` that failed the guard
-   :data:`FLAKY_PER_CLASS` times, and every difference after :data:`MAX_FLAKY`
-   failures, is no longer replayed (counted in the detail), so a mutant whose
-   runs depend on state cannot turn the campaign into thousands of forks.
-6. **Shrink** (bounded: :data:`SHRINK_CASES` candidates, :data:`SHRINK_SECONDS`),
-   in a fresh pair of processes, keeping the
-   :func:`~assay.mutant.outcome.difference_class`; the shrunk input must pass
-   the flake guard again, else the raw input is kept.
+   by digest), then ``cases`` generated inputs from the engine's schedule, seeded
+   by :func:`campaign_seed`: blake2b of (master seed, mutant id, target name), so
+   every survivor gets its own schedule and the same seed gives the same one.  The
+   dictionary starts with the mutated line's constants (:mod:`assay.mutant.direct`).
+2. **Coverage-guided on the original, directed at the mutation.**  The original
+   runs in the worker with the engine's feedback; the twin reports which lines of
+   the mutated code it ran, and getting closer to the mutated line is a feature
+   (:func:`assay.mutant.direct.reach_features`).  A compared size beyond the
+   target's ``max_len`` raises the campaign's ``max_len``.
+3. **One case.**  The original runs, then the twin runs the same input (its own
+   state: an ``lru_cache`` the original filled cannot answer for the mutant), and
+   the two outcome identities are compared; with ``messages`` off, a difference in
+   an exception's message alone does not count.
+4. **Infrastructure, never a kill.**  A mutant run that hangs, ends its process or
+   raises one of :data:`~assay.mutant.outcome.RESOURCE_ERRORS` is an
+   ``infrastructure`` evidence with a ``wedge``/``crash`` finding under the
+   mutant's artifact namespace, replayed :data:`INFRA_REPLAYS` times for its
+   determinism record.  An original that fails (even by killing its process) is
+   the engine's business: the worker is replaced, the schedule goes on, and the
+   evidence notes it; it never blames the mutant.
+5. **Flake guard.**  On a difference the guard replays the input ``replays`` (K)
+   times on each side, every run in a fresh child of a pristine copy of the warm
+   parent.  Only if all K originals agree with each other, all K mutants agree with
+   each other, and the two differ, is the mutant killed: a difference that came
+   from state built up earlier in the campaign, or from nondeterminism, never
+   kills, and the case goes on as the original's.  A difference class that failed
+   the guard ``FLAKY_PER_CLASS`` times, and every difference after ``MAX_FLAKY``
+   failures, is no longer replayed (counted in the detail).
+6. **Shrink.**  The engine shrinks the kill (at most :data:`SHRINK_CASES`
+   candidates) keeping its difference class, which is in the finding's key; the
+   shrunk input must pass the flake guard again, else the raw input is kept.
 7. **Artifact.**  ``Finding`` with oracle ``differential`` and key
    ``<first 16 hex of sha256(mutant id)>/<difference>``, written by
    :func:`~assay.store.artifacts.write_artifact` under
    ``<artifacts>/mutants/<sha256(mutant id)>/<target>/<sha256(input)>/``;
    ``metadata.json`` carries ``original_outcome``, ``mutant_outcome``,
-   ``mutant_id``, ``mutant_diff``, ``mutant_operator`` and the campaign seeds.
-   One kill is enough: the survivor's fuzzing stops.
+   ``mutant_id``, ``mutant_diff``, ``mutant_operator``, ``kill_kind``
+   (``behaviour`` or ``message``) and the campaign seeds.  One kill is enough:
+   the engine stops the schedule there.
 
 Determinism: with a case cap (and no ``budget``), the same master seed, mutant,
 targets and corpus give the same schedule, the same first difference, the same
@@ -79,27 +72,30 @@ from __future__ import annotations
 import base64
 import hashlib
 import os
+import tempfile
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from multiprocessing.connection import Pipe
+from pathlib import Path
 from typing import Any
 
-from assay.core import interrupts, notices
+from assay.core import notices
 from assay.core.errors import AssayError
 from assay.core.target import Target
 from assay.core.verdict import Verdict
 from assay.engine import isolate, journal as jr, procs
-from assay.engine.generate import InputSource
+from assay.engine.supervisor import Supervisor, TargetOutcome
 from assay.feedback.scope import Scope
 from assay.feedback.sysmon import monitoring
 from assay.gen.constants import harvest
 from assay.gen.mutators import MAX_DICTIONARY, tokens_from
 from assay.gen.strategy import get_strategy
-from assay.mutant import diffrun, outcome as oc
+from assay.mutant import diffrun, direct, outcome as oc
 from assay.mutant.apply import Patch
+from assay.mutant.comparing import INFRA_ORACLE, KILL_ORACLE, Comparing
 from assay.mutant.execute import KILLED_BY_FUZZ, SURVIVED
 from assay.mutant.model import Mutant, id_digest
-from assay.store.artifacts import Finding, build_metadata, write_artifact
+from assay.store.artifacts import Finding, build_metadata, load_artifact, write_artifact
 from assay.store.corpus import Corpus, check_all
 
 #: The outcome of a survivor's differential fuzzing that the mutant verdicts
@@ -110,16 +106,14 @@ INFRASTRUCTURE = "infrastructure"
 ORACLE = "differential"
 #: Hex digits of sha256(mutant id) folded into a kill's signature key.
 KEY_DIGEST_CHARS = 16
-#: Candidates one shrink may try (each runs both sides); 0 turns shrinking off.
+#: Candidates the engine's shrink of a kill may try (each runs both sides); 0 turns shrinking off.
 SHRINK_CASES = 256
-#: Seconds one shrink may take before it keeps the smallest input found so far.
-SHRINK_SECONDS = 20.0
 #: Replays of an infrastructure input on the mutant, for its determinism record.
 INFRA_REPLAYS = 1
-#: Flake-guard failures of one difference class after which that class is no longer replayed...
-FLAKY_PER_CLASS = 2
-#: ...and in all, after which no difference of this campaign is replayed any more.
-MAX_FLAKY = 16
+#: What a kill told apart: behaviour (a return value, state, features, an outcome class)...
+BEHAVIOUR_KILL = "behaviour"
+#: ...or only an exception's message.
+MESSAGE_KILL = "message"
 
 
 class DifferentialError(AssayError):
@@ -137,6 +131,11 @@ class FuzzOptions:
     budget: float | None = None  # optional wall-clock cap per campaign (cuts the schedule short only)
     replays: int = 5  # flake guard K
     project_root: str | None = None
+    max_len: int | None = (
+        None  # the campaigns' max_len instead of each target's (raised further to reach a compared size)
+    )
+    messages: bool = True  # an exception message alone tells the mutant apart (--compare messages)
+    directed: bool | None = None  # aim at the mutated line and its constants (None: direct.DIRECTED)
 
 
 @dataclass
@@ -154,6 +153,7 @@ class SurvivorEvidence:
     original: dict | None = None  # outcome identity of the original on that input
     mutated: dict | None = None  # ... of the mutant
     detail: str = ""
+    kill_kind: str | None = None  # BEHAVIOUR_KILL or MESSAGE_KILL, for a kill
 
     def to_json(self) -> dict[str, Any]:
         """Plain JSON data (the input as hex, with its SHA-256)."""
@@ -216,7 +216,7 @@ def fuzz_survivor(
             evidence.status = result.status
             evidence.artifact, evidence.input = result.artifact, result.input
             evidence.original, evidence.mutated = result.original, result.mutated
-            evidence.detail = result.detail
+            evidence.detail, evidence.kill_kind = result.detail, result.kill_kind
             return evidence
         if result.detail:
             notes.append(f"{target.name}: {result.detail}")
@@ -232,21 +232,14 @@ def compare_in_children(target: Target, patch: Patch, data: bytes) -> tuple[oc.I
 
     This is the replay of a differential artifact (and one round of the flake guard).
     """
-    return _replay(target, None, data), _replay(target, patch, data)
+    return diffrun.replay_side(target, None, data), diffrun.replay_side(target, patch, data)
 
 
-def _replay(target: Target, patch: Patch | None, data: bytes) -> oc.Identity:
-    shot = diffrun.one_shot(
-        lambda send: diffrun.replay_child(target, patch, data, send),
-        target.rss_limit_mb,
-        target.timeout + isolate.KILL_GRACE + 1.0,
-    )
-    if shot.message is not None:
-        return shot.message[0]
-    if shot.killed:
-        return oc.wedged(target.timeout)
-    verdict = isolate.death_verdict(shot.status, shot.output, killed_for_timeout=False, timeout=target.timeout)
-    return oc.died(verdict.detail)
+def _text(path: str) -> str:
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return ""
 
 
 @dataclass
@@ -259,26 +252,31 @@ class _Result:
     original: dict | None = None
     mutated: dict | None = None
     detail: str = ""
-    flaky: int = 0
-    unguarded: int = 0
-    flaky_classes: dict = field(default_factory=dict)
+    kill_kind: str | None = None
     notes: list[str] = field(default_factory=list)
 
 
 class _Campaign:
-    """One (survivor, target) campaign, from the parent's side."""
+    """One (survivor, target) campaign, from the parent's side: the engine's supervisor with a comparing target."""
 
     def __init__(self, mutant: Mutant, patch: Patch, target: Target, options: FuzzOptions, diff: str) -> None:
-        self.mutant, self.patch, self.target, self.options, self.diff = mutant, patch, target, options, diff
+        self.mutant, self.patch, self.options, self.diff = mutant, patch, options, diff
         self.sources = target.source_paths(options.project_root)
         self.strategy = get_strategy(target.strategy) if target.strategy else None
+        self.directed = direct.DIRECTED if options.directed is None else options.directed
+        names = patch.functions[0].__globals__ if patch.functions else None
+        constants = direct.mutated_line_constants(mutant, _text(mutant.path), names) if self.directed else []
+        self.constants = constants
+        base = self.base_len = options.max_len or target.max_len
+        self.target = replace(target, max_len=direct.reach_len(base, constants))
         self.initial = self._initial()
         given = sorted(set(target.dictionary) | set(tokens_from(target.seeds)))
+        aimed = [t for t in direct.constant_tokens(constants) if t not in set(given)]
         mined = Scope(self.sources).eager().entries
-        self.dictionary = (given + [t for t in harvest(mined) if t not in set(given)])[:MAX_DICTIONARY]
+        known = set(given) | set(aimed)
+        self.dictionary = (aimed + given + [t for t in harvest(mined) if t not in known])[:MAX_DICTIONARY]
         self.cseed = campaign_seed(options.seed, mutant.id, target.name)
         self.result = _Result()
-        self.twin_killed = False
 
     def _initial(self) -> list[bytes]:
         entries: list[bytes] = []
@@ -286,188 +284,146 @@ class _Campaign:
             corpus = Corpus(self.options.corpus_root, self.target.name, self.target.max_len)
             check_all([corpus])
             entries = [d for _, d in corpus.load()]
-        return list(dict.fromkeys([*self.target.seeds, *entries]))  # first occurrence wins, order kept
+        # First occurrence wins, order kept; a seed longer than the campaign's max_len cannot run in it.
+        return [d for d in dict.fromkeys([*self.target.seeds, *entries]) if len(d) <= self.target.max_len]
 
-    # -- the campaign's two processes ---------------------------------------------------------------------
     def run(self) -> _Result:
-        target = self.target
-        journal, twin_journal = jr.Journal(target.max_len), jr.Journal(target.max_len)
-        capture, twin_capture = isolate.new_capture(), isolate.new_capture()
-        budget = self.options.budget
-        deadline = None if budget is None else time.monotonic() + budget
+        target, options = self.target, self.options
+        line = self.mutant.edit.line if self.directed and self.patch.functions else None
+        twin_journal, twin_capture = jr.Journal(target.max_len), isolate.new_capture()
         pids: list[int] = []
+        conns: list[Any] = []
         try:
-            twin_pid, twin_conn = diffrun.spawn_twin(target, self.patch, twin_journal, twin_capture)
+            twin_pid, twin_conn = diffrun.spawn_twin(target, self.patch, twin_journal, twin_capture, line)
             pids.append(twin_pid)
-            control_reader, control_writer = Pipe(duplex=False)
-            plan = diffrun.SurvivorFuzzPlan(
-                target=target,
-                sources=self.sources,
-                strategy=self.strategy,
-                dictionary=self.dictionary,
-                initial=self.initial,
-                cseed=self.cseed,
-                cases=self.options.cases,
-                deadline=deadline,
-                journal=journal,
-                capture=capture,
-                twin=twin_conn,
-                control=control_reader,
-            )
+            conns.append(twin_conn)
+            guard_conn, served = Pipe(duplex=True)
+            conns.append(guard_conn)
 
-            def child(writer) -> None:
-                control_writer.close()  # so the child sees EOF (and ends) if the parent goes away
-                diffrun.campaign_child(plan, writer.send)
+            def guard(writer) -> None:
+                writer.close()
+                guard_conn.close()
+                twin_conn.close()
+                diffrun.guard_child(target, self.patch, options.replays, options.messages, served)
 
-            pid, reader = isolate.fork_with_pipe(child)
-            pids.append(pid)
-            control_reader.close()
-            twin_conn.close()  # only the original's process talks to the twin now
-            try:
-                done, status, killed = self._watch(
-                    pid, reader, journal, control_writer, deadline, twin_pid, twin_journal
+            guard_pid, guard_reader = isolate.fork_with_pipe(guard)
+            pids.append(guard_pid)
+            guard_reader.close()
+            served.close()
+            comparing = Comparing(target.fn, target.timeout, twin_conn, guard_conn, line, options.messages)
+            # The worker's limit on one case covers the original, the mutant and a flake guard's replays;
+            # the wrapper bounds each side itself (SIGALRM, and a wait for the twin).
+            guard_time = 2 * options.replays * (target.timeout + isolate.KILL_GRACE + 1.0)
+            wrapped = replace(target, fn=comparing, timeout=2 * target.timeout + 2.0 + guard_time, slow=None)
+            with tempfile.TemporaryDirectory(prefix="assay-mutant-") as scratch:
+                supervisor = Supervisor(
+                    wrapped,
+                    tseed=self.cseed,
+                    master_seed=options.seed,
+                    initial=self.initial,
+                    initial_manifest=[],
+                    corpus=None,
+                    artifact_root=scratch,
+                    sources=self.sources,
+                    max_cases=options.cases,
+                    budget=options.budget,
+                    replay_only=False,
+                    shrink_cases=SHRINK_CASES,
+                    strategy=self.strategy,
+                    dictionary=self.dictionary,
+                    stop_on=frozenset({KILL_ORACLE, INFRA_ORACLE}),
+                    aim=direct.Aim(self.constants, target.max_len) if line is not None else None,
                 )
-            finally:
-                reader.close()
-                control_writer.close()
-            twin_status, twin_killed = self._end_twin(twin_pid, twin_journal)
-            pids.clear()
-            self._after(
-                done, (journal, status, killed, capture), (twin_journal, twin_status, twin_killed, twin_capture)
-            )
+                if self.target.max_len > self.base_len:
+                    # A size beyond the target's max_len is the point: byte mode's length control starts there.
+                    supervisor.plan.len_limit = self.target.max_len
+                outcome = supervisor.run()
+                guard_conn.send(("report",))
+                flaky, unguarded, first = guard_conn.recv()
+                for conn in conns:
+                    conn.close()
+                conns.clear()
+                twin_status, twin_killed = self._end_twin(twin_pid, twin_journal)
+                procs.reap_group(guard_pid, kill=True)
+                pids.clear()
+                self._judge(outcome, first, (twin_journal, twin_status, twin_killed, twin_capture))
         except BaseException:
             for p in pids:
                 diffrun.kill_and_reap(p)
             raise
         finally:
-            journal.close()
+            for conn in conns:
+                conn.close()
             twin_journal.close()
-            for path in (capture, twin_capture):
-                try:
-                    os.unlink(path)
-                except FileNotFoundError:
-                    pass
-        if self.result.flaky and self.result.status == SURVIVED:
-            more = f" ({self.result.unguarded} more like them not replayed)" if self.result.unguarded else ""
-            self.result.notes.append(f"{self.result.flaky} difference(s) did not replay stably{more}")
-        if self.result.status == SURVIVED and self.result.notes:
-            self.result.detail = "; ".join(self.result.notes)
-        return self.result
-
-    def _watch(
-        self,
-        pid: int,
-        reader,
-        journal: jr.Journal,
-        control,
-        deadline: float | None,
-        twin_pid: int,
-        twin_journal: jr.Journal,
-    ) -> tuple[bool, int, bool]:
-        """Serve the original's messages; enforce the hard timeout on both sides.
-
-        Returns (the original's process finished its schedule, its exit status,
-        it was killed).  A twin killed for hanging is recorded in ``self.twin_killed``.
-        """
-        timeout = self.target.timeout
-        done = killed = False
-        watched: dict[int, tuple[jr.Journal, tuple[int, float] | None]] = {
-            pid: (journal, None),
-            twin_pid: (twin_journal, None),
-        }
-        while True:
-            interrupts.raise_if_requested()  # a signal whose raise an at-fork hook swallowed
-            if reader.poll(diffrun.POLL):
-                try:
-                    msg = reader.recv()
-                except EOFError:
-                    break
-                if isinstance(msg, isolate.ChildFailure):
-                    continue  # the child's own code raised; its exit status (after EOF) tells the rest
-                if msg[0] == "diff":
-                    reply = self._on_diff(msg)
-                    try:
-                        control.send(reply)
-                    except (BrokenPipeError, OSError):
-                        pass
-                elif msg[0] == "infra":
-                    self._on_infra(msg)
-                elif msg[0] == "done":
-                    done = True
-                    _, self.result.cases, self.result.edges, _chain, skipped = msg
-                    if skipped:
-                        self.result.notes.append(f"{skipped} case(s) skipped: the original hung or ran out of memory")
-                continue
-            now = time.monotonic()
-            for p, (j, last_seen) in list(watched.items()):
-                state, position, started, limit = j.state()
-                current = (position, started)
-                # Act only on a case seen running on two polls in a row (one read may race a write).
-                if (
-                    state == jr.RUNNING
-                    and current == last_seen
-                    and now - started - (limit or timeout) > isolate.KILL_GRACE
-                ):
-                    isolate.kill_with_stack(p)
-                    del watched[p]
-                    if p == pid:
-                        killed = True
-                    else:
-                        self.twin_killed = True
-                    continue
-                watched[p] = (j, current if state == jr.RUNNING else None)
-            if deadline is not None and now > deadline + max(5.0, 2 * timeout) and pid in watched:
-                isolate.kill_with_stack(pid)  # a child that ignores its own deadline
-                del watched[pid]
-                killed = True
-        status = procs.reap_group(pid, kill=killed)  # bounded, and ends what the child started
-        return done, status, killed
+            try:
+                os.unlink(twin_capture)
+            except FileNotFoundError:
+                pass
+        r = self.result
+        if flaky and r.status == SURVIVED:
+            more = f" ({unguarded} more like them not replayed)" if unguarded else ""
+            r.notes.append(f"{flaky} difference(s) did not replay stably{more}")
+        if r.status == SURVIVED and r.notes:
+            r.detail = "; ".join(r.notes)
+        return r
 
     def _end_twin(self, twin_pid: int, twin_journal: jr.Journal) -> tuple[int, bool]:
-        """Wait for the twin (it ends when the original's process has closed its connection)."""
+        """Wait for the twin (it ends when every end of its connection has closed); kill it if it hangs."""
         limit = time.monotonic() + self.target.timeout + isolate.KILL_GRACE + 1.0
         while time.monotonic() < limit:
             done, status = os.waitpid(twin_pid, os.WNOHANG)
             if done:
-                return status, self.twin_killed
+                return status, False
             time.sleep(0.01)
         isolate.kill_with_stack(twin_pid)
         _, status = os.waitpid(twin_pid, 0)
-        state = twin_journal.state()[0]
-        return status, self.twin_killed or state == jr.RUNNING
+        return status, twin_journal.state()[0] == jr.RUNNING
 
-    def _after(self, done: bool, original: tuple, twin: tuple) -> None:
-        """Judge how the two processes ended (after every message has been served)."""
-        journal, status, killed, capture = original
-        twin_journal, twin_status, twin_killed, twin_capture = twin
-        if self.result.status != SURVIVED:
-            return  # a kill or an infrastructure finding is recorded already
-        twin_ran = twin_journal.read()
-        twin_died = twin_killed or not (os.WIFEXITED(twin_status) and os.WEXITSTATUS(twin_status) == 0)
-        if twin_died and twin_ran[0] == jr.RUNNING:
-            self._on_death(twin_journal, twin_status, twin_killed, isolate.read_tail(twin_capture), mutant=True)
-        elif not done:
-            self._on_death(journal, status, killed, isolate.read_tail(capture), mutant=False)
-        elif twin_died:
-            raise DifferentialError(
-                f"the mutant's process for {self.mutant.id} on target {self.target.name!r} died outside any input "
-                f"(status {twin_status}):\n{isolate.read_tail(twin_capture)[-4000:]}"
+    def _judge(self, outcome: TargetOutcome, first: tuple | None, twin: tuple) -> None:
+        """The survivor's evidence from the engine's outcome and the first kill or infrastructure case."""
+        r = self.result
+        r.cases, r.edges = outcome.cases, outcome.edges + outcome.lines
+        own = [f for f in outcome.findings if f.oracle not in (KILL_ORACLE, INFRA_ORACLE)]
+        if own:
+            r.notes.append(
+                f"the original itself failed on {len(own)} kind(s) of input, not the mutant's doing "
+                f"(first: {own[0].signature})"
             )
+        ours = [f for f in outcome.findings if f.oracle in (KILL_ORACLE, INFRA_ORACLE)]
+        if first is None or not ours:
+            return
+        kind, data, original, mutated, verdict_json = first
+        record = ours[0]
+        meta: dict[str, Any] = {}
+        shrunk = data
+        if record.artifact:
+            found = load_artifact(record.artifact)
+            meta, shrunk = found.metadata, found.input
+        ops = list(meta.get("mutation_operators") or [])
+        pos = int(meta.get("case_index") or 0)
+        phase = jr.INITIAL if "initial" in ops else jr.GENERATED
+        if kind == "kill":
+            self._kill(data, shrunk, (original, mutated), ops, pos, phase, record.first_seen_case or r.cases)
+        else:
+            self._on_infra(data, original, mutated, verdict_json, ops, pos, phase, twin)
 
     # -- a difference ------------------------------------------------------------------------------
-    def _on_diff(self, msg: tuple) -> str:
-        _, phase, pos, data, ops, original, mutated, cases = msg
-        r = self.result
-        cls = oc.difference_class(original, mutated)
-        if r.flaky >= MAX_FLAKY or r.flaky_classes.get(cls, 0) >= FLAKY_PER_CLASS:
-            r.unguarded += 1  # this kind of difference has shown itself to be state, not behaviour
-            return "go"
-        stable = self._guard(data)
-        if stable is None:
-            r.flaky += 1
-            r.flaky_classes[cls] = r.flaky_classes.get(cls, 0) + 1
-            return "go"
-        kept, (original, mutated), shrink_cases = self._shrink(data, stable)
+    def _kill(
+        self,
+        data: bytes,
+        shrunk: bytes,
+        stable: tuple[oc.Identity, oc.Identity],
+        ops: list[str],
+        pos: int,
+        phase: int,
+        cases: int,
+    ) -> None:
+        """Publish a kill: the engine's shrunk input when it passes the flake guard again, else the raw one."""
+        kept, (original, mutated) = data, stable
+        if shrunk != data:
+            again = diffrun.guard(self.target, self.patch, shrunk, self.options.replays, self.options.messages)
+            if again is not None and oc.difference_class(*again) == oc.difference_class(*stable):
+                kept, (original, mutated) = shrunk, again
         what = oc.difference(original, mutated)
         detail = oc.describe(original, mutated)
         verdict = Verdict(
@@ -484,87 +440,41 @@ class _Campaign:
             case_index=pos,
             extra={
                 **self._extra(KILLED_BY_FUZZ, original, mutated, phase),
-                "shrink_cases": shrink_cases,
+                "kill_kind": MESSAGE_KILL if oc.message_only(original, mutated) else BEHAVIOUR_KILL,
                 "cases_before_kill": cases,
             },
         )
         self._publish(KILLED_BY_FUZZ, finding, original, mutated, f"{self.target.name}: {detail}")
-        return "stop"
-
-    def _guard(self, data: bytes) -> tuple[oc.Identity, oc.Identity] | None:
-        """K replays of both sides in fresh children: the stable pair of outcomes, or ``None``."""
-        first: tuple[oc.Identity, oc.Identity] | None = None
-        for _ in range(self.options.replays):
-            original, mutated = compare_in_children(self.target, self.patch, data)
-            if not (oc.comparable(original) and oc.comparable(mutated)) or oc.same(original, mutated):
-                return None
-            if first is None:
-                first = (original, mutated)
-            elif (oc.compared(original), oc.compared(mutated)) != (oc.compared(first[0]), oc.compared(first[1])):
-                return None
-        return first
-
-    def _shrink(
-        self, data: bytes, stable: tuple[oc.Identity, oc.Identity]
-    ) -> tuple[bytes, tuple[oc.Identity, oc.Identity], int]:
-        """A smaller input with the same difference class that passes the guard, else ``data``."""
-        if SHRINK_CASES <= 0 or not data:
-            return data, stable, 0
-        want = oc.difference_class(*stable)
-        structural = (
-            InputSource(self.target.max_len, [], self.strategy).structural_candidates if self.strategy else None
-        )
-        target = self.target
-        limit = SHRINK_SECONDS + 2 * target.timeout + isolate.KILL_GRACE + 1.0
-        journal, capture = jr.Journal(target.max_len), isolate.new_capture()
-        twin_pid, conn = diffrun.spawn_twin(target, self.patch, journal, capture)
-        try:
-            twin = diffrun.Twin(conn, wait=target.timeout + isolate.KILL_GRACE)
-            shot = diffrun.one_shot(
-                lambda send: diffrun.shrink_child(
-                    target, twin, data, want, SHRINK_CASES, SHRINK_SECONDS, structural, send
-                ),
-                target.rss_limit_mb,
-                limit,
-            )
-        finally:
-            conn.close()
-            diffrun.kill_and_reap(twin_pid)  # idle by now (or hung on a candidate): nothing to keep
-            journal.close()
-            os.unlink(capture)
-        if shot.message is None or shot.message[1] == data:
-            return data, stable, 0
-        smaller, cases = shot.message[1], shot.message[2]
-        again = self._guard(smaller)
-        if again is None or oc.difference_class(*again) != want:
-            return data, stable, cases
-        return smaller, again, cases
+        self.result.kill_kind = finding.extra["kill_kind"]
 
     # -- the mutant misbehaved -----------------------------------------------------------------------
-    def _on_infra(self, msg: tuple) -> None:
-        _, phase, pos, data, ops, original, mutated, verdict_json = msg
-        verdict = Verdict.from_json(verdict_json) if verdict_json else Verdict("crash", mutated.get("kind", "?"))
+    def _on_infra(
+        self,
+        data: bytes,
+        original: oc.Identity,
+        mutated: oc.Identity,
+        verdict_json: dict | None,
+        ops: list[str],
+        pos: int,
+        phase: int,
+        twin: tuple,
+    ) -> None:
+        twin_journal, twin_status, twin_killed, twin_capture = twin
+        output = None
+        if verdict_json is not None:
+            verdict = Verdict.from_json(verdict_json)
+        elif mutated.get("kind") == "wedge":
+            verdict = isolate.death_verdict(twin_status, "", killed_for_timeout=True, timeout=self.target.timeout)
+            output = isolate.read_tail(twin_capture)
+        else:
+            output = isolate.read_tail(twin_capture)
+            verdict = isolate.death_verdict(
+                twin_status, output, killed_for_timeout=twin_killed, timeout=self.target.timeout
+            )
+            mutated = oc.died(verdict.detail)
         if verdict.oracle not in ("wedge", "crash"):
             verdict = Verdict("crash", f"resource:{verdict.key}", verdict.detail, verdict.exception)
-        self._infrastructure(phase, pos, data, list(ops), original, mutated, verdict, None)
-
-    def _on_death(self, journal: jr.Journal, status: int, killed: bool, output: str, *, mutant: bool) -> None:
-        state, phase, position, _side, started, data = journal.read()
-        who = "mutant's" if mutant else "original's"
-        if started == 0.0 or state != jr.RUNNING:
-            raise DifferentialError(
-                f"the {who} process for {self.mutant.id} on target {self.target.name!r} "
-                f"died outside any input (status {status}):\n{output[-4000:]}"
-            )
-        verdict = isolate.death_verdict(status, output, killed_for_timeout=killed, timeout=self.target.timeout)
-        if not mutant:
-            self.result.cases = position + (len(self.initial) if phase == jr.GENERATED else 0)
-            self.result.notes.append(
-                f"the campaign ended early: the original itself ({verdict.signature}) at case {self.result.cases}"
-            )
-            return
-        mutated = oc.wedged(self.target.timeout) if killed else oc.died(verdict.detail)
-        self._infrastructure(phase, position, data, [], None, mutated, verdict, output)
+        self._infrastructure(phase, pos, data, ops, original, mutated, verdict, output)
 
     def _infrastructure(
         self,
@@ -577,9 +487,11 @@ class _Campaign:
         verdict: Verdict,
         output: str | None,
     ) -> None:
-        reproduced = sum(not oc.comparable(_replay(self.target, self.patch, data)) for _ in range(INFRA_REPLAYS))
+        reproduced = sum(
+            not oc.comparable(diffrun.replay_side(self.target, self.patch, data)) for _ in range(INFRA_REPLAYS)
+        )
         if original is None:  # the twin died: what the original does there, for the record
-            original = _replay(self.target, None, data)
+            original = diffrun.replay_side(self.target, None, data)
         detail = f"{self.target.name}: the mutant {verdict.detail or verdict.oracle} ({verdict.signature}); an infrastructure finding, not a kill"
         finding = Finding(
             target=self.target.name,

@@ -1,35 +1,32 @@
-"""The children of differential fuzzing: the original's campaign loop and the mutant's twin.
+"""The processes of differential fuzzing besides the engine's worker: the mutant's twin and the flake guard.
 
-Everything here runs in forked children of the warm parent; the parent side
-(scheduling children, the flake guard, artifacts) is
-:mod:`assay.mutant.differential`.
+A survivor's campaign runs on the engine's worker (:mod:`assay.engine.worker`),
+whose target is the original wrapped by :class:`assay.mutant.comparing.Comparing`:
+each case runs on the original there, with all the engine's feedback, and then on
+the **twin** (:func:`twin_child`), a process that applied the mutant's patch once,
+at its start, and runs each input it is sent.  Each side therefore keeps its own
+state: a cache (``functools.lru_cache``, a memo dict) the original filled cannot
+answer for the mutant, and the mutant's code runs on every input as it would in a
+mutated program.  (Swapping the code in and out around each mutant run in one
+process would let the original's cached results hide the mutant.)
 
-A campaign is a *pair* of processes fed the same input stream.  The **original's
-process** runs the schedule with coverage feedback on and the code untouched; the
-**twin** (:func:`twin_child`) applies the mutant's patch once, at its start, and
-runs each input the original's process sends it.  Each side therefore keeps its
-own state: a cache (``functools.lru_cache``, a memo dict) the original filled
-cannot answer for the mutant, and the mutant's code runs on every input as it
-would in a mutated program.  (Swapping the code in and out around each mutant run
-in one process would let the original's cached results hide the mutant.)
+The twin publishes the input it is running in its own shared-memory
+:class:`~assay.engine.journal.Journal` (side :data:`MUTANT_SIDE`) and bounds each
+run by the target's timeout with ``SIGALRM``; one that ignores it stops answering,
+and the wrapper gives up on it after the target's timeout and a grace.
 
-Both processes publish the input they are running in their own shared-memory
-:class:`~assay.engine.journal.Journal` (the twin as side :data:`MUTANT_SIDE`),
-and bound each run by the target's timeout with ``SIGALRM`` (as
-:func:`assay.engine.execute.run_input`); a run that ignores it is killed by the
-parent, which then reads from the journal which input, and which side, it was.
-The one-input replays of the flake guard (:func:`replay_child`) apply the patch
-in a fresh child of their own.
+The **flake guard** (:func:`guard_child`) is a pristine copy of the warm parent,
+forked before the campaign: on a difference the wrapper asks it to replay the input
+on each side in fresh children of its own (:func:`replay_child`).
 """
 
 from __future__ import annotations
 
-import hashlib
 import os
 import signal
 import time
-from collections.abc import Callable, Hashable
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass
 from multiprocessing.connection import Connection, Pipe
 from typing import Any
 
@@ -37,38 +34,17 @@ from assay.core import observe
 from assay.core.target import Target
 from assay.core.verdict import Verdict, classify
 from assay.engine import execute, isolate, journal as jr, procs
-from assay.engine.generate import InputSource
-from assay.engine.seeds import case_rng
-from assay.engine.shrink import shrink
-from assay.feedback.scope import Scope
-from assay.feedback.sysmon import SysmonFeedback
-from assay.mutant import outcome as oc
+from assay.mutant import direct, outcome as oc
 from assay.mutant.apply import Patch
 
 #: Journal ``sub`` values: which side of a case is running.
 ORIGINAL_SIDE, MUTANT_SIDE = 0, 1
 #: Seconds between the parent's looks at a child's journal or pipe.
 POLL = 0.05
-#: Generated cases between offers to re-arm retired branch events (as the engine's worker).
-RESTART_CHECK_EVERY = 64
-
-
-@dataclass
-class SurvivorFuzzPlan:
-    """What the original's process needs (inherited through ``fork``); ``twin`` is its connection to the mutant's."""
-
-    target: Target
-    sources: list[str]
-    strategy: Any
-    dictionary: list[bytes]
-    initial: list[bytes]
-    cseed: int
-    cases: int
-    deadline: float | None
-    journal: jr.Journal
-    capture: str
-    twin: Connection = field(repr=False, default=None)  # type: ignore[arg-type]
-    control: Connection = field(repr=False, default=None)  # type: ignore[arg-type]
+#: Flake-guard failures of one difference class after which that class is no longer replayed...
+FLAKY_PER_CLASS = 2
+#: ...and in all, after which no difference of this campaign is replayed any more.
+MAX_FLAKY = 16
 
 
 def _on_alarm(signum, frame):  # noqa: ARG001
@@ -122,38 +98,49 @@ class TwinLost(Exception):
     """The mutant's process went away (or stopped answering) in the middle of an input."""
 
 
-def twin_child(target: Target, patch: Patch, journal: jr.Journal, conn: Connection) -> None:
+def twin_child(target: Target, patch: Patch, journal: jr.Journal, conn: Connection, line: int | None = None) -> None:
     """The mutant's process: the patch applied once, then every input it is sent, in order.
 
     Each input is published in ``journal`` (side :data:`MUTANT_SIDE`) while it runs,
-    so a death or a hang names it.  Ends when the other end of ``conn`` closes.
+    so a death or a hang names it.  With ``line`` (a directed campaign), each answer
+    carries the lines of the mutated code the run executed (:mod:`assay.mutant.direct`).
+    Requests and answers carry the asker's tag, so an answer nobody read (its asker
+    died) is never taken for the next one's.  Ends when the other end of ``conn`` closes.
     """
     install_alarm()
     broken: tuple[oc.Identity, dict] | None = None
+    probe: direct.LineProbe | None = None
     try:
         patch.apply()
     except Exception as exc:  # noqa: BLE001 - e.g. a rebound module-level value that raises
         what = f"applying the mutant raised {type(exc).__qualname__}: {exc}"
         broken = (oc.died(what), Verdict("crash", f"apply:{type(exc).__qualname__}", what).to_json())
+    if broken is None and line is not None and patch.functions:
+        probe = direct.LineProbe(direct.mutated_codes(patch.functions))
+        probe.start()
     while True:
         try:
-            phase, pos, data = conn.recv()
+            tag, phase, pos, data = conn.recv()
         except EOFError:
             return
         if broken is not None:
-            conn.send(broken)
+            conn.send((tag, *broken, None))
             continue
+        if probe is not None:
+            probe.begin()
         journal.begin(phase, pos, MUTANT_SIDE, data)
         identity, verdict = run_once(target, data, target.timeout)
         journal.end()
-        conn.send((identity, verdict.to_json() if verdict else None))
+        conn.send((tag, identity, verdict.to_json() if verdict else None, probe.taken() if probe else None))
 
 
-def spawn_twin(target: Target, patch: Patch, journal: jr.Journal, capture: str) -> tuple[int, Connection]:
+def spawn_twin(
+    target: Target, patch: Patch, journal: jr.Journal, capture: str, line: int | None = None
+) -> tuple[int, Connection]:
     """Fork the mutant's process (:func:`twin_child`); (its pid, the client end of its connection).
 
-    The caller passes the client end to the one child that talks to the twin and
-    then closes its own copy, so the twin sees end-of-file when that child ends.
+    The caller closes its copy of the client end when it is done, so the twin sees
+    end-of-file.
     """
     client, server = Pipe(duplex=True)
 
@@ -161,7 +148,7 @@ def spawn_twin(target: Target, patch: Patch, journal: jr.Journal, capture: str) 
         writer.close()
         client.close()
         isolate.child_setup(capture, target.rss_limit_mb)
-        twin_child(target, patch, journal, server)
+        twin_child(target, patch, journal, server, line)
 
     pid, reader = isolate.fork_with_pipe(child)
     reader.close()
@@ -175,126 +162,97 @@ class Twin:
     def __init__(self, conn: Connection, wait: float | None = None) -> None:
         self.conn = conn
         self.wait = wait  # seconds to wait for an answer; None: until the process ends
+        self.asked = 0
 
-    def run(self, phase: int, pos: int, data: bytes) -> tuple[oc.Identity, dict | None]:
-        """The mutant's outcome identity (and verdict as JSON) on ``data``."""
+    def run(self, phase: int, pos: int, data: bytes) -> tuple[oc.Identity, dict | None, frozenset[int] | None]:
+        """The mutant's outcome identity, its verdict as JSON, and the mutated lines it ran, on ``data``."""
+        self.asked += 1
+        tag = (os.getpid(), self.asked)
         try:
-            self.conn.send((phase, pos, data))
-            if self.wait is not None and not self.conn.poll(self.wait):
-                raise TwinLost("no answer")
-            return self.conn.recv()
+            self.conn.send((tag, phase, pos, data))
+            while True:
+                if self.wait is not None and not self.conn.poll(self.wait):
+                    raise TwinLost("no answer")
+                answer = self.conn.recv()
+                if answer[0] == tag:
+                    return answer[1], answer[2], answer[3]
         except (EOFError, OSError) as exc:
             raise TwinLost(str(exc)) from None
 
 
-def campaign_child(plan: SurvivorFuzzPlan, send: Callable[[tuple], None]) -> None:
-    """The original's campaign loop (see :mod:`assay.mutant.differential` for the protocol)."""
-    isolate.child_setup(plan.capture, plan.target.rss_limit_mb)
-    install_alarm()
-    feedback = SysmonFeedback(Scope(plan.sources))
-    feedback.start()
-    try:
-        loop = _Loop(plan, feedback, send)
-        loop.run()
-    finally:
-        feedback.stop()
-    counts = feedback.counts()
-    send(("done", loop.cases, counts.get("edges", 0) + counts.get("lines", 0), loop.chain.hexdigest(), loop.skipped))
+def replay_side(target: Target, patch: Patch | None, data: bytes) -> oc.Identity:
+    """One side of one input in a fresh child forked from this process (the flake guard's unit)."""
+    shot = one_shot(
+        lambda send: replay_child(target, patch, data, send),
+        target.rss_limit_mb,
+        target.timeout + isolate.KILL_GRACE + 1.0,
+    )
+    if shot.message is not None:
+        return shot.message[0]
+    if shot.killed:
+        return oc.wedged(target.timeout)
+    verdict = isolate.death_verdict(shot.status, shot.output, killed_for_timeout=False, timeout=target.timeout)
+    return oc.died(verdict.detail)
 
 
-class _Loop:
-    def __init__(self, plan: SurvivorFuzzPlan, feedback: SysmonFeedback, send: Callable[[tuple], None]) -> None:
-        self.plan = plan
-        self.feedback = feedback
-        self.send = send
-        self.twin = Twin(plan.twin)
-        self.source = InputSource(plan.target.max_len, plan.dictionary, plan.strategy)
-        self.seen: set[Hashable] = set()
-        self.cases = 0
-        self.skipped = 0
-        self.chain = hashlib.sha256()
+def guard(target: Target, patch: Patch, data: bytes, replays: int, messages: bool = True):
+    """``replays`` runs of both sides, each in a fresh child: the stable (original, mutant) pair, or ``None``.
 
-    def run(self) -> None:
-        plan = self.plan
-        try:
-            for pos, data in enumerate(plan.initial):
-                if self.case(jr.INITIAL, pos, data, ["initial"]):
-                    return
-            for i in range(plan.cases):
-                if plan.deadline is not None and time.monotonic() >= plan.deadline:
-                    return
-                if i % RESTART_CHECK_EVERY == 0:
-                    self.feedback.maybe_restart(i)  # re-arms retired branch sites at fixed case indices
-                data, ops = self.source.next(case_rng(plan.cseed, i))
-                if self.case(jr.GENERATED, i, data, ops):
-                    return
-        except TwinLost:
-            return  # the parent learns from the mutant's journal what happened to it
-
-    def case(self, phase: int, pos: int, data: bytes, ops: list[str]) -> bool:
-        """One input on both sides; True when the campaign must stop."""
-        plan, journal, timeout = self.plan, self.plan.journal, self.plan.target.timeout
-        self.chain.update(len(data).to_bytes(4, "big") + data)
-        journal.begin(phase, pos, ORIGINAL_SIDE, data)
-        original, _ = run_once(plan.target, data, timeout)
-        journal.end()
-        new = self.feedback.take_new() if self.feedback.new else []
-        if not oc.comparable(original):
-            self.skipped += 1  # the original itself hangs or runs out of memory here
-            return False
-        for key in [*original["features"], ("outcome", original["kind"], original["type"])]:
-            if key not in self.seen:
-                self.seen.add(key)
-                new.append(key)
-        if new:
-            self.source.add(data)
-            if phase == jr.GENERATED:
-                self.source.reward(ops)
-        mutated, verdict = self.twin.run(phase, pos, data)
-        self.cases += 1
-        if not oc.comparable(mutated):
-            self.send(("infra", phase, pos, data, ops, original, mutated, verdict))
-            return True
-        if not oc.same(original, mutated):
-            self.send(("diff", phase, pos, data, ops, original, mutated, self.cases))
-            return plan.control.recv() != "go"
-        return False
+    Only if every original agrees with every other, every mutant with every other,
+    and the two differ is the difference stable.
+    """
+    first: tuple[oc.Identity, oc.Identity] | None = None
+    for _ in range(replays):
+        original, mutated = replay_side(target, None, data), replay_side(target, patch, data)
+        if not (oc.comparable(original) and oc.comparable(mutated)) or oc.same(original, mutated, messages):
+            return None
+        if first is None:
+            first = (original, mutated)
+        elif (oc.compared(original), oc.compared(mutated)) != (oc.compared(first[0]), oc.compared(first[1])):
+            return None
+    return first
 
 
-def shrink_child(
-    target: Target,
-    twin: Twin,
-    data: bytes,
-    want: tuple,
-    max_cases: int,
-    seconds: float,
-    structural: Callable[[bytes], Any] | None,
-    send: Callable[[tuple], None],
-) -> None:
-    """Shrink ``data`` keeping its :func:`~assay.mutant.outcome.difference_class`; send the result.
+def guard_child(target: Target, patch: Patch, replays: int, messages: bool, conn: Connection) -> None:
+    """The flake guard's server: a pristine copy of the warm parent that forks the guard's fresh children.
 
-    The original runs here, the mutant in its own process behind ``twin``.
+    It outlives the campaign's workers, so it also keeps the campaign's flake
+    bookkeeping (:data:`FLAKY_PER_CLASS`, :data:`MAX_FLAKY`) and the first raw
+    kill or infrastructure case the workers report.
     """
     install_alarm()
-    stop_at = time.monotonic() + seconds
-    lost = False
-
-    def still_differs(candidate: bytes) -> bool:
-        nonlocal lost
-        if lost or time.monotonic() > stop_at:
-            return False
-        original, _ = run_once(target, candidate, target.timeout)
-        if not oc.comparable(original):
-            return False
+    flaky = unguarded = 0
+    classes: dict[tuple, int] = {}
+    stable: set[tuple] = set()
+    first: tuple | None = None
+    while True:
         try:
-            mutated, _ = twin.run(jr.GENERATED, 0, candidate)
-        except TwinLost:
-            lost = True
-            return False
-        return oc.comparable(mutated) and oc.difference_class(original, mutated) == want
-
-    result = shrink(data, still_differs, max_cases, structural)
-    send(("shrunk", result.data, result.cases))
+            request = conn.recv()
+        except EOFError:
+            return
+        kind = request[0]
+        if kind == "guard":
+            _, data, cls = request
+            if cls in stable:
+                conn.send(("stable", None))  # this difference replayed stably already: no more forks for it
+            elif flaky >= MAX_FLAKY or classes.get(cls, 0) >= FLAKY_PER_CLASS:
+                unguarded += 1
+                conn.send(("flaky", None))
+            else:
+                pair = guard(target, patch, data, replays, messages)
+                if pair is None:
+                    flaky += 1
+                    classes[cls] = classes.get(cls, 0) + 1
+                    conn.send(("flaky", None))
+                else:
+                    stable.add(cls)
+                    conn.send(("stable", pair))
+        elif kind == "first":
+            if first is None:
+                first = request[1]
+            conn.send(True)
+        elif kind == "report":
+            conn.send((flaky, unguarded, first))
 
 
 def replay_child(target: Target, patch: Patch | None, data: bytes, send: Callable[[Any], None]) -> None:

@@ -297,9 +297,16 @@ def compared(identity: Identity) -> tuple:
     return (kind,)
 
 
-def same(a: Identity, b: Identity) -> bool:
-    """True when two outcomes are indistinguishable."""
-    return compared(a) == compared(b)
+def same(a: Identity, b: Identity, messages: bool = True) -> bool:
+    """True when two outcomes are indistinguishable (without ``messages``: by more than an exception message)."""
+    if compared(a) == compared(b):
+        return True
+    return not messages and difference(a, b) == "exception-shape"
+
+
+def message_only(original: Identity, mutated: Identity) -> bool:
+    """True when the only difference is an exception's message (a kill by message, not behaviour)."""
+    return difference(original, mutated) == "exception-shape"
 
 
 def difference(original: Identity, mutated: Identity) -> str:
@@ -308,7 +315,7 @@ def difference(original: Identity, mutated: Identity) -> str:
     ``return-value``, ``exception-shape``, ``exception-type``, ``return-vs-raise``,
     ``raise-vs-return`` or ``features``; ``""`` when they are the same.
     """
-    if same(original, mutated):
+    if compared(original) == compared(mutated):
         return ""
     ok, mk = original.get("kind"), mutated.get("kind")
     if ok != mk:

@@ -104,14 +104,19 @@ def fuzz_survivors(
     artifacts: str | None,
     log: Callable[[str], None],
     progress: Callable[[int, int, int], None] | None = None,
+    max_len: int | None = None,
+    messages: bool = True,
 ) -> dict[str, Any]:
     """Fuzz every survivor in ``results`` (updated in place); returns the run's summary.
 
-    ``progress(done, total, killed)`` is called before each survivor.
+    ``progress(done, total, killed)`` is called before each survivor.  ``max_len``
+    replaces each target's in the survivors' campaigns; without ``messages`` a
+    difference in an exception's message alone does not kill.  The summary splits
+    ``killed_by_fuzz`` into ``killed_by_fuzz_behaviour`` and ``killed_by_fuzz_message``.
     """
     from assay.engine.seeds import new_master_seed
     from assay.mutant.apply import FunctionIndex, MutantError, Patch
-    from assay.mutant.differential import FuzzOptions, fuzz_survivor, targets_for
+    from assay.mutant.differential import BEHAVIOUR_KILL, FuzzOptions, fuzz_survivor, targets_for
     from assay.mutant.model import unified_diff
 
     master = seed if seed is not None else new_master_seed()
@@ -126,6 +131,9 @@ def fuzz_survivors(
         "seed": master,
         "survivors": len(pending),
         "killed_by_fuzz": 0,
+        "killed_by_fuzz_behaviour": 0,  # told apart by a return value, state, features or an exception type
+        "killed_by_fuzz_message": 0,  # told apart by an exception's message alone
+        "compare": "messages" if messages else "no-messages",
         "infrastructure": 0,
         "cases": 0,
         "mapped": 0,
@@ -158,6 +166,8 @@ def fuzz_survivors(
             cases=cases or (DEFAULT_CASES if share is None else 10**9),
             budget=share,
             project_root=root,
+            max_len=max_len,
+            messages=messages,
         )
         evidence = fuzz_survivor(mutant, patch, chosen, options, diff=unified_diff(texts[mutant.path], mutant))
         result.fuzz = evidence.to_json()
@@ -165,6 +175,7 @@ def fuzz_survivors(
         if evidence.status == KILLED_BY_FUZZ:
             result.verdict = KILLED_BY_FUZZ
             summary["killed_by_fuzz"] += 1
+            summary[f"killed_by_fuzz_{evidence.kill_kind or BEHAVIOUR_KILL}"] += 1
             log(f"killed by fuzzing: {mutant.id} on {evidence.target} (artifact {evidence.artifact})")
         elif evidence.status == "infrastructure":
             summary["infrastructure"] += 1

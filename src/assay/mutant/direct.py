@@ -1,0 +1,210 @@
+"""Aiming a survivor's campaign at what the mutant changed.
+
+A survivor knows its mutated line.  Two things steer its differential campaign
+towards the input that tells the mutant apart:
+
+* **Reach.**  The mutant's process (the twin) watches the lines of the mutated
+  code it runs (``sys.monitoring`` LINE events on those code objects alone) and
+  reports them per case; the original's side turns them into semantic features
+  (:func:`reach_features`): reaching the mutated function, then each line distance
+  to the mutated line not seen before, then the line itself.  An input that gets
+  closer joins the corpus and, as one of the newest entries, is a parent more
+  often: the search climbs the valid prefix towards the mutation (the spirit of
+  AFLGo's distance, measured in lines of the mutated function).
+* **Constants.**  The constants of the mutated line, in the original and in the
+  mutant (with each integer's neighbours: a boundary is told apart at the bound
+  and one past it), go first in the campaign's dictionary, where the comparison
+  log's replacements and the dictionary mutations put them at the compared place.
+  A size the line compares beyond the target's ``max_len`` raises the campaign's
+  ``max_len`` (:func:`reach_len`) and gives the dictionary a run of that length.
+"""
+
+from __future__ import annotations
+
+import ast
+import io
+import re
+import tokenize
+import types
+from collections.abc import Hashable, Iterable, Mapping
+
+from assay.core import observe
+from assay.feedback.sysmon import claim_tool_id, monitoring, release_tool_id
+from assay.mutant.model import Mutant
+
+#: Steer survivor campaigns towards the mutated line (off: coverage of the original alone guides them).
+DIRECTED = True
+#: Line distances at or beyond this are one feature class (a long function's far lines are no nearer).
+MAX_DISTANCE = 64
+#: Distinct words of an entry the constants are put in place of (the last ones)...
+MAX_WORDS = 16
+#: ...and replacements tried per entry at most.
+MAX_AIMED = 256
+#: Longest constant put in place of a word (longer ones stay in the dictionary).
+MAX_VALUE_TOKEN = 64
+_WORD = re.compile(rb"[^\s:;=,&/?#()<>\[\]{}\"']+")
+#: Shares of the parent picks (the engine's productive parents) an entry earns by getting nearer
+#: to the mutated line than any before it (AFLGo's power schedule, in one step).
+FAVOUR_SHARES = 64
+#: Largest ``max_len`` a survivor's campaign raises itself to, to reach a compared size.
+MAX_REACH_LEN = 1 << 20
+#: Bytes beyond the largest compared size that a raised ``max_len`` leaves room for (a prefix, a terminator).
+REACH_SLACK = 64
+#: Longest run of filler bytes given to the dictionary for a compared size.
+MAX_FILLER = 1 << 16
+_TOOL_NAME = "assay-mutant-direct"
+_FEATURE = "mutant-reach"
+
+
+def mutated_line_constants(mutant: Mutant, text: str, names: Mapping[str, object] | None = None) -> list[object]:
+    """The constants of the mutated line(s), in the original text and in the replacement.
+
+    Literals, and upper-case names whose value in ``names`` (the mutated function's
+    globals) is a number, a text or bytes: ``len(body) > MAX_BODY`` compares with ``MAX_BODY``.
+    """
+    lines = text.splitlines(keepends=True)
+    original = "".join(lines[mutant.edit.line - 1 : mutant.edit.end_line])
+    found: list[object] = []
+    for source in (original, mutant.edit.replacement):
+        for value in _literals(source, names or {}):
+            if value not in found:
+                found.append(value)
+    return found
+
+
+def _literals(source: str, names: Mapping[str, object]) -> Iterable[object]:
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(source).readline))
+    except (tokenize.TokenError, IndentationError, SyntaxError):
+        tokens = []
+    for tok in tokens:
+        if tok.type == tokenize.NAME:
+            # Only names written as constants: a lower-case name may be a local that shadows a global.
+            value = names.get(tok.string) if tok.string.isupper() else None
+        elif tok.type in (tokenize.NUMBER, tokenize.STRING):
+            try:
+                value = ast.literal_eval(tok.string)
+            except (ValueError, SyntaxError):
+                continue
+        else:
+            continue
+        if isinstance(value, (int, str, bytes)) and not isinstance(value, bool):
+            yield value
+
+
+def constant_tokens(constants: list[object]) -> list[bytes]:
+    """Dictionary tokens for the mutated line's constants: texts, bytes, integers and their neighbours."""
+    out: list[bytes] = []
+    for value in constants:
+        if isinstance(value, int):
+            for n in (value, value + 1, value - 1):
+                out.append(str(n).encode())
+            if 1 < value <= MAX_FILLER:
+                out.append(b"A" * (value + 1))  # a compared size: one past the bound
+        elif isinstance(value, str):
+            out.append(value.encode("utf-8", "surrogatepass"))
+        elif isinstance(value, bytes):
+            out.append(value)
+    return [t for t in dict.fromkeys(out) if t]
+
+
+def reach_len(max_len: int, constants: list[object]) -> int:
+    """``max_len`` raised so that every integer the mutated line compares fits (at most :data:`MAX_REACH_LEN`)."""
+    sizes = [c for c in constants if isinstance(c, int) and not isinstance(c, bool) and max_len <= c < MAX_REACH_LEN]
+    if not sizes:
+        return max_len
+    return min(MAX_REACH_LEN, max(sizes) + REACH_SLACK)
+
+
+def mutated_codes(functions: Iterable[types.FunctionType]) -> list[types.CodeType]:
+    """The code objects of the mutated functions, nested ones included."""
+    out: list[types.CodeType] = []
+    stack = [fn.__code__ for fn in functions]
+    while stack:
+        code = stack.pop()
+        out.append(code)
+        stack.extend(c for c in code.co_consts if isinstance(c, types.CodeType))
+    return out
+
+
+class LineProbe:
+    """Records which lines of the mutated code run (in the mutant's process only)."""
+
+    def __init__(self, codes: list[types.CodeType]) -> None:
+        self.codes = codes
+        self.lines: set[int] = set()
+        self.tool: int | None = None
+
+    def start(self) -> None:
+        mon = monitoring()
+        self.tool = claim_tool_id(_TOOL_NAME)
+        lines = self.lines
+
+        def on_line(code, line):  # noqa: ARG001
+            lines.add(line)
+            return mon.DISABLE  # once per case: restart_events() at the next one re-arms it
+
+        mon.register_callback(self.tool, mon.events.LINE, on_line)
+        for code in self.codes:
+            mon.set_local_events(self.tool, code, mon.events.LINE)
+
+    def begin(self) -> None:
+        """Forget the last case's lines and re-arm the disabled events."""
+        self.lines.clear()
+        monitoring().restart_events()
+
+    def taken(self) -> frozenset[int]:
+        return frozenset(self.lines)
+
+    def stop(self) -> None:
+        if self.tool is not None:
+            release_tool_id(self.tool, self.codes, [monitoring().events.LINE])
+            self.tool = None
+
+
+def reach_features(lines: frozenset[int] | None, line: int) -> list[Hashable]:
+    """The features of one case's reach of the mutated ``line`` (nothing when the mutated code did not run)."""
+    if not lines:
+        return []
+    distance = min(MAX_DISTANCE, min(abs(line - n) for n in lines))
+    return [observe.feature_key(_FEATURE, "function"), observe.feature_key(_FEATURE, distance)]
+
+
+class Aim:
+    """The engine's ``aim`` in a directed campaign (see :class:`assay.engine.worker.WorkerPlan`).
+
+    An entry nearer to the mutated line than any before it earns
+    :data:`FAVOUR_SHARES` of the parent picks, and its words replaced by the mutated
+    line's constants (and, for each integer ``n``, by runs of ``n - 1``, ``n`` and
+    ``n + 1`` of the word's first byte, or the same runs appended) are tried on it
+    first: the step from reaching the comparison to meeting its bound.
+    """
+
+    def __init__(self, constants: list[object], max_len: int) -> None:
+        self.best = MAX_DISTANCE + 1
+        self.max_len = max_len
+        self.values = [t for t in constant_tokens(constants) if len(t) <= MAX_VALUE_TOKEN]
+        self.sizes = sorted({c for c in constants if isinstance(c, int) and 1 < c <= min(MAX_FILLER, max_len)})
+
+    def __call__(self, data: bytes, new: list[Hashable]) -> tuple[int, list[tuple[bytes, bytes]]]:
+        distances = [k[2] for k in new if isinstance(k, tuple) and len(k) == 3 and k[:2] == ("f", _FEATURE)]
+        nearest = min((int(d) for d in distances if isinstance(d, str) and d.isdigit()), default=None)
+        if nearest is None or nearest >= self.best:
+            return 0, []
+        self.best = nearest
+        return FAVOUR_SHARES, self.replacements(data)
+
+    def replacements(self, data: bytes) -> list[tuple[bytes, bytes]]:
+        """Replacement pairs putting the constants (and runs of the compared sizes) into ``data``."""
+        words = list(dict.fromkeys(_WORD.findall(data)))[-MAX_WORDS:]
+        pairs: list[tuple[bytes, bytes]] = []
+        room = self.max_len - len(data)
+        for word in reversed(words):  # the words nearest the end were read last, nearest the comparison
+            pairs.extend((word, v) for v in self.values if v != word and len(v) - len(word) <= room)
+            for n in self.sizes:
+                pairs.extend((word, word[:1] * k) for k in (n - 1, n, n + 1) if k - len(word) <= room)
+        tail = data[-4:]
+        if tail:
+            for n in self.sizes:
+                pairs.extend((tail, tail + b"A" * k) for k in (n - 1, n, n + 1) if k <= room)
+        return list(dict.fromkeys(pairs))[:MAX_AIMED]
