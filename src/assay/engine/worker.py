@@ -866,6 +866,9 @@ class Worker:
         self.known.add(sig)
         self.send(("raw", sig, verdict.to_json(), data, ops, pos, self._case_number(phase, pos)))
         self.feedback.pause(True)
+        # A RecursionError depends on the frames left to the target: every rerun (and the
+        # artifact's replays) gets the headroom of the hit, however deep the rerun's caller.
+        room = execute.recorded_room(verdict)
         free_until = time.monotonic() + SHRINK_FREE_SECONDS
         try:
             with self.budget.spending():
@@ -873,7 +876,7 @@ class Worker:
                 slowest = 0.0
                 for _ in range(DETERMINISM_REPLAYS):
                     t0 = time.perf_counter()
-                    again = self._derived(phase, pos, data)
+                    again = self._derived(phase, pos, data, room=room)
                     slowest = max(slowest, time.perf_counter() - t0)
                     same += wedges.reproduces(again, verdict)
                 minimized, shrink_cases = data, 0
@@ -892,14 +895,14 @@ class Worker:
                             or (now > free_until and not self.budget.affords(0.0))
                         ):
                             return False  # keep the smallest input found so far
-                        v = self._derived(phase, pos, candidate, limit)
+                        v = self._derived(phase, pos, candidate, limit, room=room)
                         if v is not None and v.oracle == "wedge":
                             stop["timeouts"] += 1
                         return v is not None and v.signature == sig
 
                     result = shrink(data, still_fails, self.plan.shrink_cases, self.source.structural_candidates)
                     minimized, shrink_cases = result.data, result.cases
-                    final = self._derived(phase, pos, minimized, fresh=True)
+                    final = self._derived(phase, pos, minimized, fresh=True, room=room)
                     if final is not None and final.signature == sig:
                         verdict = final  # the traceback of the input we keep
         finally:
@@ -928,10 +931,12 @@ class Worker:
         """1-based place of a case in the schedule, counted as the report's ``cases`` (initial inputs first)."""
         return pos + 1 if phase == jr.INITIAL else len(self.plan.initial) + pos + 1
 
-    def _derived(self, phase: int, pos: int, data: bytes, limit: float = 0.0, fresh: bool = False):
+    def _derived(
+        self, phase: int, pos: int, data: bytes, limit: float = 0.0, fresh: bool = False, room: int | None = None
+    ):
         self.journal.begin(phase, pos, jr.DERIVED, data, limit)
         try:
-            return execute.run(self.target, data, fresh=fresh).verdict
+            return execute.run(self.target, data, fresh=fresh, room=room).verdict
         finally:
             self.journal.end()
 
