@@ -99,6 +99,7 @@ MAZES = [
     # structure that comparisons cannot see (examples/planted/structure_mazes.py)
     "maze_tlv_chunks",
     "maze_tlv_fields",
+    "maze_tlv_der",
     "maze_hex_text",
 ]
 MAZE_TOOLS = ["assay-cmp", "assay-nocmp", "atheris", "hypothesis", "hypofuzz"]

@@ -19,7 +19,7 @@ from assay.store.artifacts import load_artifact
 CAP = 5000
 OFF_CAP = 4 * CAP
 
-MAZES = ["maze_tlv_chunks", "maze_tlv_fields", "maze_hex_text"]
+MAZES = ["maze_tlv_chunks", "maze_tlv_fields", "maze_tlv_der", "maze_hex_text"]
 
 
 def _solved_at(result) -> int | None:
@@ -56,7 +56,7 @@ def test_structure_maze_solved_within_cap(planted, campaign, name, seed):
 
 
 @pytest.mark.campaign
-@pytest.mark.parametrize("name", ["maze_tlv_chunks", "maze_tlv_fields"])
+@pytest.mark.parametrize("name", ["maze_tlv_chunks", "maze_tlv_fields", "maze_tlv_der"])
 def test_without_record_pairs_the_record_mazes_are_not_solved(planted, campaign, no_record_pairs, name):
     assert _solved_at(campaign([planted.get(name)], cases=OFF_CAP, seed=1, shrink_cases=32)) is None
 

@@ -143,3 +143,45 @@ def maze_hex_text(data: bytes) -> None:
     if urllib.parse.unquote(q) != "ok!":
         return
     raise RuntimeError("maze: hex digits inside text")
+
+
+def _elements(data: bytes) -> list[tuple[int, bytes]] | None:
+    """DER elements (tag, contents) tiling ``data``: short-form lengths and 0x81/0x82 long ones."""
+    out = []
+    pos = 0
+    while pos < len(data):
+        if pos + 2 > len(data):
+            return None
+        tag, first = data[pos], data[pos + 1]
+        if first < 0x80:
+            n, head = first, pos + 2
+        elif first in (0x81, 0x82):
+            head = pos + 2 + first - 0x80
+            n = int.from_bytes(data[pos + 2 : head], "big")
+        else:
+            return None
+        if head + n > len(data):
+            return None
+        out.append((tag, data[head : head + n]))
+        pos = head + n
+    return out
+
+
+@assay.target(seeds=[b"\x30\x08\x02\x01\x01\x04\x03abc\x05\x00"], max_len=128)
+def maze_tlv_der(data: bytes) -> None:
+    """DER: a SEQUENCE of elements, one of them an explicit context tag [1] wrapping a
+    UTF8String: a change inside it changes three lengths."""
+    top = _elements(data)
+    if not top or top[0][0] != 0x30:
+        return
+    fields = _elements(top[0][1])
+    if fields is None:
+        return
+    for tag, contents in fields:
+        if tag == 0xA1:
+            inner = _elements(contents)
+            if inner is None:
+                return
+            for inner_tag, value in inner:
+                if inner_tag == 0x0C and value == b"assay":
+                    raise RuntimeError("maze: a DER element inside an explicit tag")

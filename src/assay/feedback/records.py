@@ -16,8 +16,9 @@ length (and CRC) written anew:
 * a comparison's replacement inside a body, the record rebuilt around it (and an
   empty body compared with a value: that value in it);
 * a record with a tag the comparisons named (a type from a small set) inserted:
-  after the first record of a nested message (with that record's body), before
-  the last top-level record (with the first one's body), after the first (empty);
+  after the first record of a nested message (with that record's body, or wrapping
+  a copy of it), before the last top-level record (with the first one's body), after
+  the first (empty, or wrapping a copy of it where records nest);
 * a record repeated, or left out.
 
 Each pair replaces the outermost record that changes, so it applies to the entry
@@ -53,7 +54,7 @@ MAX_SPOTS = 4
 _TEXT = re.compile(rb"[^\x00-\x08\x0b\x0c\x0e-\x1f\x7f]*")
 
 
-@dataclass
+@dataclass(eq=False)
 class Record:
     """One record: its bytes are ``data[start:end]``, its body ``data[body_start:body_end]``."""
 
@@ -341,14 +342,18 @@ def record_pairs(
     for x, y in replacements:
         if not x or (len(x) == len(y) and not crc):
             continue  # the plain replacement keeps every length
-        at, spots = data.find(x), 0
-        while at != -1 and spots < MAX_SPOTS:
+        # The bodies that are the compared value first (a short value occurs in lengths
+        # and tags too), then each place it occurs: the parser may compare only one.
+        spots = [(r, r.body_start) for r in _walk(records) if r.sized and data[r.body_start : r.body_end] == x]
+        at = data.find(x)
+        while at != -1 and len(spots) < MAX_SPOTS:
             record = _innermost(records, at, len(x))
-            if record is not None:  # each place: the parser may compare only one of them
-                body = data[record.body_start : at] + y + data[at + len(x) : record.body_end]
-                add(*_rebuilt(data, record, record.layout.write(record, body)))
-                spots += 1
+            if record is not None and (record, at) not in spots:
+                spots.append((record, at))
             at = data.find(x, at + 1)
+        for record, at in spots[:MAX_SPOTS]:
+            body = data[record.body_start : at] + y + data[at + len(x) : record.body_end]
+            add(*_rebuilt(data, record, record.layout.write(record, body)))
     empty = [r for r in _walk(records) if r.sized and r.body_start == r.body_end][:MAX_SPOTS]
     for a, b in compared if empty else ():  # an empty body compared with a value: that value in it
         for x, y in ((a, b), (b, a)):
@@ -364,13 +369,17 @@ def record_pairs(
             child = parent.children[0]
             kept, body = data[child.start : child.end], data[child.body_start : child.body_end]
             for tag in tags:
-                add(*_rebuilt(data, child, kept + child.layout.write(Record(child.layout, 0, 0, tag, 0, 0), body)))
+                new = Record(child.layout, 0, 0, tag, 0, 0)
+                add(*_rebuilt(data, child, kept + child.layout.write(new, body)))
+                add(*_rebuilt(data, child, kept + child.layout.write(new, kept)))  # wrapping a copy of it
     first, last = records[0], records[-1]
     head, tail = data[first.start : first.end], data[last.start : last.end]
     for tag in tags:
         new = Record(first.layout, 0, 0, tag, 0, 0)
         add(tail, first.layout.write(new, data[first.body_start : first.body_end]) + tail)
         add(head, head + first.layout.write(new, b""))
+        if first.layout.nests:
+            add(head, head + first.layout.write(new, head))  # a constructed record wrapping a copy of the first
     for record in records[:4]:
         whole = data[record.start : record.end]
         add(whole, whole + whole)
