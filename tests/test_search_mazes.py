@@ -85,16 +85,14 @@ def test_with_instruction_split_no_cap_matters(planted, campaign, monkeypatch):
 
 @pytest.mark.campaign
 def test_without_value_profile_the_protocol_maze_is_not_solved(planted, campaign, monkeypatch):
-    # Each step of the protocol runs more of the target's lines, so the line-count climb
-    # (worker.COST_EVERY) sees progress too and solves seeds 1-2 of 5 alone: both are off.
     monkeypatch.setattr(CmpLog, "value_profile", False)
-    monkeypatch.setattr(worker, "COST_EVERY", 0)
     assert _solved_at(campaign([planted.get("maze_protocol_state")], cases=CAP, seed=1)) is None
 
 
 @pytest.mark.campaign
 @pytest.mark.parametrize("seed", [1, 2])
 def test_the_value_profile_alone_solves_the_protocol_maze(planted, campaign, monkeypatch, seed):
+    # Not the line-count climb (each step runs a few more lines of the target): without it too.
     monkeypatch.setattr(worker, "COST_EVERY", 0)
     assert _solved_at(campaign([planted.get("maze_protocol_state")], cases=CAP, seed=seed)) is not None
 

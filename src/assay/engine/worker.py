@@ -78,6 +78,11 @@ SLOW_COST_EVERY = 8
 COST_BACKOFF = 8
 #: Widest interval between counted cases.
 COST_MAX_EVERY = 1024
+#: Fewest counted events that make a cost class of their own: a run that short differs
+#: from another by a branch, not by cost.  (The count is the target's lines alone; when
+#: it held assay's ~35 lines around the target too, they played this part, and a tiny
+#: target's first cases each made a class and a corpus entry without it.)
+COST_FLOOR = 32
 #: Events counted at most (the count then saturates, tracing stops, and so
 #: does counting for the rest of the worker's life: the climb has arrived).
 LINE_CAP = 1 << 20
@@ -551,7 +556,7 @@ class Worker:
 
     def _cost_class(self, lines: int) -> tuple | None:
         """The feature of a new highest line-count class (now seen), or None."""
-        bucket = lines.bit_length()
+        bucket = max(lines, COST_FLOOR).bit_length()
         if bucket <= self.lines_max:
             return None
         self.lines_max = bucket
