@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 #: Header bytes (a magic number, a version) skipped looking for the first record.
-MAX_START = 64
+MAX_START = 16
 #: Fewest top-level records a layout must tile the input into (one matches by chance).
 MIN_RECORDS = 2
 #: Deepest nesting of records inside record bodies followed.
@@ -213,8 +213,12 @@ class Protobuf(Layout):
         return _varint(tag, 0, len(tag)) is not None
 
 
+#: The layouts tried, most specific first: PNG's chunks (CRC-checked), then chunks with a
+#: 4-byte length and a 4- or 1-byte type, or a 2-byte length and a 2- or 1-byte type,
+#: either byte order, then DER and protobuf (from the first byte only).
 LAYOUTS: tuple[Layout, ...] = (
-    *(Chunk(w, o, t, c) for c in (True, False) for w in (4, 2) for o in ("big", "little") for t in (4, 2, 1)),
+    Chunk(4, "big", 4, True),
+    *(Chunk(w, o, t, False) for w, t in ((4, 4), (4, 1), (2, 2), (2, 1)) for o in ("big", "little")),
     Der(),
     Protobuf(),
 )
@@ -238,13 +242,12 @@ def _tile(layout: Layout, data: bytes, pos: int, end: int, depth: int) -> list[R
 
 def find_records(data: bytes) -> list[Record]:
     """The top-level records of the layout that tiles the most of ``data`` (``[]`` if none does)."""
-    if len(data) > MAX_INPUT:
+    if len(data) > MAX_INPUT or _TEXT.fullmatch(data) is not None:
+        # Text: spaces and newlines read as protobuf keys and tile it by chance, and a
+        # chunk's length field (below 2,304: a zero or control byte) cannot occur in it.
         return []
     best: list[Record] = []
-    text = _TEXT.fullmatch(data) is not None
     for layout in LAYOUTS:
-        if text and not layout.headed:
-            continue  # spaces and newlines read as protobuf keys: text tiles by chance
         for start in range(min(MAX_START, len(data)) + 1 if layout.headed else 1):
             if best and len(data) - start <= len(data) - best[0].start:
                 break  # covers no more than the best so far
