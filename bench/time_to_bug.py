@@ -96,6 +96,11 @@ MAZES = [
     "maze_unicode_netloc",
     "maze_memoized",
     "maze_regex_alternative",
+    # structure that comparisons cannot see (examples/planted/structure_mazes.py)
+    "maze_tlv_chunks",
+    "maze_tlv_fields",
+    "maze_tlv_der",
+    "maze_hex_text",
 ]
 MAZE_TOOLS = ["assay-cmp", "assay-nocmp", "atheris", "hypothesis", "hypofuzz"]
 HIST_TOOLS = ["assay-cmp", "atheris"]

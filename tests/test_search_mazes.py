@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import pytest
 
+from assay.engine import worker
 from assay.feedback import cmplog, decoded, sysmon
 from assay.feedback.cmplog import CmpLog
 from assay.gen import mutators
@@ -86,6 +87,14 @@ def test_with_instruction_split_no_cap_matters(planted, campaign, monkeypatch):
 def test_without_value_profile_the_protocol_maze_is_not_solved(planted, campaign, monkeypatch):
     monkeypatch.setattr(CmpLog, "value_profile", False)
     assert _solved_at(campaign([planted.get("maze_protocol_state")], cases=CAP, seed=1)) is None
+
+
+@pytest.mark.campaign
+@pytest.mark.parametrize("seed", [1, 2])
+def test_the_value_profile_alone_solves_the_protocol_maze(planted, campaign, monkeypatch, seed):
+    # Not the line-count climb (each step runs a few more lines of the target): without it too.
+    monkeypatch.setattr(worker, "COST_EVERY", 0)
+    assert _solved_at(campaign([planted.get("maze_protocol_state")], cases=CAP, seed=seed)) is not None
 
 
 @pytest.mark.campaign

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 import time
 
 import pytest
@@ -199,3 +200,45 @@ def test_the_stack_at_a_line_is_the_same_every_time(counting):
     assert first == traced.stack_at_line(run, n // 2, 10.0)
     assert [f.qualname for f in first[:3]] == ["_inner", "_outer.<locals>.<genexpr>", "_outer"]
     assert traced.stack_at_line(lambda: _outer(2), 10 * n, 10.0) == []  # the run ends first
+
+
+def _count_everything(tool: int):
+    """The counting before assay's own lines were left out: every code object counted."""
+    mon = sys.monitoring
+
+    def started(code, offset):  # noqa: ARG001 - the PY_START signature
+        mon.set_local_events(tool, code, mon.events.LINE | mon.events.JUMP)
+        return mon.DISABLE
+
+    return started
+
+
+@pytest.mark.parametrize("tally", ["c", "python"])
+def test_a_count_is_the_target_lines_alone(tally, monkeypatch):
+    """Run through ``execute.run`` (the worker's way) or called directly, a target's count
+    is the same: assay's frames around it are not counted, so how assay's code is written
+    (two more lines in ``execute.run``) cannot move a cost class, nor the schedule with it."""
+    from assay.engine import execute
+    from assay.gen.accelerated import cmutate
+    from assay.harness.define import make_target
+
+    if tally == "c" and cmutate is None:
+        pytest.skip("assay.gen._cmutate is not built (no C compiler)")
+    if tally == "python":
+        monkeypatch.setattr(traced, "cmutate", None)
+    target = make_target(lambda data: _outer(int(data)), name="outer")
+
+    def counts() -> tuple[int, int]:
+        direct = traced.CountingChild(lambda data: target.fn(data), 1 << 20)
+        through = traced.CountingChild(lambda data: execute.run(target, data), 1 << 20)
+        try:
+            return direct.count(b"12", 10.0), through.count(b"12", 10.0)
+        finally:
+            direct.close(kill=True)
+            through.close(kill=True)
+
+    direct, through = counts()
+    assert direct == through > 0
+    monkeypatch.setattr(traced, "counted_code", _count_everything)
+    everything_direct, everything_through = counts()
+    assert everything_direct == direct and everything_through > direct

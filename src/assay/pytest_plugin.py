@@ -108,6 +108,8 @@ class TargetReplays(pytest.File):
                 yield ReplayItem.from_parent(
                     self, name=f"{target.name}[corpus-{d[:12]}]", target=target, data=data, isolated=False
                 )
+            from assay.engine.execute import recorded_room
+
             for art in iter_artifacts(self.project.artifacts, target.name):
                 isolated = art.metadata.get("oracle") in ("crash", "wedge")
                 yield ReplayItem.from_parent(
@@ -116,6 +118,7 @@ class TargetReplays(pytest.File):
                     target=target,
                     data=art.input,
                     isolated=isolated,
+                    room=recorded_room(art.verdict),
                 )
 
 
@@ -124,20 +127,21 @@ class ReplayFailure(Exception):
 
 
 class ReplayItem(pytest.Item):
-    def __init__(self, *, target, data: bytes, isolated: bool, **kwargs) -> None:
+    def __init__(self, *, target, data: bytes, isolated: bool, room: int | None = None, **kwargs) -> None:
         super().__init__(**kwargs)
         self.target = target
         self.data = data
         self.isolated = isolated
+        self.room = room  # a RecursionError artifact's recorded headroom
 
     def runtest(self) -> None:
         from assay.engine.execute import run_input
         from assay.engine.isolate import run_isolated
 
         if self.isolated:
-            verdict = run_isolated(self.target, self.data).verdict
+            verdict = run_isolated(self.target, self.data, room=self.room).verdict
         else:
-            verdict = run_input(self.target, self.data, timeout=self.target.timeout)
+            verdict = run_input(self.target, self.data, timeout=self.target.timeout, room=self.room)
         if verdict is not None:
             raise ReplayFailure(verdict)
 

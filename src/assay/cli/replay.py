@@ -45,7 +45,7 @@ def register(sub: Any) -> argparse.ArgumentParser:
 def cmd_replay(args: argparse.Namespace) -> int:
     from assay.core.config import load_project
     from assay.core.target import Registry
-    from assay.engine.execute import run_input
+    from assay.engine.execute import recorded_room, run_input
     from assay.engine.isolate import run_isolated
     from assay.harness.paths import registry_for, unregistered_message
     from assay.store.artifacts import load_artifact
@@ -103,10 +103,11 @@ def cmd_replay(args: argparse.Namespace) -> int:
         data = path.read_bytes()
     else:
         raise ConfigError(f"{path} is neither an input file nor an artifact folder")
+    room = recorded_room(artifact.verdict) if artifact is not None else None
     if isolated:
-        verdict = run_isolated(target, data).verdict
+        verdict = run_isolated(target, data, room=room).verdict
     else:
-        verdict = run_input(target, data, timeout=target.timeout)
+        verdict = run_input(target, data, timeout=target.timeout, room=room)
     print(f"input: {len(data)} bytes {data[:200]!r}{'...' if len(data) > 200 else ''}")
     if verdict is None:
         print("verdict: pass (no oracle fired)")

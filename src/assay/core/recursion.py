@@ -30,8 +30,10 @@ set does not: two recursions through the same functions are one recursion.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
+import sys
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from types import CodeType, FrameType, FunctionType
@@ -43,6 +45,50 @@ MIN_REPEATS = 8
 MAX_STATIC = 512
 #: Most functions a cycle key spells out; the rest are counted and hashed.
 SHOWN = 6
+
+
+def stack_depth(frame: FrameType | None) -> int:
+    """How many Python frames ``frame`` and its callers make (0 for ``None``)."""
+    depth = 0
+    while frame is not None:
+        depth += 1
+        frame = frame.f_back
+    return depth
+
+
+def headroom(exc: BaseException, fn: object) -> int:
+    """Python frames the target ``fn`` had below it when ``exc`` was raised: the recursion
+    limit minus the depth of the frame that called ``fn``.
+
+    A ``RecursionError`` depends on this number, not on the input alone: a worker and a
+    replay call the target under stacks of different heights.  Replaying with the same
+    headroom (:func:`limit_for`) makes the limit strike at the same depth of the target's
+    own recursion.  The caller is the frame that caught ``exc`` (its traceback's first
+    frame), or, when the target was called from C code, the caller of the target's frame.
+    """
+    tb = exc.__traceback__
+    if tb is None:
+        return sys.getrecursionlimit()
+    called_from_c = tb.tb_frame.f_code is _entry_code(fn)
+    base = stack_depth(tb.tb_frame) - 1 if called_from_c else stack_depth(tb.tb_frame)
+    return sys.getrecursionlimit() - base
+
+
+def _entry_code(fn: object) -> CodeType | None:
+    """The code the first frame of a call of ``fn`` runs (a function, a partial, a callable object)."""
+    while isinstance(fn, functools.partial):
+        fn = fn.func
+    code = getattr(fn, "__code__", None)
+    if code is None and not isinstance(fn, type):
+        call = next((k.__dict__["__call__"] for k in type(fn).__mro__ if "__call__" in k.__dict__), None)
+        code = getattr(call, "__code__", None)
+    return code if isinstance(code, CodeType) else None
+
+
+def limit_for(caller: FrameType | None, room: int) -> int:
+    """The recursion limit that leaves ``room`` frames (a recorded :func:`headroom`) to a
+    target called from ``caller``."""
+    return stack_depth(caller) + room
 
 
 def module_name(globals_: Mapping[str, Any], filename: str) -> str:

@@ -5,12 +5,14 @@ from __future__ import annotations
 import functools
 import os
 import signal
+import sys
 import threading
 from collections.abc import Hashable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from assay.core import interrupts, observe
 from assay.core.allowance import Allowance, parse_allow
+from assay.core.recursion import headroom, limit_for
 from assay.core.target import Target
 from assay.core.verdict import (
     ExceptionInfo,
@@ -25,6 +27,8 @@ from assay.core.verdict import (
 from assay.engine import sandbox, strays
 from assay.feedback.protocol import RecordingCut
 
+#: Lowest recursion limit a replay at a recorded headroom sets (a corrupt record must not starve assay's own frames).
+MIN_RECURSION_LIMIT = 64
 #: Most failure identities remembered by :func:`judge` (a known failure skips traceback formatting).
 MAX_KNOWN_FAILURES = 256
 
@@ -54,7 +58,7 @@ def outcome_of_return(value: object) -> Hashable:
     return ("outcome", "return", type(value).__qualname__)
 
 
-def run(target: Target, data: bytes, *, fresh: bool = False) -> RunResult:
+def run(target: Target, data: bytes, *, fresh: bool = False, room: int | None = None) -> RunResult:
     """Execute ``target`` on ``data`` and classify what happened.
 
     A ``KeyboardInterrupt`` from a real signal propagates (see
@@ -65,7 +69,9 @@ def run(target: Target, data: bytes, *, fresh: bool = False) -> RunResult:
     verdict even if the target caught the refusal.  A process the target forked
     that returns here is ended at once (:mod:`assay.engine.strays`).  A failure
     already seen (same exception type, same code and lines) reuses its verdict
-    unless ``fresh``.
+    unless ``fresh``.  With ``room`` (a ``RecursionError`` finding's recorded
+    headroom, see :func:`assay.core.recursion.headroom`) the recursion limit is set
+    for this call so the target has exactly that many frames, as where it was found.
     """
     sink = observe.FeatureSink()
     previous = observe.activate(sink)
@@ -74,12 +80,18 @@ def run(target: Target, data: bytes, *, fresh: bool = False) -> RunResult:
     refusal = None
     error: BaseException | None = None
     value = None
+    limit = effective = sys.getrecursionlimit()
+    if room is not None:
+        effective = max(limit_for(sys._getframe(), room), MIN_RECURSION_LIMIT)
+        sys.setrecursionlimit(effective)
     try:
         if guarded:
             sandbox.arm(allowance(target.allow))
         try:
             value = target.fn(data)
         finally:
+            if room is not None:
+                sys.setrecursionlimit(limit)
             if guarded:
                 refusal = sandbox.disarm()
             if os.getpid() != owner:
@@ -94,7 +106,12 @@ def run(target: Target, data: bytes, *, fresh: bool = False) -> RunResult:
         error = exc
     finally:
         observe.activate(previous)
-    return judged(target, value, error, refusal, sink.keys, fresh)
+    result = judged(target, value, error, refusal, sink.keys, fresh)
+    verdict = result.verdict
+    if room is not None and verdict is not None and "recursion" in verdict.data:
+        # Judged once the limit was restored; the target itself had exactly ``room`` frames.
+        result.verdict = replace(verdict, data={**verdict.data, "recursion": {"headroom": room, "limit": effective}})
+    return result
 
 
 def judged(
@@ -165,14 +182,23 @@ def judge(exc: BaseException, target: Target, fresh: bool = False) -> Verdict | 
         codes.append((tb.tb_frame.f_code, tb.tb_lineno))
         tb = tb.tb_next
     key = (target.name, target.expected, target.expected_from, type(exc), tuple(codes))
-    if not fresh:
-        known = _KNOWN.get(key)
-        if known is not None:
-            return known
-    verdict = classify(exc, target.expected, target.expected_from)
-    if verdict is not None and len(_KNOWN) < MAX_KNOWN_FAILURES:
-        _KNOWN[key] = verdict
+    verdict = None if fresh else _KNOWN.get(key)
+    if verdict is None:
+        verdict = classify(exc, target.expected, target.expected_from)
+        if verdict is not None and len(_KNOWN) < MAX_KNOWN_FAILURES:
+            _KNOWN[key] = verdict
+    if verdict is not None and isinstance(exc, RecursionError):
+        # Measured per run, never cached: the same traceback can hang under stacks of any height.
+        recorded = {"headroom": headroom(exc, target.fn), "limit": sys.getrecursionlimit()}
+        verdict = replace(verdict, data={**verdict.data, "recursion": recorded})
     return verdict
+
+
+def recorded_room(verdict: Verdict | None) -> int | None:
+    """The headroom a ``RecursionError`` finding was found with (see :func:`judge`), or ``None``."""
+    record = verdict.data.get("recursion") if verdict is not None else None
+    room = record.get("headroom") if isinstance(record, dict) else None
+    return room if isinstance(room, int) and not isinstance(room, bool) and room > 0 else None
 
 
 def wedge_verdict(exc: BaseException, target: Target) -> Verdict:
@@ -196,15 +222,17 @@ def wedge_verdict_from_frames(frames_outer_first: list[Frame], timeout: float, t
     )
 
 
-def run_input(target: Target, data: bytes, timeout: float | None = None) -> Verdict | None:
+def run_input(target: Target, data: bytes, timeout: float | None = None, room: int | None = None) -> Verdict | None:
     """Replay one input in this process: the verdict, or ``None`` if it passes.
 
     With ``timeout`` (main thread only) an input that runs longer is a ``wedge``.
     This is the replay used by ``assay replay``, the promoter and the pytest plugin;
-    the campaign uses the same :func:`run` so both judge identically.
+    the campaign uses the same :func:`run` so both judge identically.  ``room``
+    replays a ``RecursionError`` finding at the headroom it was found with
+    (:func:`recorded_room`).
     """
     if timeout is None or threading.current_thread() is not threading.main_thread():
-        return run(target, data).verdict
+        return run(target, data, room=room).verdict
 
     def on_alarm(signum, frame):  # noqa: ARG001
         raise WedgeTimeout()
@@ -212,7 +240,7 @@ def run_input(target: Target, data: bytes, timeout: float | None = None) -> Verd
     old = signal.signal(signal.SIGALRM, on_alarm)
     signal.setitimer(signal.ITIMER_REAL, timeout)
     try:
-        return run(target, data).verdict
+        return run(target, data, room=room).verdict
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, old)

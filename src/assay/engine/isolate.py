@@ -288,8 +288,10 @@ class IsolatedResult:
     output: str
 
 
-def run_isolated(target: Target, data: bytes, timeout: float | None = None) -> IsolatedResult:
+def run_isolated(target: Target, data: bytes, timeout: float | None = None, room: int | None = None) -> IsolatedResult:
     """Run one input in a forked child: its verdict, even if the child dies or hangs.
+
+    ``room`` is as for :func:`assay.engine.execute.run_input`.
 
     However this returns or raises (an interrupt included), the child and its
     process group are gone afterwards.
@@ -297,7 +299,7 @@ def run_isolated(target: Target, data: bytes, timeout: float | None = None) -> I
     timeout = target.timeout if timeout is None else timeout
 
     def body(send: Callable[[Any], None]) -> None:
-        verdict = execute.run_input(target, data, timeout=timeout)
+        verdict = execute.run_input(target, data, timeout=timeout, room=room)
         send(verdict.to_json() if verdict else None)
 
     result, status, killed, output = _in_target_child(target, body, timeout)

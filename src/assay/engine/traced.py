@@ -8,7 +8,9 @@ median time is not: it lands wherever the scheduler let the run get to).
 The count is ``sys.monitoring``'s LINE events plus its backward JUMP events: a loop
 on one line (a comprehension, a generator expression, ``while i < n: i += 1``) runs
 no new line per turn, so LINE events alone see a quadratic scan written as
-``sum(1 for b in data[i:] if ...)`` as linear.  The count is never below the run's
+``sum(1 for b in data[i:] if ...)`` as linear.  Only the lines of code that is not assay's
+own count (:func:`counted_code`): the count is a feature, and must not move when assay's code
+around the target does.  The count is never below the run's
 ``sys.settrace`` line events (which add only the backward jumps that stay on their
 line) and never above twice them, so half of it is a line event the run reaches.
 
@@ -174,6 +176,8 @@ class StackAtLine:
         self.frames: list[Frame] = []
 
     def trace(self, frame, event, arg):  # noqa: ARG002 - the settrace signature
+        if event == "call" and is_assay_code(frame.f_code, frame.f_back):
+            return None  # assay's own lines are not the run's, as in the count (see counted_code)
         if event == "line":
             self.count += 1
             if self.count >= self.stop:
@@ -344,7 +348,8 @@ class CountingChild:
         tally = (cmutate.LineTally if cmutate is not None else LineTally)(self.cap, finish)
         mon.register_callback(tool, mon.events.LINE, tally.hit)
         mon.register_callback(tool, mon.events.JUMP, tally.jump)
-        mon.set_events(tool, mon.events.LINE | mon.events.JUMP)
+        mon.register_callback(tool, mon.events.PY_START, counted_code(tool))
+        mon.set_events(tool, mon.events.PY_START)
         while True:
             header = _read_exact(requests, 8)
             if header is None:
@@ -356,6 +361,38 @@ class CountingChild:
             self.run_input(data)
             lines = tally.count
             _write_all(replies, lines.to_bytes(8, "big"))
+
+
+def counted_code(tool: int) -> Callable[[Any, int], Any]:
+    """A ``PY_START`` callback that turns on LINE and JUMP events for the code a run starts,
+    unless it is assay's own.
+
+    The count is a feature (its cost class), so it must be the target's alone: counting
+    the lines of assay's own frames around the target (``execute.run``, the feedback's
+    activation) made the campaign depend on how assay's code is written (two lines more in
+    ``execute.run`` moved a cost class boundary, and a maze's schedule with it).  The choice
+    is made once per code object (``DISABLE`` stops its ``PY_START`` events), so counted
+    events need no check of their own.
+    """
+    mon = sysmon.monitoring()
+    counted = mon.events.LINE | mon.events.JUMP
+
+    def started(code: Any, offset: int) -> Any:  # noqa: ARG001 - the PY_START signature
+        if not is_assay_code(code, sys._getframe(1).f_back):
+            mon.set_local_events(tool, code, counted)
+        return mon.DISABLE
+
+    return started
+
+
+def is_assay_code(code: Any, caller: Any) -> bool:
+    """Whether ``code``, first started from frame ``caller``, is assay's own: from assay's
+    files, or a method ``dataclasses`` generated (no file of its own) that assay's code
+    calls (its results' ``__init__``)."""
+    if is_assay_file(code.co_filename):
+        return True
+    generated = code.co_filename.startswith("<") and code.co_qualname.startswith("__create_fn__.")
+    return generated and caller is not None and is_assay_file(caller.f_code.co_filename)
 
 
 class LineTally:

@@ -78,6 +78,11 @@ SLOW_COST_EVERY = 8
 COST_BACKOFF = 8
 #: Widest interval between counted cases.
 COST_MAX_EVERY = 1024
+#: Fewest counted events that make a cost class of their own: a run that short differs
+#: from another by a branch, not by cost.  (The count is the target's lines alone; when
+#: it held assay's ~35 lines around the target too, they played this part, and a tiny
+#: target's first cases each made a class and a corpus entry without it.)
+COST_FLOOR = 32
 #: Events counted at most (the count then saturates, tracing stops, and so
 #: does counting for the rest of the worker's life: the climb has arrived).
 LINE_CAP = 1 << 20
@@ -565,7 +570,7 @@ class Worker:
 
     def _cost_class(self, lines: int) -> tuple | None:
         """The feature of a new highest line-count class (now seen), or None."""
-        bucket = lines.bit_length()
+        bucket = max(lines, COST_FLOOR).bit_length()
         if bucket <= self.lines_max:
             return None
         self.lines_max = bucket
@@ -885,6 +890,9 @@ class Worker:
         self.known.add(sig)
         self.send(("raw", sig, verdict.to_json(), data, ops, pos, self._case_number(phase, pos)))
         self.feedback.pause(True)
+        # A RecursionError depends on the frames left to the target: every rerun (and the
+        # artifact's replays) gets the headroom of the hit, however deep the rerun's caller.
+        room = execute.recorded_room(verdict)
         free_until = time.monotonic() + SHRINK_FREE_SECONDS
         try:
             with self.budget.spending():
@@ -892,7 +900,7 @@ class Worker:
                 slowest = 0.0
                 for _ in range(DETERMINISM_REPLAYS):
                     t0 = time.perf_counter()
-                    again = self._derived(phase, pos, data)
+                    again = self._derived(phase, pos, data, room=room)
                     slowest = max(slowest, time.perf_counter() - t0)
                     same += wedges.reproduces(again, verdict)
                 minimized, shrink_cases = data, 0
@@ -911,14 +919,14 @@ class Worker:
                             or (now > free_until and not self.budget.affords(0.0))
                         ):
                             return False  # keep the smallest input found so far
-                        v = self._derived(phase, pos, candidate, limit)
+                        v = self._derived(phase, pos, candidate, limit, room=room)
                         if v is not None and v.oracle == "wedge":
                             stop["timeouts"] += 1
                         return v is not None and v.signature == sig
 
                     result = shrink(data, still_fails, self.plan.shrink_cases, self.source.structural_candidates)
                     minimized, shrink_cases = result.data, result.cases
-                    final = self._derived(phase, pos, minimized, fresh=True)
+                    final = self._derived(phase, pos, minimized, fresh=True, room=room)
                     if final is not None and final.signature == sig:
                         verdict = final  # the traceback of the input we keep
         finally:
@@ -949,10 +957,12 @@ class Worker:
         """1-based place of a case in the schedule, counted as the report's ``cases`` (initial inputs first)."""
         return pos + 1 if phase == jr.INITIAL else len(self.plan.initial) + pos + 1
 
-    def _derived(self, phase: int, pos: int, data: bytes, limit: float = 0.0, fresh: bool = False):
+    def _derived(
+        self, phase: int, pos: int, data: bytes, limit: float = 0.0, fresh: bool = False, room: int | None = None
+    ):
         self.journal.begin(phase, pos, jr.DERIVED, data, limit)
         try:
-            return execute.run(self.target, data, fresh=fresh).verdict
+            return execute.run(self.target, data, fresh=fresh, room=room).verdict
         finally:
             self.journal.end()
 

@@ -61,6 +61,7 @@ from typing import Any
 from assay.feedback.decoded import DecodedForms
 from assay.feedback.livecode import functions_of, memo_caches, modules_by_file
 from assay.feedback.protocol import TWIN_MARK, RecordingCut
+from assay.feedback.records import record_pairs
 from assay.feedback.twincache import TwinCache
 from assay.gen.accelerated import cmutate
 
@@ -617,8 +618,10 @@ def input_to_state(data: bytes, records: list[tuple[Any, Any]]) -> tuple[list[tu
                 if x != y and len(pairs) < budget:
                     pairs.setdefault((x, y), None)
     guesses = [Sample(p) for p in guessed if p not in compared]
+    structural = record_pairs(data, [r for r in _distinct(records) if r[0] is not None], compared)
     ordered = (
-        [p for p in compared if len(p[0]) > 1]
+        structural
+        + [p for p in compared if len(p[0]) > 1]
         + [p for p in guesses if len(p[0]) > 1]
         + [p for p in compared if len(p[0]) <= 1]
         + [p for p in guesses if len(p[0]) <= 1]

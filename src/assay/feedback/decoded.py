@@ -47,6 +47,14 @@ MIN_HEX_FIELD = 4
 
 _DEC = re.compile(rb"\d{1,20}")
 _HEX = re.compile(rb"(?:0[xX])?[0-9a-fA-F]{1,16}")
+#: Widths of the hex fields read inside a longer run of hex digits (a byte, a UTF-16 unit).
+HEX_FIELD_WIDTHS = (2, 4)
+#: Longest run of hex digits split into fields (a colour, an escape, a short hash; not a hex dump).
+MAX_HEX_FIELDS_RUN = 16
+_HEX_RUN = re.compile(rb"(\\u|\\x|%%|&#x|#|0[xX]|(?<![0-9a-zA-Z]))([0-9a-fA-F]{2,%d})" % MAX_HEX_FIELDS_RUN)
+#: Escapes whose digits have a fixed width, whatever follows them.
+_ESCAPE_WIDTHS = {b"\\u": 4, b"\\x": 2, b"%": 2}
+_HEX_LETTERS = b"abcdefABCDEF"
 _PCT = re.compile(rb"%[0-9A-Fa-f]{2}")
 _FLOAT = re.compile(rb"[-+]?(?:\d+\.?\d*(?:[eE][-+]?\d+)?|\.\d+(?:[eE][-+]?\d+)?|inf|nan)", re.I)
 
@@ -91,7 +99,34 @@ def _text_forms(v: Any) -> dict[str, bytes]:
     if isinstance(v, str):
         forms["json"] = json.dumps(v)[1:-1].encode()
         forms["jsonu"] = json.dumps(v, ensure_ascii=False)[1:-1].encode("utf-8", "surrogatepass")
+    forms.update(escaped_forms(v, raw))
     return forms
+
+
+def escaped_forms(v: str | bytes, raw: bytes) -> dict[str, bytes]:
+    """``v`` with every character written as a hex escape: ``\\uXXXX`` (a str), ``%XX`` and
+    ``\\xXX`` (its UTF-8 bytes), in both letter cases.  A client that escapes all of a
+    value writes it so, and the text forms above (which escape only what needs it) never
+    occur in such an input."""
+    forms: dict[str, bytes] = {}
+    if isinstance(v, str):
+        units = [u for c in v for u in _utf16_units(c)]
+        forms["uesc"] = "".join(f"\\u{u:04x}" for u in units).encode()
+        forms["UESC"] = "".join(f"\\u{u:04X}" for u in units).encode()
+    forms["pctall"] = "".join(f"%{c:02X}" for c in raw).encode()
+    forms["pctall-lower"] = "".join(f"%{c:02x}" for c in raw).encode()
+    forms["xesc"] = "".join(f"\\x{c:02x}" for c in raw).encode()
+    forms["XESC"] = "".join(f"\\x{c:02X}" for c in raw).encode()
+    return forms
+
+
+def _utf16_units(c: str) -> tuple[int, ...]:
+    """The UTF-16 code units of one character (a surrogate pair above U+FFFF), as ``\\u`` escapes write it."""
+    o = ord(c)
+    if o <= 0xFFFF:
+        return (o,)
+    o -= 0x10000
+    return (0xD800 | o >> 10, 0xDC00 | o & 0x3FF)
 
 
 @functools.lru_cache(maxsize=4096)
@@ -138,6 +173,7 @@ class DecodedForms:
         self.lower = data.lower()
         self._dec: dict[int, list[bytes]] | None = None
         self._hex: dict[int, list[bytes]] | None = None
+        self._hex_fields: dict[int, list[tuple[bytes, int, int]]] | None = None
         self._float: dict[float, list[bytes]] | None = None
         self._diffs: dict[str, bytes] = {}
         self._views: dict[tuple[type, Any], tuple] = {}
@@ -166,6 +202,42 @@ class DecodedForms:
         if self._hex is None:
             self._hex = self._runs(_HEX, lambda r: int(r, 16))
         return self._hex
+
+    @property
+    def hex_fields(self) -> dict[int, list[tuple[bytes, int, int]]]:
+        """Fixed-width hex fields written inside text, by value: (run, offset, width), where
+        the field is ``run[offset:offset + width]`` and ``run`` (with its marker) occurs in
+        the input.  An escape (``\\u``, ``\\x``, ``%``) reads its width from the start of the
+        digits after it, whatever follows; a colour (``#rrggbb``) or a run with hex letters
+        is cut into aligned bytes and UTF-16 units."""
+        if self._hex_fields is None:
+            fields: dict[int, list[tuple[bytes, int, int]]] = {}
+            for m in _HEX_RUN.finditer(self.data):
+                mark, digits = m.group(1), m.group(2)
+                run = m.group()
+                escape = _ESCAPE_WIDTHS.get(mark)
+                if escape is not None:
+                    spots = (
+                        [(len(mark), escape)] if len(digits) > escape else []
+                    )  # a run of exactly the width: the plain hex pair
+                elif mark or any(c in _HEX_LETTERS for c in digits):
+                    end = m.end()
+                    if end < len(self.data) and self.data[end : end + 1].isalnum():
+                        continue  # part of a word
+                    spots = [
+                        (len(mark) + at, width)
+                        for width in HEX_FIELD_WIDTHS
+                        if len(digits) > width and len(digits) % width == 0
+                        for at in range(0, len(digits), width)
+                    ]
+                else:
+                    continue  # a decimal number: its digits are not hex fields
+                for at, width in spots:
+                    runs = fields.setdefault(int(run[at : at + width], 16), [])
+                    if len(runs) < MAX_RUNS:
+                        runs.append((run, at, width))
+            self._hex_fields = fields
+        return self._hex_fields
 
     @property
     def floats(self) -> dict[float, list[bytes]]:
@@ -204,6 +276,12 @@ class DecodedForms:
                 continue  # a decimal-looking run: the decimal pair above covers it
             text = format(b, "X" if any(c in b"ABCDEF" for c in digits) else "x")
             out.append((run, prefix + text.zfill(len(digits)).encode()))
+        for run, at, width in self.hex_fields.get(a, ()) if b >= 0 else ():
+            digits = run[at : at + width]
+            if b >= 1 << 4 * width:
+                continue
+            field = format(b, "X" if any(c in b"ABCDEF" for c in digits) else "x").zfill(width).encode()
+            out.append((run, run[:at] + field + run[at + width :]))
         if a not in self.dec and abs(a) < 1 << 64:
             for v, runs in self.dec.items():
                 k = a - v

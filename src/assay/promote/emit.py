@@ -158,12 +158,14 @@ def render_artifact_test(
     summary: str | None = None,
     xfail: str | None = None,
     harness: str | None = None,
+    headroom: int | None = None,
 ) -> dict[Path, bytes]:
     """A test replaying fuzz input ``data`` through ``target`` (in a child for crash/wedge).
 
     ``summary`` (the finding's headline) opens the docstring; ``xfail``, when set,
     is the reason of a strict ``xfail`` marker (a bug in third-party code); ``harness``,
-    the file of a target given on the command line rather than in ``[tool.assay]``.
+    the file of a target given on the command line rather than in ``[tool.assay]``;
+    ``headroom``, the frames a ``RecursionError`` finding's target had (replayed the same).
     """
     files: dict[Path, bytes] = {}
     isolated = oracle in ISOLATED_ORACLES
@@ -186,7 +188,8 @@ def render_artifact_test(
         + _marker(xfail)
         + f"def {test_path.stem}() -> None:\n"
         f"    failure = assay.replay(TARGET, INPUT, project=PROJECT_ROOT{', isolated=True' if isolated else ''}"
-        f"{', harness=HARNESS' if harness else ''})\n"
+        f"{', harness=HARNESS' if harness else ''}"
+        f"{f', recursion_headroom={headroom}' if headroom else ''})\n"
         "    assert failure is None, failure.report(SIGNATURE)\n"
     )
     files[test_path] = text.encode("utf-8")

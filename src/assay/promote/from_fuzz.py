@@ -28,7 +28,7 @@ from assay.core.errors import ArtifactError, ConfigError, TargetError
 from assay.core.target import Registry, Target
 from assay.core.verdict import Verdict
 from assay.engine import wedges
-from assay.engine.execute import run_input
+from assay.engine.execute import recorded_room, run_input
 from assay.engine.isolate import run_isolated
 from assay.findings.identity import identify, identify_metadata, is_third_party
 from assay.promote.backends import BACKEND_CANDIDATES
@@ -84,9 +84,10 @@ class ArtifactCandidate(Candidate):
 
     def replay(self) -> Verdict | None:
         assert self.target_obj is not None
+        room = recorded_room(self.artifact.verdict)
         if self.isolated:
-            return run_isolated(self.target_obj, self.artifact.input).verdict
-        return run_input(self.target_obj, self.artifact.input, timeout=self.target_obj.timeout)
+            return run_isolated(self.target_obj, self.artifact.input, room=room).verdict
+        return run_input(self.target_obj, self.artifact.input, timeout=self.target_obj.timeout, room=room)
 
     def same_failure(self, verdict: Verdict | None) -> bool:
         """The artifact's signature; for a wedge keyed by its timeout, any such wedge: where
@@ -108,6 +109,7 @@ class ArtifactCandidate(Candidate):
             summary=self.summary,
             xfail=self.xfail_reason,
             harness=self.harness_file,
+            headroom=recorded_room(self.artifact.verdict),
         )
 
     def log_fields(self) -> dict[str, Any]:

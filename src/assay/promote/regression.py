@@ -80,6 +80,7 @@ def replay(
     project: str | os.PathLike[str] | None = None,
     isolated: bool = False,
     harness: str | os.PathLike[str] | None = None,
+    recursion_headroom: int | None = None,
 ) -> Failure | None:
     """Run ``data`` through the project's target ``target`` and its oracles once.
 
@@ -87,14 +88,16 @@ def replay(
     process).  ``project`` is the folder holding ``pyproject.toml`` (default: the
     current folder).  ``harness`` is the file defining a target that was given on
     the command line (``assay fuzz harness.py``) rather than in ``[tool.assay]``.
+    ``recursion_headroom`` gives the target that many Python frames below its caller
+    (a ``RecursionError`` finding's recorded headroom), however deep this call is.
     """
     from assay.engine.execute import run_input
     from assay.engine.isolate import run_isolated
 
     t = _target(target, project, harness)
     if isolated:
-        return _failure(run_isolated(t, data).verdict)
-    return _failure(run_input(t, data, timeout=t.timeout))
+        return _failure(run_isolated(t, data, room=recursion_headroom).verdict)
+    return _failure(run_input(t, data, timeout=t.timeout, room=recursion_headroom))
 
 
 def given_test(target: Any) -> Any:
