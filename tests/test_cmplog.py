@@ -294,3 +294,15 @@ def test_a_regex_samples_replacements_come_after_the_comparisons_with_a_budget_o
     assert len(flood) > PAIR_CANDIDATES
     pairs, _ = input_to_state(data, [*flood, Sample(("07:32", "23:00Z"))])
     assert pairs[0] == (b"07:32", b"23:00Z") and all(len(x) == 1 for x, _y in pairs[1:])
+
+
+def test_a_record_limited_to_the_functions_that_ran_is_the_full_record_and_swaps_the_rest_never():
+    log = _log()
+    full = log.record(lambda: (subject.branchy(3), subject.gate(1)))
+    ran = {id(subject.branchy.__code__), id(subject.gate.__code__)}
+    assert log.record(lambda: (subject.branchy(3), subject.gate(1)), ran=ran) == full
+    assert len(log._swaps_run(ran)) == 2 < len(log.swaps), "only the two functions that ran get twins"
+    # Non-vacuity: a function left out of ``ran`` runs its live code, which records nothing.
+    assert log.record(lambda: subject.branchy(3), ran={id(subject.gate.__code__)}) == ([], [])
+    ran.add(id(subject.looped.__code__))  # ``ran`` grew: the choice is made again
+    assert log.record(lambda: subject.looped(10), ran=ran)[0]

@@ -54,7 +54,7 @@ import heapq
 import operator
 import re
 import zlib
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Collection, Iterable
 from types import CodeType, FunctionType, ModuleType
 from typing import Any
 
@@ -444,6 +444,9 @@ class CmpLog:
         self.caches: list[tuple[Any, str, Any]] = []
         #: Where compiled twins are kept between campaigns (:mod:`assay.feedback.twincache`).
         self.twin_cache = TwinCache.default()
+        #: The swaps of the functions whose live code has run, for :meth:`record`'s ``ran``,
+        #: with the size of ``ran`` they were picked at (it only grows).
+        self._ran_swaps: tuple[int, list[tuple[FunctionType, CodeType, CodeType]]] = (-1, [])
 
     def attach(self) -> None:
         """Compile twins for every imported in-scope module and pair them with live functions."""
@@ -473,6 +476,7 @@ class CmpLog:
         self,
         run: Callable[[], Any],
         keep: str = "all",
+        ran: Collection[int] | None = None,
     ) -> tuple[list[tuple[Any, Any]], list[tuple[int, Any, Any]]]:
         """Run ``run`` with the twins swapped in: the operand pairs it compared, and
         the guard-site observations ``(site, a, b)``.
@@ -481,6 +485,13 @@ class CmpLog:
         for a value-profile run) or ``"guards"`` (for a repair); what is not kept comes
         back empty.  Recording pairs is most of a recorded run's cost.  A run that
         makes more than :data:`MAX_COMPARED` comparisons is cut short there.
+
+        ``ran``: the ``id()`` of every live code object that has run (a set that only
+        grows, such as :attr:`assay.feedback.sysmon.SysmonFeedback.started`); only those
+        functions get their twins.  For an input that has just run unrecorded it is
+        the same record: the functions it calls are among them.  Swapping a twin in
+        and out costs about a microsecond a function (an audit event each), and a big
+        library has hundreds that a campaign never calls.
         """
         global _records, _guard_records, _value_records, _compared
         records: list[tuple[Any, Any]] = []
@@ -505,10 +516,11 @@ class CmpLog:
             )
             for module in self.modules:
                 vars(module).update({_CMP: recorder, _LAST: recorder.last})
+        swaps = self.swaps if ran is None else self._swaps_run(ran)
         # What runs outside an analysis changed since attach() (the feedback's
         # split code): put back what was live, not ``orig``.
-        live = [fn.__code__ for fn, _orig, _twin in self.swaps]
-        for fn, _orig, twin in self.swaps:
+        live = [fn.__code__ for fn, _orig, _twin in swaps]
+        for fn, _orig, twin in swaps:
             fn.__code__ = twin
         # A memo cache's hit would hide the comparisons of every call it has seen.
         for space, name, cache in self.caches:
@@ -522,13 +534,21 @@ class CmpLog:
         finally:
             for space, name, cache in self.caches:
                 setattr(space, name, cache)
-            for (fn, _orig, _twin), code in zip(self.swaps, live):
+            for (fn, _orig, _twin), code in zip(swaps, live):
                 fn.__code__ = code
             _records = _guard_records = _value_records = None
             if native:
                 for module in self.modules:
                     vars(module).update({_CMP: assay_cmp, _LAST: assay_last})
         return records, guard_records
+
+    def _swaps_run(self, ran: Collection[int]) -> list[tuple[FunctionType, CodeType, CodeType]]:
+        """The swaps of the functions whose live code is in ``ran`` (picked again when it grew)."""
+        size, swaps = self._ran_swaps
+        if size != len(ran):
+            swaps = [swap for swap in self.swaps if id(swap[0].__code__) in ran]
+            self._ran_swaps = (len(ran), swaps)
+        return swaps
 
 
 def _encodings(v: Any) -> dict[str, bytes]:
@@ -594,6 +614,8 @@ def input_to_state(data: bytes, records: list[tuple[Any, Any]]) -> tuple[list[tu
     expressions' :class:`Sample` guesses, which have a candidate budget of their own
     (:data:`SAMPLE_CANDIDATES`) so a run full of comparisons still keeps a few.
     """
+    # ``data.find(x) != -1``, not ``x in data``: on CPython 3.12 a bytes operand of ``in``
+    # is first tried as an integer, and the TypeError costs about a microsecond a test.
     forms = DecodedForms(data)
     compared: dict[tuple[bytes, bytes], None] = {}
     guessed: dict[tuple[bytes, bytes], None] = {}
@@ -602,15 +624,15 @@ def input_to_state(data: bytes, records: list[tuple[Any, Any]]) -> tuple[list[tu
         a, b = record
         if a is None:
             for tok in _encodings(b).values():
-                if tok not in data:
+                if data.find(tok) == -1:
                     tokens.setdefault(tok, None)
             continue
         pairs, budget = (guessed, SAMPLE_CANDIDATES) if type(record) is Sample else (compared, PAIR_CANDIDATES)
         for x, y in _matching(a, b) + _matching(b, a):
-            if x != y and x in data:
+            if x != y and data.find(x) != -1:
                 if len(pairs) < budget:
                     pairs.setdefault((x, y), None)
-            elif y not in data and len(tokens) < MAX_TOKENS:
+            elif data.find(y) == -1 and len(tokens) < MAX_TOKENS:
                 tokens.setdefault(y, None)
         if len(pairs) < budget:
             for x, y in forms.pairs(a, b) + forms.pairs(b, a):
