@@ -14,6 +14,7 @@
 #include "cmutate.h"
 
 typedef struct {
+    PyInterpreterState *interp;   /* the hook's; C hooks are the whole runtime's */
     PyObject *hook;      /* a strong reference, never released */
     char **names;        /* the judged events' names, PyMem_RawMalloc'ed */
     Py_ssize_t n;
@@ -25,6 +26,7 @@ static int filtered_audit(const char *event, PyObject *args, void *data) {
     while (k < filter->n && strcmp(event, filter->names[k]) != 0) k++;
     if (k == filter->n) return 0;
     PyThreadState *ts = PyThreadState_Get();
+    if (PyThreadState_GetInterpreter(ts) != filter->interp) return 0;   /* a subinterpreter's event */
     PyObject *name = PyUnicode_FromString(event);
     if (!name) return -1;
     PyThreadState_EnterTracing(ts);   /* as CPython does around a Python hook without __cantrace__ */
@@ -68,6 +70,7 @@ PyObject *cm_add_audit_hook(PyObject *module, PyObject *const *args, Py_ssize_t 
         memcpy(names[k], text, (size_t)size + 1);
     }
     Py_DECREF(events);
+    filter->interp = PyInterpreterState_Get();
     filter->hook = Py_NewRef(args[0]);
     filter->names = names;
     filter->n = n;
