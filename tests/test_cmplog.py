@@ -301,8 +301,47 @@ def test_a_record_limited_to_the_functions_that_ran_is_the_full_record_and_swaps
     full = log.record(lambda: (subject.branchy(3), subject.gate(1)))
     ran = {id(subject.branchy.__code__), id(subject.gate.__code__)}
     assert log.record(lambda: (subject.branchy(3), subject.gate(1)), ran=ran) == full
-    assert len(log._swaps_run(ran)) == 2 < len(log.swaps), "only the two functions that ran get twins"
+    assert len(log._swapped(ran)[0]) == 2 < len(log.swaps), "only the two functions that ran get twins"
     # Non-vacuity: a function left out of ``ran`` runs its live code, which records nothing.
     assert log.record(lambda: subject.branchy(3), ran={id(subject.gate.__code__)}) == ([], [])
     ran.add(id(subject.looped.__code__))  # ``ran`` grew: the choice is made again
     assert log.record(lambda: subject.looped(10), ran=ran)[0]
+
+
+def _one() -> int:
+    return 1
+
+
+def _two() -> int:
+    return 2
+
+
+def _calls(fn, n: int = 64) -> list[int]:
+    return [fn() for _ in range(n)]  # a hot call site: CPython specialises it for fn's version
+
+
+@pytest.mark.parametrize("native", [True, False])
+def test_code_swaps_take_effect_at_a_specialised_call_site_and_are_all_or_nothing(native):
+    from assay.feedback import cmplog
+    from assay.gen.accelerated import cmutate
+
+    if native and getattr(cmutate, "swap_codes", None) is None:
+        pytest.skip("assay.gen._cmutate is not built")
+    swap = cmutate.swap_codes if native else cmplog._python_swap_codes
+    one, two = _one.__code__, _two.__code__
+    assert set(_calls(_one)) == {1}
+    try:
+        assert swap([_one], [two]) == [one]
+        assert set(_calls(_one)) == {2}, "the specialised call runs the new code"
+        assert swap([_one], [one]) == [two]
+        assert set(_calls(_one)) == {1}
+
+        def closure():
+            return one
+
+        if native:  # the C swap checks every pair before it returns: none or all are swapped
+            with pytest.raises(ValueError, match="free vars"):
+                swap([_one, closure], [two, two])
+            assert _one.__code__ is one
+    finally:
+        _one.__code__ = one

@@ -444,9 +444,11 @@ class CmpLog:
         self.caches: list[tuple[Any, str, Any]] = []
         #: Where compiled twins are kept between campaigns (:mod:`assay.feedback.twincache`).
         self.twin_cache = TwinCache.default()
-        #: The swaps of the functions whose live code has run, for :meth:`record`'s ``ran``,
-        #: with the size of ``ran`` they were picked at (it only grows).
-        self._ran_swaps: tuple[int, list[tuple[FunctionType, CodeType, CodeType]]] = (-1, [])
+        #: The functions whose live code has run and their twins, for :meth:`record`'s ``ran``,
+        #: with the size of ``ran`` they were picked at (it only grows)...
+        self._ran_swaps: tuple[int, list[FunctionType], list[CodeType]] = (-1, [], [])
+        #: ...and every function and its twin, with the size of :attr:`swaps` then.
+        self._all_swaps: tuple[int, list[FunctionType], list[CodeType]] = (-1, [], [])
 
     def attach(self) -> None:
         """Compile twins for every imported in-scope module and pair them with live functions."""
@@ -490,8 +492,8 @@ class CmpLog:
         grows, such as :attr:`assay.feedback.sysmon.SysmonFeedback.started`); only those
         functions get their twins.  For an input that has just run unrecorded it is
         the same record: the functions it calls are among them.  Swapping a twin in
-        and out costs about a microsecond a function (an audit event each), and a big
-        library has hundreds that a campaign never calls.
+        and out costs a loop turn and an audit event a function in Python (less in C,
+        :func:`_swap_codes`), and a big library has hundreds that a campaign never calls.
         """
         global _records, _guard_records, _value_records, _compared
         records: list[tuple[Any, Any]] = []
@@ -516,12 +518,10 @@ class CmpLog:
             )
             for module in self.modules:
                 vars(module).update({_CMP: recorder, _LAST: recorder.last})
-        swaps = self.swaps if ran is None else self._swaps_run(ran)
+        functions, twins = self._swapped(ran)
         # What runs outside an analysis changed since attach() (the feedback's
         # split code): put back what was live, not ``orig``.
-        live = [fn.__code__ for fn, _orig, _twin in swaps]
-        for fn, _orig, twin in swaps:
-            fn.__code__ = twin
+        live = _swap_codes(functions, twins)
         # A memo cache's hit would hide the comparisons of every call it has seen.
         for space, name, cache in self.caches:
             setattr(space, name, cache.__wrapped__)
@@ -534,21 +534,41 @@ class CmpLog:
         finally:
             for space, name, cache in self.caches:
                 setattr(space, name, cache)
-            for (fn, _orig, _twin), code in zip(swaps, live):
-                fn.__code__ = code
+            _swap_codes(functions, live)
             _records = _guard_records = _value_records = None
             if native:
                 for module in self.modules:
                     vars(module).update({_CMP: assay_cmp, _LAST: assay_last})
         return records, guard_records
 
-    def _swaps_run(self, ran: Collection[int]) -> list[tuple[FunctionType, CodeType, CodeType]]:
-        """The swaps of the functions whose live code is in ``ran`` (picked again when it grew)."""
-        size, swaps = self._ran_swaps
+    def _swapped(self, ran: Collection[int] | None) -> tuple[list[FunctionType], list[CodeType]]:
+        """The functions :meth:`record` gives twins, and their twins (picked again when ``ran`` grew)."""
+        if ran is None:
+            size, functions, twins = self._all_swaps
+            if size != len(self.swaps):
+                functions, twins = [s[0] for s in self.swaps], [s[2] for s in self.swaps]
+                self._all_swaps = (len(self.swaps), functions, twins)
+            return functions, twins
+        size, functions, twins = self._ran_swaps
         if size != len(ran):
-            swaps = [swap for swap in self.swaps if id(swap[0].__code__) in ran]
-            self._ran_swaps = (len(ran), swaps)
-        return swaps
+            chosen = [s for s in self.swaps if id(s[0].__code__) in ran]
+            functions, twins = [s[0] for s in chosen], [s[2] for s in chosen]
+            self._ran_swaps = (len(ran), functions, twins)
+        return functions, twins
+
+
+def _python_swap_codes(functions: list[FunctionType], codes: list[CodeType]) -> list[CodeType]:
+    """Set each function's ``__code__``; the codes they had (``_cmutate.swap_codes``' reference)."""
+    previous = [fn.__code__ for fn in functions]
+    for fn, code in zip(functions, codes):
+        fn.__code__ = code
+    return previous
+
+
+#: The C twin when built (no audit event per assignment, see cmutate_swap.c); an older build lacks it.
+_swap_codes: Callable[[list[FunctionType], list[CodeType]], list[CodeType]] = (
+    getattr(cmutate, "swap_codes", None) or _python_swap_codes
+)
 
 
 def _encodings(v: Any) -> dict[str, bytes]:

@@ -8,6 +8,7 @@
  *   cmutate_record.c     Recorder: a recorded run's comparison recorder (cmplog.assay_cmp)
  *   cmutate_fdp.c        FuzzedDataProvider: atheris' data provider (harness.fdp's twin)
  *   cmutate_audit.c      add_audit_hook: the sandbox's audit hook behind a filter of event names
+ *   cmutate_swap.c       swap_codes: a recorded run's code swaps (cmplog.CmpLog.record)
  *   _cmutate.c           LineTally and the module
  */
 #ifndef ASSAY_CMUTATE_H
@@ -154,5 +155,8 @@ double cm_monotonic(void);
 
 /* cmutate_audit.c */
 PyObject *cm_add_audit_hook(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
+
+/* cmutate_swap.c */
+PyObject *cm_swap_codes(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
 
 #endif
