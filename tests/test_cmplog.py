@@ -301,7 +301,10 @@ def test_a_record_limited_to_the_functions_that_ran_is_the_full_record_and_swaps
     full = log.record(lambda: (subject.branchy(3), subject.gate(1)))
     ran = {id(subject.branchy.__code__), id(subject.gate.__code__)}
     assert log.record(lambda: (subject.branchy(3), subject.gate(1)), ran=ran) == full
-    assert len(log._swapped(ran)[0]) == 2 < len(log.swaps), "only the two functions that ran get twins"
+    memo = {cache.__wrapped__ for _space, _name, cache in log.caches}
+    swapped = set(log._swapped(ran)[0])
+    assert swapped - memo == {subject.branchy, subject.gate}, "of the uncached functions, the two that ran get twins"
+    assert len(swapped) < len(log.swaps)
     # Non-vacuity: a function left out of ``ran`` runs its live code, which records nothing.
     assert log.record(lambda: subject.branchy(3), ran={id(subject.gate.__code__)}) == ([], [])
     ran.add(id(subject.looped.__code__))  # ``ran`` grew: the choice is made again
@@ -345,3 +348,11 @@ def test_code_swaps_take_effect_at_a_specialised_call_site_and_are_all_or_nothin
             assert _one.__code__ is one
     finally:
         _one.__code__ = one
+
+
+def test_a_record_limited_to_what_ran_still_gives_memo_cached_functions_their_twins():
+    log = _log()
+    assert subject.offset("-05") == 5  # the caches hold "-": their functions need not run again
+    ran = {id(subject.offset.__code__)}  # as if the cached functions had only run before the feedback started
+    records, _ = log.record(lambda: subject.offset("-05"), ran=ran)
+    assert records.count(("-", "+")) == 2, "the recorded run goes around the caches, into the twins"

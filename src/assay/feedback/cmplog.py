@@ -551,7 +551,10 @@ class CmpLog:
             return functions, twins
         size, functions, twins = self._ran_swaps
         if size != len(ran):
-            chosen = [s for s in self.swaps if id(s[0].__code__) in ran]
+            # A memo cache's function may not have run in this process (a cache filled
+            # before the feedback started), and the recorded run bypasses the cache.
+            memo = {id(cache.__wrapped__) for _space, _name, cache in self.caches}
+            chosen = [s for s in self.swaps if id(s[0].__code__) in ran or id(s[0]) in memo]
             functions, twins = [s[0] for s in chosen], [s[2] for s in chosen]
             self._ran_swaps = (len(ran), functions, twins)
         return functions, twins
