@@ -74,14 +74,17 @@ def _raw(fdp_cls: type, data: bytes) -> tuple:  # noqa: ARG001 - a harness witho
 
 def _two(fdp_cls: type, data: bytes) -> tuple:
     options = fdp_cls(data)
-    keep_blank, separator = options.ConsumeBool(), options.PickValueInList(["&", ";"])
-    return (fdp_cls(data).ConsumeUnicodeNoSurrogates(sys.maxsize), keep_blank, separator)
+    smtputf8, display_name = options.ConsumeBool(), options.PickValueInList([True, False])
+    return (fdp_cls(data).ConsumeUnicodeNoSurrogates(sys.maxsize), smtputf8, display_name)
 
 
-def _query(query: str, keep_blank: bool, separator: str) -> None:
-    import urllib.parse
+def _email_options(address: str, smtputf8: bool, display_name: bool) -> None:
+    from email_validator import EmailNotValidError, validate_email
 
-    urllib.parse.parse_qsl(query, keep_blank_values=keep_blank, separator=separator)
+    try:
+        validate_email(address, allow_smtputf8=smtputf8, allow_display_name=display_name, check_deliverability=False)
+    except EmailNotValidError:
+        pass
 
 
 def _email(value: Any) -> None:
@@ -114,7 +117,7 @@ SPLITS: dict[str, tuple[str, str, Callable, Callable]] = {
     "sqlparse": ("fuzz_parse.py", "sqlparse", _text_all, _sql),
     "tomlkit": ("fuzz_parser.py", "tomlkit", _text_all, _toml),
     # Issue 43's benchmark shape (~10 us target, two providers a case, a few hundred bytes of text).
-    "two-providers": ("fuzz_two_providers.py", "urllib", _two, _query),
+    "two-providers": ("fuzz_two_providers.py", "email_validator", _two, _email_options),
 }
 
 

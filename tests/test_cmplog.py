@@ -294,3 +294,65 @@ def test_a_regex_samples_replacements_come_after_the_comparisons_with_a_budget_o
     assert len(flood) > PAIR_CANDIDATES
     pairs, _ = input_to_state(data, [*flood, Sample(("07:32", "23:00Z"))])
     assert pairs[0] == (b"07:32", b"23:00Z") and all(len(x) == 1 for x, _y in pairs[1:])
+
+
+def test_a_record_limited_to_the_functions_that_ran_is_the_full_record_and_swaps_the_rest_never():
+    log = _log()
+    full = log.record(lambda: (subject.branchy(3), subject.gate(1)))
+    ran = {id(subject.branchy.__code__), id(subject.gate.__code__)}
+    assert log.record(lambda: (subject.branchy(3), subject.gate(1)), ran=ran) == full
+    memo = {cache.__wrapped__ for _space, _name, cache in log.caches}
+    swapped = set(log._swapped(ran)[0])
+    assert swapped - memo == {subject.branchy, subject.gate}, "of the uncached functions, the two that ran get twins"
+    assert len(swapped) < len(log.swaps)
+    # Non-vacuity: a function left out of ``ran`` runs its live code, which records nothing.
+    assert log.record(lambda: subject.branchy(3), ran={id(subject.gate.__code__)}) == ([], [])
+    ran.add(id(subject.looped.__code__))  # ``ran`` grew: the choice is made again
+    assert log.record(lambda: subject.looped(10), ran=ran)[0]
+
+
+def _one() -> int:
+    return 1
+
+
+def _two() -> int:
+    return 2
+
+
+def _calls(fn, n: int = 64) -> list[int]:
+    return [fn() for _ in range(n)]  # a hot call site: CPython specialises it for fn's version
+
+
+@pytest.mark.parametrize("native", [True, False])
+def test_code_swaps_take_effect_at_a_specialised_call_site_and_are_all_or_nothing(native):
+    from assay.feedback import cmplog
+    from assay.gen.accelerated import cmutate
+
+    if native and getattr(cmutate, "swap_codes", None) is None:
+        pytest.skip("assay.gen._cmutate is not built")
+    swap = cmutate.swap_codes if native else cmplog._python_swap_codes
+    one, two = _one.__code__, _two.__code__
+    assert set(_calls(_one)) == {1}
+    try:
+        assert swap([_one], [two]) == [one]
+        assert set(_calls(_one)) == {2}, "the specialised call runs the new code"
+        assert swap([_one], [one]) == [two]
+        assert set(_calls(_one)) == {1}
+
+        def closure():
+            return one
+
+        if native:  # the C swap checks every pair before it returns: none or all are swapped
+            with pytest.raises(ValueError, match="free vars"):
+                swap([_one, closure], [two, two])
+            assert _one.__code__ is one
+    finally:
+        _one.__code__ = one
+
+
+def test_a_record_limited_to_what_ran_still_gives_memo_cached_functions_their_twins():
+    log = _log()
+    assert subject.offset("-05") == 5  # the caches hold "-": their functions need not run again
+    ran = {id(subject.offset.__code__)}  # as if the cached functions had only run before the feedback started
+    records, _ = log.record(lambda: subject.offset("-05"), ran=ran)
+    assert records.count(("-", "+")) == 2, "the recorded run goes around the caches, into the twins"

@@ -5,7 +5,8 @@
 #
 # 1. builds the extension with clang -fsanitize=address,undefined into a temporary copy of src/
 #    (the source list and libraries of pyproject.toml's [[tool.setuptools.ext-modules]]);
-# 2. runs its equivalence tests (tests/test_cmutate.py, tests/test_hot_loop.py, tests/test_fdp_c.py), the hostile
+# 2. runs its equivalence tests (tests/test_cmutate.py, tests/test_hot_loop.py, tests/test_fdp_c.py; test_cmplog.py and
+#    test_sandbox_filter.py for the code swaps and the audit filter), the hostile
 #    calls (tests/reliability/test_reliab_ctwin.py) and a short byte-mode campaign against that
 #    build, with the ASan runtime preloaded, PYTHONMALLOC=malloc (so ASan sees every object)
 #    and every sanitizer report written to a log folder that must stay empty (a forked
@@ -90,7 +91,8 @@ if "$PYTHON" -c "import xdist" 2>/dev/null; then JOBS="-n 2"; fi
 set +e
 # shellcheck disable=SC2086
 sanitized "$PYTHON" -m pytest -q -p no:cacheprovider $JOBS \
-    tests/test_cmutate.py tests/test_hot_loop.py tests/test_fdp_c.py tests/reliability/test_reliab_ctwin.py
+    tests/test_cmutate.py tests/test_hot_loop.py tests/test_fdp_c.py tests/reliability/test_reliab_ctwin.py \
+    tests/test_cmplog.py tests/test_sandbox_filter.py
 rc=$?
 set -e
 reports "the tests"

@@ -52,6 +52,7 @@ from typing import Any
 from assay.core.allowance import Allowance
 from assay.core.location import ASSAY_REAL_DIR
 from assay.engine import landlock
+from assay.gen.accelerated import cmutate
 
 _PROCESS_EVENTS = frozenset(
     {
@@ -88,6 +89,8 @@ _PATH_EVENTS: dict[str, tuple[tuple[int, int | None], ...]] = {
     "os.mkfifo": ((0, 2),),  # CPython 3.12 audits neither of these two; listed for later versions
     "os.mknod": ((0, 3),),
 }
+#: Every event :func:`_judge` may refuse; the hook is called for these only (see :func:`install`).
+JUDGED_EVENTS = frozenset({*_PROCESS_EVENTS, *_ADDRESS_EVENTS, "open", *_PATH_EVENTS})
 _WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
 
 _STDLIB = tuple(
@@ -138,7 +141,15 @@ def install(root: str) -> None:
     if not _STATE.installed:
         _STATE.installed = True
         _audit_fork_exec()
-        sys.addaudithook(_hook)
+        # A Python audit hook is called for every event of the process, about a microsecond
+        # each even when it returns at once; the worker's own bookkeeping raises thousands
+        # (each comparison-twin swap is an object.__setattr__).  The C filter calls it for
+        # the judged events only; without the extension every event reaches it.
+        add = getattr(cmutate, "add_audit_hook", None)  # an older build lacks it
+        if add is not None:
+            add(_hook, sorted(JUDGED_EVENTS))
+        else:
+            sys.addaudithook(_hook)
 
 
 def _audit_fork_exec() -> None:

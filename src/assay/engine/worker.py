@@ -874,13 +874,17 @@ class Worker:
         cmplog = self.plan.cmplog
         if cmplog is None or not cmplog.swaps:
             return None
-        self.feedback.pause(True)
+        # The input of an analysis or a value-profile run has just run unrecorded, so every
+        # function it calls has started; a repair's input has not (it is a new child).
+        fb = self.feedback
+        ran = fb.started if keep != "guards" and isinstance(fb, SysmonFeedback) else None
+        fb.pause(True)
         self.journal.begin(phase, pos, jr.DERIVED, data)
         try:
-            return cmplog.record(lambda: execute.run(self.target, data), keep)
+            return cmplog.record(lambda: execute.run(self.target, data), keep, ran)
         finally:
             self.journal.end()
-            self.feedback.pause(False)
+            fb.pause(False)
 
     def finding(self, phase: int, pos: int, data: bytes, ops: list[str], verdict) -> None:
         sig = verdict.signature

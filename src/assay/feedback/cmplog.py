@@ -54,7 +54,7 @@ import heapq
 import operator
 import re
 import zlib
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Collection, Iterable
 from types import CodeType, FunctionType, ModuleType
 from typing import Any
 
@@ -445,6 +445,11 @@ class CmpLog:
         self.caches: list[tuple[Any, str, Any]] = []
         #: Where compiled twins are kept between campaigns (:mod:`assay.feedback.twincache`).
         self.twin_cache = TwinCache.default()
+        #: The functions whose live code has run and their twins, for :meth:`record`'s ``ran``,
+        #: with the size of ``ran`` they were picked at (it only grows)...
+        self._ran_swaps: tuple[int, list[FunctionType], list[CodeType]] = (-1, [], [])
+        #: ...and every function and its twin, with the size of :attr:`swaps` then.
+        self._all_swaps: tuple[int, list[FunctionType], list[CodeType]] = (-1, [], [])
 
     def attach(self) -> None:
         """Compile twins for every imported in-scope module and pair them with live functions."""
@@ -474,6 +479,7 @@ class CmpLog:
         self,
         run: Callable[[], Any],
         keep: str = "all",
+        ran: Collection[int] | None = None,
     ) -> tuple[list[tuple[Any, Any]], list[tuple[int, Any, Any]]]:
         """Run ``run`` with the twins swapped in: the operand pairs it compared, and
         the guard-site observations ``(site, a, b)``.
@@ -482,6 +488,13 @@ class CmpLog:
         for a value-profile run) or ``"guards"`` (for a repair); what is not kept comes
         back empty.  Recording pairs is most of a recorded run's cost.  A run that
         makes more than :data:`MAX_COMPARED` comparisons is cut short there.
+
+        ``ran``: the ``id()`` of every live code object that has run (a set that only
+        grows, such as :attr:`assay.feedback.sysmon.SysmonFeedback.started`); only those
+        functions get their twins.  For an input that has just run unrecorded it is
+        the same record: the functions it calls are among them.  Swapping a twin in
+        and out costs a loop turn and an audit event a function in Python (less in C,
+        :func:`_swap_codes`), and a big library has hundreds that a campaign never calls.
         """
         global _records, _guard_records, _value_records, _compared
         records: list[tuple[Any, Any]] = []
@@ -506,11 +519,10 @@ class CmpLog:
             )
             for module in self.modules:
                 vars(module).update({_CMP: recorder, _LAST: recorder.last})
+        functions, twins = self._swapped(ran)
         # What runs outside an analysis changed since attach() (the feedback's
         # split code): put back what was live, not ``orig``.
-        live = [fn.__code__ for fn, _orig, _twin in self.swaps]
-        for fn, _orig, twin in self.swaps:
-            fn.__code__ = twin
+        live = _swap_codes(functions, twins)
         # A memo cache's hit would hide the comparisons of every call it has seen.
         for space, name, cache in self.caches:
             setattr(space, name, cache.__wrapped__)
@@ -523,13 +535,44 @@ class CmpLog:
         finally:
             for space, name, cache in self.caches:
                 setattr(space, name, cache)
-            for (fn, _orig, _twin), code in zip(self.swaps, live):
-                fn.__code__ = code
+            _swap_codes(functions, live)
             _records = _guard_records = _value_records = None
             if native:
                 for module in self.modules:
                     vars(module).update({_CMP: assay_cmp, _LAST: assay_last})
         return records, guard_records
+
+    def _swapped(self, ran: Collection[int] | None) -> tuple[list[FunctionType], list[CodeType]]:
+        """The functions :meth:`record` gives twins, and their twins (picked again when ``ran`` grew)."""
+        if ran is None:
+            size, functions, twins = self._all_swaps
+            if size != len(self.swaps):
+                functions, twins = [s[0] for s in self.swaps], [s[2] for s in self.swaps]
+                self._all_swaps = (len(self.swaps), functions, twins)
+            return functions, twins
+        size, functions, twins = self._ran_swaps
+        if size != len(ran):
+            # A memo cache's function may not have run in this process (a cache filled
+            # before the feedback started), and the recorded run bypasses the cache.
+            memo = {id(cache.__wrapped__) for _space, _name, cache in self.caches}
+            chosen = [s for s in self.swaps if id(s[0].__code__) in ran or id(s[0]) in memo]
+            functions, twins = [s[0] for s in chosen], [s[2] for s in chosen]
+            self._ran_swaps = (len(ran), functions, twins)
+        return functions, twins
+
+
+def _python_swap_codes(functions: list[FunctionType], codes: list[CodeType]) -> list[CodeType]:
+    """Set each function's ``__code__``; the codes they had (``_cmutate.swap_codes``' reference)."""
+    previous = [fn.__code__ for fn in functions]
+    for fn, code in zip(functions, codes):
+        fn.__code__ = code
+    return previous
+
+
+#: The C twin when built (no audit event per assignment, see cmutate_swap.c); an older build lacks it.
+_swap_codes: Callable[[list[FunctionType], list[CodeType]], list[CodeType]] = (
+    getattr(cmutate, "swap_codes", None) or _python_swap_codes
+)
 
 
 def _encodings(v: Any) -> dict[str, bytes]:
@@ -595,6 +638,8 @@ def input_to_state(data: bytes, records: list[tuple[Any, Any]]) -> tuple[list[tu
     expressions' :class:`Sample` guesses, which have a candidate budget of their own
     (:data:`SAMPLE_CANDIDATES`) so a run full of comparisons still keeps a few.
     """
+    # ``data.find(x) != -1``, not ``x in data``: on CPython 3.12 a bytes operand of ``in``
+    # is first tried as an integer, and the TypeError costs about a microsecond a test.
     forms = DecodedForms(data)
     compared: dict[tuple[bytes, bytes], None] = {}
     guessed: dict[tuple[bytes, bytes], None] = {}
@@ -603,15 +648,15 @@ def input_to_state(data: bytes, records: list[tuple[Any, Any]]) -> tuple[list[tu
         a, b = record
         if a is None:
             for tok in _encodings(b).values():
-                if tok not in data:
+                if data.find(tok) == -1:
                     tokens.setdefault(tok, None)
             continue
         pairs, budget = (guessed, SAMPLE_CANDIDATES) if type(record) is Sample else (compared, PAIR_CANDIDATES)
         for x, y in _matching(a, b) + _matching(b, a):
-            if x != y and x in data:
+            if x != y and data.find(x) != -1:
                 if len(pairs) < budget:
                     pairs.setdefault((x, y), None)
-            elif y not in data and len(tokens) < MAX_TOKENS:
+            elif data.find(y) == -1 and len(tokens) < MAX_TOKENS:
                 tokens.setdefault(y, None)
         if len(pairs) < budget:
             for x, y in forms.pairs(a, b) + forms.pairs(b, a):

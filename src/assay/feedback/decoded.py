@@ -177,6 +177,7 @@ class DecodedForms:
         self._float: dict[float, list[bytes]] | None = None
         self._diffs: dict[str, bytes] = {}
         self._views: dict[tuple[type, Any], tuple] = {}
+        self._pct: bool | None = None  # does the input look percent-encoded (see _escapes)
 
     # -- runs of the input, by value (lazily) ---------------------------------------
     def _runs(self, pattern: re.Pattern, value: Callable[[bytes], Any]) -> dict:
@@ -248,8 +249,11 @@ class DecodedForms:
     def _escapes(self, kind: str) -> bool:
         """Does the input look like it uses ``kind``'s escaping (so escaping ``b`` is worth a try)?"""
         if kind.startswith("json"):
-            return b'"' in self.data
-        return _PCT.search(self.data) is not None or (b"=" in self.data and b"&" in self.data)
+            return self.data.find(b'"') != -1
+        if self._pct is None:
+            data = self.data
+            self._pct = _PCT.search(data) is not None or (data.find(b"=") != -1 and data.find(b"&") != -1)
+        return self._pct
 
     # -- pairs ------------------------------------------------------------------------
     def pairs(self, a: Any, b: Any) -> list[tuple[bytes, bytes]]:
@@ -331,7 +335,8 @@ class DecodedForms:
         cached = self._views.get(key) if key is not None else None
         if cached is not None:
             return cached
-        found = [(kind, x) for kind, x in _forms_of(a).items() if x in self.data]
+        find = self.data.find  # not ``x in data``: see input_to_state
+        found = [(kind, x) for kind, x in _forms_of(a).items() if find(x) != -1]
         ra = _as_bytes(a)
         case_run = None
         transforms: list[tuple[str, bytes, int]] = []
@@ -340,7 +345,7 @@ class DecodedForms:
                 at = self.lower.find(ra.lower())
                 if at != -1 and self.data[at : at + len(ra)] != ra:
                     case_run = self.data[at : at + len(ra)]
-            if len(ra) >= MIN_TRANSFORM and ra not in self.data:
+            if len(ra) >= MIN_TRANSFORM and find(ra) == -1:
                 for name, op in (("xor", _xor), ("sub", _sub)):
                     diffs = self._diffs.get(name)
                     if diffs is None:

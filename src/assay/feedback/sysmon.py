@@ -67,7 +67,7 @@ from __future__ import annotations
 
 import hashlib
 import sys
-from collections.abc import Hashable, Iterable
+from collections.abc import Collection, Hashable, Iterable
 from typing import Any
 
 from assay.core.errors import MonitoringUnavailable
@@ -255,6 +255,12 @@ class SysmonFeedback:
 
     def counts(self) -> dict[str, int]:
         return {"edges": self.edges, "lines": self.lines}
+
+    @property
+    def started(self) -> Collection[int]:
+        """The ``id()`` of every in-scope code object that has started in an unpaused call
+        (each kept alive, so no id is reused); it only grows."""
+        return self._code_keys.keys()
 
     # -- callbacks (hot path: record and return) ---------------------------------------
     def _on_start(self, code: Any, offset: int) -> Any:

@@ -128,7 +128,8 @@ class ValueProfile:
                     continue
                 inside = in_data.get(h)
                 if inside is None:
-                    inside = in_data[h] = any(form in data for form in _plain_forms(v))
+                    # find, not ``form in data``: a bytes ``in`` costs a microsecond on CPython 3.12
+                    inside = in_data[h] = any(data.find(form) != -1 for form in _plain_forms(v))
                 if inside:
                     continue  # the input's own bytes, not program state
                 if self._add(site, h):

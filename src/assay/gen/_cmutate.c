@@ -9,6 +9,8 @@
  *   mutate  = assay.gen.mutators.ByteMutator.mutate and its sixteen mutations (cmutate_mutations.c)
  *   HotLoop = assay.engine.worker.Worker._block's byte-mode loop, with InputSource.next (cmutate_loop.c)
  *   FuzzedDataProvider = assay.harness.fdp.PythonFuzzedDataProvider, itself atheris' (cmutate_fdp.c)
+ *   add_audit_hook = sys.addaudithook for the sandbox's hook, with the events it judges (cmutate_audit.c)
+ *   swap_codes = ``fn.__code__ = code`` for a recorded run's twins, without an audit event each (cmutate_swap.c)
  *
  * so a campaign's schedule, corpus and findings do not depend on whether this module
  * was built.  tests/test_cmutate.py compares the two on many thousands of cases.  It
@@ -118,6 +120,10 @@ static PyMethodDef module_methods[] = {
      "mutate(max_len, dictionary, wins, inserting, names, n_picks, win_cut, rng, data, other, limit)"},
     {"replace_one", (PyCFunction)(void (*)(void))cm_replace_one, METH_FASTCALL,
      "replace_one(data, pattern, replacement, pick): assay.feedback.cmplog.replace_one's twin"},
+    {"add_audit_hook", (PyCFunction)(void (*)(void))cm_add_audit_hook, METH_FASTCALL,
+     "add_audit_hook(hook, events): an audit hook that calls hook(event, args) for the named events only"},
+    {"swap_codes", (PyCFunction)(void (*)(void))cm_swap_codes, METH_FASTCALL,
+     "swap_codes(functions, codes): set each function's __code__; returns the codes they had"},
     {NULL},
 };
 

@@ -144,3 +144,8 @@ def mutate(
     /,
 ) -> tuple[bytes, list[str]]: ...
 def replace_one(data: bytes, pattern: bytes, replacement: bytes, pick: int, /) -> bytes | None: ...
+def add_audit_hook(hook: Callable[[str, tuple[Any, ...]], object], events: Sequence[str], /) -> None:
+    """An audit hook that calls ``hook(event, args)`` for the named events only (never removed)."""
+
+def swap_codes(functions: list[Any], codes: list[CodeType], /) -> list[CodeType]:
+    """Set each function's ``__code__`` (all or none); the codes they had."""

@@ -7,6 +7,8 @@
  *   cmutate_loop.c       HotLoop: the worker's byte-mode hot loop (Worker._block)
  *   cmutate_record.c     Recorder: a recorded run's comparison recorder (cmplog.assay_cmp)
  *   cmutate_fdp.c        FuzzedDataProvider: atheris' data provider (harness.fdp's twin)
+ *   cmutate_audit.c      add_audit_hook: the sandbox's audit hook behind a filter of event names
+ *   cmutate_swap.c       swap_codes: a recorded run's code swaps (cmplog.CmpLog.record)
  *   _cmutate.c           LineTally and the module
  */
 #ifndef ASSAY_CMUTATE_H
@@ -136,6 +138,7 @@ PyObject *cm_applied_names(const cm_MutateArgs *a, const int *applied, int n_app
 int cm_source_init(void);
 int cm_source_enter(cm_Source *st, PyObject *source, PyObject *mutate_args, PyObject *replace_one, Buf *buf);
 PyObject *cm_replace_one(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
+
 int cm_source_next(cm_Source *st, RandomObject *rng, PyObject **data);
 /* The source's parallel lists have the corpus's length: 0, or -1 with ValueError. */
 int cm_source_check(const cm_Source *st);
@@ -149,5 +152,11 @@ int cm_source_leave(cm_Source *st, PyObject *source);
 long long cm_attr_ll(PyObject *o, PyObject *name);
 /* The monotonic clock as time.monotonic() reads it. */
 double cm_monotonic(void);
+
+/* cmutate_audit.c */
+PyObject *cm_add_audit_hook(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
+
+/* cmutate_swap.c */
+PyObject *cm_swap_codes(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
 
 #endif
