@@ -75,7 +75,7 @@ def run_once(target: Target, data: bytes, timeout: float) -> tuple[oc.Identity, 
             raise
         except BaseException as exc:  # every escape from the target is an outcome
             observe.activate(previous)
-            return oc.raised(exc, sink.keys), classify(exc, target.expected)
+            return oc.raised(exc, sink.keys), classify(exc, target.expected, target.expected_from)
         observe.activate(previous)
         return oc.returned(value, sink.keys), None
     except execute.WedgeTimeout as exc:
