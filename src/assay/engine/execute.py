@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dis
 import functools
 import os
 import signal
@@ -9,6 +10,7 @@ import sys
 import threading
 from collections.abc import Hashable
 from dataclasses import dataclass, replace
+from types import CodeType, FrameType
 
 from assay.core import interrupts, observe
 from assay.core.allowance import Allowance, parse_allow
@@ -38,6 +40,41 @@ class WedgeTimeout(BaseException):
 
     A ``BaseException`` so that a target's ``except Exception`` cannot swallow it.
     """
+
+
+#: Each function that calls into a target, and the line of that call.
+_TARGET_CALLS: dict[CodeType, int] = {}
+
+
+def mark_target_call(fn, *, local: str = "", attribute: str = "") -> None:
+    """Record the line of ``fn`` that calls into a target: the one line loading the ``local``
+    variable, or the ``attribute``, of that name (one of the two is given)."""
+    code = fn.__code__
+    ops, name = (("LOAD_FAST", "LOAD_FAST_CHECK"), local) if local else (("LOAD_ATTR",), attribute)
+    lines = {
+        i.positions.lineno for i in dis.get_instructions(code) if i.opname in ops and i.argval == name and i.positions
+    }
+    if len(lines) != 1:
+        raise RuntimeError(f"{code.co_qualname} loads {name!r} on lines {sorted(lines)}, not on one")  # type: ignore[type-var]
+    _TARGET_CALLS[code] = lines.pop()  # type: ignore[assignment]  # one int line
+
+
+def in_target_call(frame: FrameType | None) -> bool:
+    """Whether a signal that landed in ``frame`` interrupted a call into a target.
+
+    True when the innermost caller of a target on the stack (see
+    :func:`mark_target_call`) stands at its call line: the target, or what it
+    called, is running.  False once the target has returned, while its result is
+    judged (formatting a thousand-frame ``RecursionError`` takes long enough for
+    the timeout to land there) or the case is being recorded: a timeout raised
+    there would break assay's own code, not stop the input.
+    """
+    while frame is not None:
+        line = _TARGET_CALLS.get(frame.f_code)
+        if line is not None:
+            return frame.f_lineno == line
+        frame = frame.f_back
+    return False
 
 
 @dataclass
@@ -112,6 +149,9 @@ def run(target: Target, data: bytes, *, fresh: bool = False, room: int | None = 
         # Judged once the limit was restored; the target itself had exactly ``room`` frames.
         result.verdict = replace(verdict, data={**verdict.data, "recursion": {"headroom": room, "limit": effective}})
     return result
+
+
+mark_target_call(run, attribute="fn")
 
 
 def judged(
@@ -231,16 +271,22 @@ def run_input(target: Target, data: bytes, timeout: float | None = None, room: i
     replays a ``RecursionError`` finding at the headroom it was found with
     (:func:`recorded_room`).
     """
+    return run_timed(target, data, timeout, room).verdict
+
+
+def run_timed(target: Target, data: bytes, timeout: float | None, room: int | None = None) -> RunResult:
+    """:func:`run` under a ``SIGALRM`` timeout (main thread only): a target still running past it is a ``wedge``."""
     if timeout is None or threading.current_thread() is not threading.main_thread():
-        return run(target, data, room=room).verdict
+        return run(target, data, room=room)
 
     def on_alarm(signum, frame):  # noqa: ARG001
-        raise WedgeTimeout()
+        if in_target_call(frame):
+            raise WedgeTimeout()
 
     old = signal.signal(signal.SIGALRM, on_alarm)
     signal.setitimer(signal.ITIMER_REAL, timeout)
     try:
-        return run(target, data, room=room).verdict
+        return run(target, data, room=room)
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, old)

@@ -17,9 +17,7 @@ what to do with it; nothing is dropped here.
 from __future__ import annotations
 
 import os
-import signal
 import sys
-import threading
 import time
 from collections.abc import Hashable
 from dataclasses import dataclass
@@ -157,16 +155,4 @@ def _child(
 
 def _run(target: Target, data: bytes, timeout: float) -> execute.RunResult:
     """:func:`execute.run` under the soft timeout (a ``wedge`` past it)."""
-    if threading.current_thread() is not threading.main_thread():
-        return execute.run(target, data)
-
-    def on_alarm(signum, frame):  # noqa: ARG001
-        raise execute.WedgeTimeout()
-
-    old = signal.signal(signal.SIGALRM, on_alarm)
-    signal.setitimer(signal.ITIMER_REAL, timeout)
-    try:
-        return execute.run(target, data)
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, old)
+    return execute.run_timed(target, data, timeout)

@@ -999,8 +999,13 @@ def _truncate_capture() -> None:
 def install_soft_timeout(journal: jr.Journal) -> None:
     """SIGUSR1 from the parent raises :class:`WedgeTimeout` if a case is running."""
 
-    def on_usr1(signum, frame):  # noqa: ARG001
-        if journal.interrupt_wanted():  # never interrupt a case the parent did not mean
+    def on_usr1(signum, frame):
+        # Never a case the parent did not mean, nor assay's own code once the target has returned.
+        if journal.interrupt_wanted() and execute.in_target_call(frame):
             raise execute.WedgeTimeout()
 
     signal.signal(signal.SIGUSR1, on_usr1)
+
+
+execute.mark_target_call(Worker._block, local="fn")
+execute.mark_target_call(Worker._block_c, attribute="run")
