@@ -33,7 +33,6 @@ LIBRARIES = {"tomlcfg": "toml", "cronplan": "croniter", "certpeek": "asn1crypto"
 CASES = 300
 #: Cases per target in the slow run.
 SLOW_CASES = 5000
-NOT_MERGED = "init round two not merged"
 
 
 def copy_project(tmp_path: Path, name: str) -> tuple[Path, dict[str, str]]:
@@ -91,14 +90,12 @@ def check_init(tmp_path: Path, name: str, cases: int) -> None:
     assert documented_errors_reported(report, name) == []
 
 
-@pytest.mark.xfail(strict=True, reason=NOT_MERGED)
 @pytest.mark.parametrize("name", sorted(KNOWN))
 def test_init_targets_every_public_input_function_and_keeps_its_promises(tmp_path: Path, name: str) -> None:
     check_init(tmp_path, name, CASES)
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(strict=True, reason=NOT_MERGED)
 @pytest.mark.parametrize("name", sorted(KNOWN))
 def test_init_keeps_its_promises_over_a_long_run(tmp_path: Path, name: str) -> None:
     check_init(tmp_path, name, SLOW_CASES)
