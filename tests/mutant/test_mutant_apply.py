@@ -327,6 +327,7 @@ def built(tmp_path):
     sys.modules[name] = module
     spec.loader.exec_module(module)
     user = type(sys)(f"user_{uuid.uuid4().hex}")
+    user.__file__ = str(tmp_path / "user_mod.py")  # a project module (installed ones are not searched)
     exec(f"from {name} import check, scale, Point", user.__dict__)
     sys.modules[user.__name__] = user
     yield module, user, mutants_in_file(path, tmp_path, module.__dict__), FunctionIndex([str(path)])

@@ -36,6 +36,7 @@ import functools
 import gc
 import os
 import sys
+import sysconfig
 import textwrap
 import types
 from collections.abc import Iterable
@@ -216,15 +217,11 @@ class Patch:
                     renewed[id(old)] = new
         if not renewed:
             return
-        for other in list(sys.modules.values()):
-            space = getattr(other, "__dict__", None)
-            if other is module or not isinstance(space, dict):
-                continue
-            for name, value in list(space.items()):
-                new = renewed.get(id(value))
-                if new is not None:
-                    self._rebound.append((space, name, value))
-                    space[name] = new
+        for other in _importers(module):
+            space = other.__dict__
+            for name in [n for n, v in space.items() if id(v) in renewed]:
+                self._rebound.append((space, name, space[name]))
+                space[name] = renewed[id(space[name])]
 
     def revert(self) -> None:
         if not self.applied:
@@ -255,6 +252,38 @@ class Patch:
 
     def __exit__(self, *exc: object) -> None:
         self.revert()
+
+
+#: Where installed code lives: modules there are not searched for names copied from a mutated module.
+_INSTALLED = tuple(
+    dict.fromkeys(
+        os.path.realpath(path) + os.sep
+        for vars_ in ({}, {"base": sys.base_prefix, "platbase": sys.base_exec_prefix})
+        for key, path in sysconfig.get_paths(vars=vars_).items()
+        if key in ("stdlib", "platstdlib", "purelib", "platlib")
+    )
+)
+
+
+def _importers(module: types.ModuleType) -> list[types.ModuleType]:
+    """The loaded modules that may hold ``from module import NAME`` copies: the project's own
+    modules and its tests, not the standard library, installed packages or assay.
+
+    Reading every name of every loaded module would touch (and so copy, in a forked
+    child) most of the parent's heap; the user's own modules are few.
+    """
+    top = module.__name__.partition(".")[0]
+    out = []
+    for other in list(sys.modules.values()):
+        file = getattr(other, "__file__", None)
+        if other is module or not isinstance(file, str) or not isinstance(getattr(other, "__dict__", None), dict):
+            continue
+        if _realpath(file).startswith(_INSTALLED) or "site-packages" in file or "dist-packages" in file:
+            continue
+        if other.__name__.partition(".")[0] == "assay" != top:
+            continue
+        out.append(other)
+    return out
 
 
 @functools.lru_cache(maxsize=32)

@@ -91,8 +91,6 @@ class MutationPlugin:
         self.items: dict[str, Any] = {}
         self.timings: dict[str, float] = {}
         self.history_stats = {"gold_replays": 0, "gold_kills": 0, "reused": 0}
-        #: Re-execution controls run, and the files whose control failed (their mutants are excluded).
-        self.reexec_stats: dict[str, Any] = {"controls": 0, "excluded_files": []}
         self.unrun = 0
         self._phase = "collect"
         self._test_files: set[str] = set()
@@ -321,7 +319,6 @@ class MutationPlugin:
         for control in run_mutants(
             controls, self.texts, index, self._run_test, self.options.jobs, before_apply=in_child
         ):
-            self.reexec_stats["controls"] += 1
             if control.verdict != SURVIVED:
                 failed[control.mutant.path] = _control_failure(control)
         kept = []
@@ -337,7 +334,6 @@ class MutationPlugin:
                 detail=f"re-executing {plan.mutant.relpath} unchanged already {why}, so a mutant applied "
                 "by re-executing it cannot be judged",
             )
-        self.reexec_stats["excluded_files"] = sorted({by_file[p][0].mutant.relpath for p in failed})
         return kept
 
     def save_history(self, tree: str = "") -> None:
