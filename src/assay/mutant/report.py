@@ -33,12 +33,12 @@ BEHAVIOUR = "behaviour"
 def fuzz_kill_kind(fuzz: dict[str, Any] | None) -> str | None:
     """:data:`BEHAVIOUR` or :data:`MESSAGE_ONLY` for a fuzzing kill's evidence (None: not a kill).
 
-    Uses the evidence's own ``kill`` field when fuzzing recorded one, else compares
-    the two recorded outcomes.
+    Uses the evidence's own ``kill_kind`` field when fuzzing recorded one, else compares
+    the two recorded outcomes (evidence written before fuzzing recorded it).
     """
     if not fuzz or fuzz.get("status") != KILLED_BY_FUZZ:
         return None
-    kind = fuzz.get("kill")
+    kind = fuzz.get("kill_kind")
     if kind in (BEHAVIOUR, MESSAGE_ONLY):
         return str(kind)
     original, mutated = fuzz.get("original"), fuzz.get("mutated")
