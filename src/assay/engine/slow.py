@@ -122,11 +122,12 @@ class SlowEvidence:
     def exponent(self) -> float:
         """log2 of the cost's growth per doubling of the repeated part (1: linear, 2: quadratic).
 
-        From the line counts when they confirmed it (exact), else from the times; the
-        mean over the doublings measured.
+        From the line counts when they confirmed it (exact), else from the times; over
+        the last doubling measured, the biggest inputs (at the smallest, the parts that
+        are not repeated still weigh).
         """
         costs = self.lines if self.lines and _superlinear(self.line_growth) else self.times
-        return _exponent(costs)
+        return _exponent(costs[-2:])
 
 
 def _exponent(costs: list) -> float:
@@ -275,7 +276,7 @@ def _count_steps(
 
 #: A confirmed input is grown until one run takes at least the target's timeout: each
 #: try aims at this many times it (the prediction from the exponent is rough)...
-CROSS_AIM = 1.5
+CROSS_AIM = 1.25
 #: ...with at most this many tries...
 CROSS_TRIES = 4
 #: ...each growing the input at most this many times over (the times measured so
@@ -283,32 +284,62 @@ CROSS_TRIES = 4
 CROSS_STEP = 64.0
 #: ...and never past this many bytes (the finding then says it did not cross).
 MAX_GROWN = 1 << 20
-#: A grown run may take this many times the timeout before the parent interrupts it.
-CROSS_LIMIT = 4.0
+#: A grown run is stopped (by an alarm, in Python code) once it takes the timeout; the
+#: parent allows it this many times the timeout before it interrupts it (code that holds
+#: the interpreter, a regex, cannot be stopped sooner).
+CROSS_LIMIT = 2.0
+
+
+class _HangLimit(Exception):
+    """Raised by the alarm that stops a grown run at the hang limit."""
+
+
+def _timed_within(run: Callable[[bytes], Any], data: bytes, limit: float) -> float:
+    """Seconds of ``run(data)``, stopped at ``limit`` (then at least ``limit``)."""
+    fired: list[bool] = []
+
+    def on_alarm(signum, frame):  # noqa: ARG001
+        if not fired:
+            fired.append(True)
+            raise _HangLimit
+
+    old = signal.signal(signal.SIGALRM, on_alarm)
+    signal.setitimer(signal.ITIMER_REAL, limit)
+    t0 = time.perf_counter()
+    try:
+        run(data)  # the target's run judges the exception like any other: nothing is reported
+    except _HangLimit:
+        pass
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
+    elapsed = time.perf_counter() - t0
+    return max(elapsed, limit) if fired else elapsed
 
 
 def cross_steps(
     run: Callable[[bytes], Any], evidence: SlowEvidence, timeout: float
 ) -> Generator[float, None, tuple[bytes, float] | None]:
     """``(input, seconds)``: ``evidence``'s input grown until one run of it takes at least
-    ``timeout`` (the hang limit), or ``None`` if it did not within :data:`CROSS_TRIES`
+    ``timeout`` (the hang limit; the run is stopped there), or ``None`` if it did not within :data:`CROSS_TRIES`
     tries and :data:`MAX_GROWN` bytes.  One run a step, its predicted seconds yielded first.
 
-    The next factor is predicted from the growth exponent: cost ~ factor ** exponent.
-    ``run`` must allow a run :data:`CROSS_LIMIT` times ``timeout``.
+    The next factor is predicted as if cost grew as factor ** k, k the growth exponent
+    (:attr:`SlowEvidence.exponent`, of the last doubling).  ``run`` must allow a run
+    :data:`CROSS_LIMIT` times ``timeout``.
     """
     if evidence.grow is None or not evidence.factors:
         return None
     k = max(1.0, evidence.exponent)
     factor, seconds = evidence.factors[-1], max(evidence.times[-1], 1e-6)
     for _ in range(CROSS_TRIES):
-        step = (CROSS_AIM * timeout / seconds) ** (1 / k)
-        factor *= min(CROSS_STEP, max(2.0, step))
+        step = min(CROSS_STEP, max(1.25, (CROSS_AIM * timeout / seconds) ** (1 / k)))
+        factor *= step
         grown = evidence.grow(factor)
         if len(grown) > MAX_GROWN:
             return None
-        yield min(CROSS_LIMIT * timeout, seconds * min(CROSS_STEP, max(2.0, step)) ** k)
-        seconds = _timed(run, grown)
+        yield min(timeout, seconds * step**k)
+        seconds = max(_timed_within(run, grown, timeout), 1e-6)
         if seconds >= timeout:
             return grown, seconds
     return None
@@ -392,7 +423,7 @@ def slow_verdict(frames: list[Frame], evidence: SlowEvidence, threshold: float) 
     detail += f"; growth exponent {evidence.exponent:.2f} (1 linear, 2 quadratic)"
     if evidence.crossed is not None:
         grown, seconds = evidence.crossed
-        detail += f"; grown to {len(grown)} bytes it took {seconds:.2f} s, past the hang limit"
+        detail += f"; grown to {len(grown)} bytes it ran {seconds:.2f} s, into the hang limit (stopped there)"
     info = ExceptionInfo(type="slow", message=detail, frames=tuple(frames))
     data: dict[str, Any] = {
         "median": evidence.median,

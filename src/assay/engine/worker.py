@@ -799,7 +799,8 @@ class Worker:
     ) -> Generator[float, None, None]:
         """Report ``data`` as a ``slow`` finding if its cost is confirmed super-linear, one run a step.
 
-        Each step yields the predicted seconds of its next run (see :func:`slow.confirm_steps`).
+        A confirmed input is grown until one run crosses the timeout (:func:`slow.cross_steps`);
+        the artifact keeps that grown input when it did.  Each step yields the predicted seconds of its next run (see :func:`slow.confirm_steps`).
         """
         run = lambda d: self._derived(*self._at, d)  # noqa: E731 - journalled (see _advance_analysis)
         evidence = yield from slow.confirm_steps(run, data, threshold, self._countable_lines, elapsed)
