@@ -163,7 +163,8 @@ class InputSource:
             return self._structured(rng)
         if not self.corpus:
             self.last_parent = None
-            return rng.randbytes(rng.randint(0, min(64, self.max_len))), ["random"]
+            longest = self.max_len if self.len_limit is None else self.len_limit
+            return rng.randbytes(rng.randint(0, min(64, longest))), ["random"]
         self.last_pair = None
         self.cases += 1
         if self.staged and self.cases % STAGE_EVERY == 0:
@@ -356,6 +357,12 @@ class LengthControl:
     case indices at which coverage was new, so the schedule stays deterministic;
     the parent keeps ``(limit, mark)`` so a restarted worker continues the same way.
     Growth mutations (chunk repetition, nesting) are exempt (see ``ByteMutator.mutate``).
+
+    Long inputs stay reachable while short ones are the rule because length is decided
+    per child, not per parent: a fixed share of children (``LONG_SHARE``, and the cost
+    climb's counted cases) may reach ``max_len``, and every other child is cut to the
+    limit, also when its parent is a long entry (``LONG_PARENT``) or one kept only for
+    its cost.
     """
 
     def __init__(self, max_len: int, limit: int | None, mark: int, longest_initial: int = 0) -> None:

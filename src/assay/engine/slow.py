@@ -21,7 +21,11 @@ noise until proven otherwise: an input is reported as a ``slow`` finding only if
    count fits) than the inputs timed.
 
 A linear parser that is merely slow on a big input therefore never fires; a
-quadratic or exponential one does.  The key is the innermost frames of the code
+quadratic or exponential one does.  The finding reports the *growth exponent* (the
+cost's log2 growth per doubling of the repeated part: 1 linear, 2 quadratic), and a
+confirmed input is then grown further (:func:`cross_steps`), its size predicted from
+that exponent, until one run crosses the target's hang limit (its ``timeout``): the
+artifact holds that grown input, a hang anyone can replay.  The key is the innermost frames of the code
 under test that dominate the slow run (:func:`dominant_frames`), so two different
 slow paths get two signatures and one slow path one: stacks at fixed fractions of
 its Python line events (:data:`KEY_POINTS`) when it runs enough of them (the same on
@@ -33,12 +37,13 @@ campaign within its analysis budget (:mod:`assay.engine.budget`).
 
 from __future__ import annotations
 
+import math
 import signal
 import statistics
 import time
 from collections import Counter
 from collections.abc import Callable, Generator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from assay.core.verdict import ExceptionInfo, Frame, Verdict, frames_key
@@ -99,6 +104,11 @@ class SlowEvidence:
     times: list[float]
     lines: list[int] | None = None  # Python line events and loop turns per size, when counted
     counted_sizes: list[int] | None = None  # the sizes counted (smaller than ``sizes`` when a count saturated)
+    grow: Callable[[float], bytes] | None = field(default=None, repr=False)  # the input pumped by a factor
+    factors: tuple[float, ...] = ()  # the factors of ``sizes``
+    crossed: tuple[bytes, float] | None = field(
+        default=None, repr=False
+    )  # grown input past the hang limit, its seconds
 
     @property
     def growth(self) -> list[float]:
@@ -107,6 +117,27 @@ class SlowEvidence:
     @property
     def line_growth(self) -> list[float]:
         return _growth(self.lines or [])
+
+    @property
+    def exponent(self) -> float:
+        """log2 of the cost's growth per doubling of the repeated part (1: linear, 2: quadratic).
+
+        From the line counts when they confirmed it (exact), else from the times; over
+        the last doubling measured, the biggest inputs (at the smallest, the parts that
+        are not repeated still weigh).
+        """
+        costs = self.lines if self.lines and _superlinear(self.line_growth) else self.times
+        return _exponent(costs[-2:])
+
+
+def _exponent(costs: list) -> float:
+    if len(costs) < 2 or costs[0] <= 0 or costs[-1] <= 0:
+        return 0.0
+    return math.log2(costs[-1] / costs[0]) / (len(costs) - 1)
+
+
+def _superlinear(growth: list[float]) -> bool:
+    return bool(growth) and all(g >= SUPERLINEAR for g in growth)
 
 
 def _growth(costs: list) -> list[float]:
@@ -178,7 +209,8 @@ def confirm_steps(
     the case that made ``data`` a suspect), so the caller can make it wait until
     the analysis budget affords it (:mod:`assay.engine.budget`).  Two ways of
     growing the input are tried: pumping its longest run of a repeated unit, then
-    repeating the whole input.  ``count`` (optional) gives the Python line events
+    repeating the whole input (1, 2 and 4 times, or a quarter, a half and all of
+    it when ``data`` is already far past ``threshold``).  ``count`` (optional) gives the Python line events
     and loop turns of one run, or ``None`` when it could not count them all (the
     count saturated, or the run died).
     """
@@ -201,13 +233,13 @@ def confirm_steps(
         times = []
         for candidate in candidates:
             times.append((yield from median_steps(run, candidate, estimate)))
-        evidence = SlowEvidence(med, sizes, times)
-        if times[-1] >= MIN_MEASURABLE and all(g >= SUPERLINEAR for g in evidence.growth):
+        evidence = SlowEvidence(med, sizes, times, grow=grow, factors=factors)
+        if times[-1] >= MIN_MEASURABLE and _superlinear(evidence.growth):
             return evidence
         counted = (yield from _count_steps(count, grow, factors, estimate)) if count is not None else None
         if counted is not None:
             evidence.counted_sizes, evidence.lines = counted
-            if all(g >= SUPERLINEAR for g in evidence.line_growth):
+            if _superlinear(evidence.line_growth):
                 return evidence
     return None
 
@@ -239,6 +271,77 @@ def _count_steps(
         else:
             return (sizes, lines) if lines[0] >= MIN_COUNTABLE else None
         factors = tuple(f / 2 for f in factors)
+    return None
+
+
+#: A confirmed input is grown until one run takes at least the target's timeout: each
+#: try aims at this many times it (the prediction from the exponent is rough)...
+CROSS_AIM = 1.25
+#: ...with at most this many tries...
+CROSS_TRIES = 4
+#: ...each growing the input at most this many times over (the times measured so
+#: far may be too small to predict from)...
+CROSS_STEP = 64.0
+#: ...and never past this many bytes (the finding then says it did not cross).
+MAX_GROWN = 1 << 20
+#: A grown run is stopped (by an alarm, in Python code) once it takes the timeout; the
+#: parent allows it this many times the timeout before it interrupts it (code that holds
+#: the interpreter, a regex, cannot be stopped sooner).
+CROSS_LIMIT = 2.0
+
+
+class _HangLimit(Exception):
+    """Raised by the alarm that stops a grown run at the hang limit."""
+
+
+def _timed_within(run: Callable[[bytes], Any], data: bytes, limit: float) -> float:
+    """Seconds of ``run(data)``, stopped at ``limit`` (then at least ``limit``)."""
+    fired: list[bool] = []
+
+    def on_alarm(signum, frame):  # noqa: ARG001
+        if not fired:
+            fired.append(True)
+            raise _HangLimit
+
+    old = signal.signal(signal.SIGALRM, on_alarm)
+    signal.setitimer(signal.ITIMER_REAL, limit)
+    t0 = time.perf_counter()
+    try:
+        run(data)  # the target's run judges the exception like any other: nothing is reported
+    except _HangLimit:
+        pass
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
+    elapsed = time.perf_counter() - t0
+    return max(elapsed, limit) if fired else elapsed
+
+
+def cross_steps(
+    run: Callable[[bytes], Any], evidence: SlowEvidence, timeout: float
+) -> Generator[float, None, tuple[bytes, float] | None]:
+    """``(input, seconds)``: ``evidence``'s input grown until one run of it takes at least
+    ``timeout`` (the hang limit; the run is stopped there), or ``None`` if it did not within :data:`CROSS_TRIES`
+    tries and :data:`MAX_GROWN` bytes.  One run a step, its predicted seconds yielded first.
+
+    The next factor is predicted as if cost grew as factor ** k, k the growth exponent
+    (:attr:`SlowEvidence.exponent`, of the last doubling).  ``run`` must allow a run
+    :data:`CROSS_LIMIT` times ``timeout``.
+    """
+    if evidence.grow is None or not evidence.factors:
+        return None
+    k = max(1.0, evidence.exponent)
+    factor, seconds = evidence.factors[-1], max(evidence.times[-1], 1e-6)
+    for _ in range(CROSS_TRIES):
+        step = min(CROSS_STEP, max(1.25, (CROSS_AIM * timeout / seconds) ** (1 / k)))
+        factor *= step
+        grown = evidence.grow(factor)
+        if len(grown) > MAX_GROWN:
+            return None
+        yield min(timeout, seconds * step**k)
+        seconds = max(_timed_within(run, grown, timeout), 1e-6)
+        if seconds >= timeout:
+            return grown, seconds
     return None
 
 
@@ -307,8 +410,9 @@ def dominant_frames(stacks: list[list[Frame]]) -> list[Frame]:
 
 def slow_verdict(frames: list[Frame], evidence: SlowEvidence, threshold: float) -> Verdict:
     growth = ", ".join(f"{g:.1f}x" for g in evidence.growth)
+    why = f"threshold {threshold * 1000:.0f} ms" if threshold > 0 else "a new highest count of Python line events"
     detail = (
-        f"median {evidence.median * 1000:.1f} ms (threshold {threshold * 1000:.0f} ms); pumping the repeated part "
+        f"median {evidence.median * 1000:.1f} ms ({why}); pumping the repeated part "
         f"to {evidence.sizes} bytes took {[round(t * 1000, 1) for t in evidence.times]} ms (growth {growth} per doubling)"
     )
     if evidence.lines:
@@ -316,9 +420,20 @@ def slow_verdict(frames: list[Frame], evidence: SlowEvidence, threshold: float) 
             f"; at {evidence.counted_sizes} bytes, Python line events and loop turns {evidence.lines} "
             f"(growth {', '.join(f'{g:.1f}x' for g in evidence.line_growth)})"
         )
+    detail += f"; growth exponent {evidence.exponent:.2f} (1 linear, 2 quadratic)"
+    if evidence.crossed is not None:
+        grown, seconds = evidence.crossed
+        detail += f"; grown to {len(grown)} bytes it ran {seconds:.2f} s, into the hang limit (stopped there)"
     info = ExceptionInfo(type="slow", message=detail, frames=tuple(frames))
-    data = {"median": evidence.median, "sizes": evidence.sizes, "times": evidence.times}
+    data: dict[str, Any] = {
+        "median": evidence.median,
+        "sizes": evidence.sizes,
+        "times": evidence.times,
+        "exponent": round(evidence.exponent, 3),
+    }
     if evidence.lines:
         data["lines"] = evidence.lines
         data["counted_sizes"] = evidence.counted_sizes
+    if evidence.crossed is not None:
+        data["crossed"] = {"size": len(evidence.crossed[0]), "seconds": evidence.crossed[1]}
     return Verdict("slow", f"superlinear@{frames_key(frames)}", detail, info, data)

@@ -96,6 +96,12 @@ COUNT_BUDGET = 64
 #: timeout is checked for super-linear cost (replays and pumping) and reported
 #: as a ``slow`` finding if it is; the schedule does not depend on it.
 IMPLICIT_SLOW_SHARE = 0.125
+#: Without ``slow=``: a counted case whose Python line events and loop turns reach a new
+#: highest log2 class of at least this many bits (2**17 events, tens of milliseconds) is
+#: checked for super-linear cost too, however fast it ran (0: never).  A quadratic loop
+#: stays far below the timeout within ``max_len`` yet hangs on a bigger input: the
+#: check grows it until it does (:func:`assay.engine.slow.cross_steps`).
+SUSPECT_LINE_BITS = 18
 #: Crash exploration (AFL's): a failing input (not a hang) that showed new coverage or
 #: a new outcome stays a mutation parent, so a second bug behind the first one's trigger
 #: (the first fires on most inputs that reach it) is still reached.  At most this many
@@ -201,6 +207,8 @@ class Worker:
         #: The slow suspect being analysed: (its steps, the predicted seconds of the next one).
         self._analysis: tuple[Generator[float, None, None], float] | None = None
         self._at = (jr.INITIAL, 0)  # where the analysis' runs are journalled (see _advance_analysis)
+        #: A line-count suspect that came while another was analysed: (phase, pos, data, ops, threshold, elapsed).
+        self._waiting: tuple | None = None
         self.analysis_after = plan.analysis_after
         self.analysis_unfinished = plan.analysis_unfinished
         #: A finding of an oracle in ``plan.stop_on`` was reported: the schedule ends (checked per block, not per case).
@@ -594,6 +602,15 @@ class Worker:
         key = self._cost_class(lines) if result.verdict is None else None
         if key is not None and data not in self._in_corpus:
             self._after(phase, pos, data, ops, result, elapsed, [key], True)
+        if key is not None and SUSPECT_LINE_BITS and lines.bit_length() >= SUSPECT_LINE_BITS:
+            # The threshold is the count's.  Behind an analysis under way it waits (the
+            # newest waits; its class is higher), so whether it is checked never depends
+            # on timing.
+            suspect = (phase, pos, data, ops, 0.0, elapsed)
+            if self._analysis is None:
+                self._suspect_slow(*suspect)
+            else:
+                self._waiting = suspect
 
     def _countable_lines(self, data: bytes) -> int | None:
         """Line events and loop turns of ``data``, or ``None`` when the count saturated or the run was cut short."""
@@ -770,8 +787,11 @@ class Worker:
         suspect (an earlier case: its cases since would run twice).
         """
         self._at = at
-        while self._analysis is not None:
-            steps, predicted = self._analysis
+        while self._analysis is not None or self._waiting is not None:
+            if self._analysis is None:
+                waiting, self._waiting = self._waiting, None
+                self._suspect_slow(*waiting)  # type: ignore[misc]  # checked by the loop
+            steps, predicted = self._analysis  # type: ignore[misc]  # just started, if it was not
             if not finishing and not self.budget.affords(predicted):
                 return
             if finishing and self.plan.deadline is not None and time.monotonic() >= self.plan.deadline:
@@ -803,12 +823,16 @@ class Worker:
     ) -> Generator[float, None, None]:
         """Report ``data`` as a ``slow`` finding if its cost is confirmed super-linear, one run a step.
 
-        Each step yields the predicted seconds of its next run (see :func:`slow.confirm_steps`).
+        A confirmed input is grown until one run crosses the timeout (:func:`slow.cross_steps`);
+        the artifact keeps that grown input when it did.  Each step yields the predicted seconds of its next run (see :func:`slow.confirm_steps`).
         """
         run = lambda d: self._derived(*self._at, d)  # noqa: E731 - journalled (see _advance_analysis)
         evidence = yield from slow.confirm_steps(run, data, threshold, self._countable_lines, elapsed)
         if evidence is None:
             return
+        timeout = self.target.timeout
+        longer = lambda d: self._derived(*self._at, d, slow.CROSS_LIMIT * timeout)  # noqa: E731
+        evidence.crossed = yield from slow.cross_steps(longer, evidence, timeout)
         frames = yield from self._slow_frames(run, data, evidence)
         verdict = slow.slow_verdict(frames, evidence, threshold)
         sig = verdict.signature
@@ -817,8 +841,9 @@ class Worker:
             return
         self.known.add(sig)
         determinism = {"replays": slow.REPLAYS, "reproduced": slow.REPLAYS, "same_signature": True}
+        kept = data if evidence.crossed is None else evidence.crossed[0]  # the artifact: a hang to replay
         self.send(
-            ("finding", sig, verdict.to_json(), data, data, ops, pos, determinism, 0, self._case_number(phase, pos))
+            ("finding", sig, verdict.to_json(), data, kept, ops, pos, determinism, 0, self._case_number(phase, pos))
         )
 
     def _slow_frames(self, run, data: bytes, evidence: slow.SlowEvidence) -> Generator[float, None, list]:

@@ -152,9 +152,10 @@ PyMODINIT_FUNC PyInit__cmutate(void) {
     if (!chars || PyModule_AddObject(m, "UNICODE_CHARS", chars) < 0) { Py_XDECREF(chars); Py_DECREF(m); return NULL; }
     /* The tunables compiled in: the Python side uses this module only while its own agree. */
     PyObject *constants = Py_BuildValue(
-        "{s:i,s:i,s:d,s:i,s:d,s:d,s:d,s:i,s:i,s:i,s:d,s:i,s:d,s:d,s:i,s:d,s:d,s:d,s:i,s:d,s:i}",
+        "{s:i,s:i,s:d,s:i,s:d,s:d,s:d,s:i,s:i,s:i,s:i,s:d,s:i,s:d,s:d,s:i,s:d,s:d,s:d,s:i,s:d,s:i}",
         "MAX_STACK", MAX_STACK, "MAX_CHUNK", MAX_CHUNK, "CUT_AFTER_PUMP", CUT_AFTER_PUMP, "NEST_SCAN", NEST_SCAN,
-        "NEST_STRUCTURAL", NEST_STRUCTURAL, "NEST_DEEP", NEST_DEEP, "LONG_SHARE", LONG_SHARE, "MAX_DIGITS", MAX_DIGITS,
+        "NEST_STRUCTURAL", NEST_STRUCTURAL, "NEST_DEEP", NEST_DEEP, "LONG_SHARE", LONG_SHARE,
+        "LONG_PARENT", LONG_PARENT, "MAX_DIGITS", MAX_DIGITS,
         "STREAM_BLOCK", STREAM_BLOCK, "STREAM_BYTES", STREAM_BYTES, "RECENT_SHARE", RECENT_SHARE,
         "RECENT_WINDOW", RECENT_WINDOW, "PRODUCTIVE_SHARE", PRODUCTIVE_SHARE, "CMP_SHARE", CMP_SHARE,
         "STAGE_EVERY", STAGE_EVERY, "REPAIR_SHARE", REPAIR_SHARE, "REPAIR_BUDGET", REPAIR_BUDGET,

@@ -33,6 +33,7 @@ typedef unsigned __int128 u128;
 #define NEST_STRUCTURAL 0.75
 #define NEST_DEEP 0.25
 #define LONG_SHARE (1.0 / 32)
+#define LONG_PARENT 2
 #define MAX_DIGITS 1000
 /* ...and of generate.py (InputSource.next and _pick, which the hot loop runs). */
 #define RECENT_SHARE 0.5

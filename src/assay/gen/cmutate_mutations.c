@@ -513,8 +513,10 @@ int cm_mutate_into(const cm_MutateArgs *a, RandomObject *rng, const unsigned cha
     double scaled = r * 1024;
     if (limit < 0 || scaled - (double)(long long)scaled < LONG_SHARE)
         c.cap = a->max_len;
-    else
-        c.cap = MAX(limit, data_len);
+    else {
+        if (buf->n > LONG_PARENT * limit) buf->n = limit;   /* a long parent: mutate the part the child keeps */
+        c.cap = MAX(limit, buf->n);
+    }
     Py_ssize_t attempts = depth * 8, done = 0;
     while (attempts) {
         attempts--;

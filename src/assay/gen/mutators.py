@@ -334,6 +334,10 @@ def _unicode_char(m, b, rng, other):
 #: Share of children allowed past the campaign's current length limit (up to
 #: ``max_len``): the long inputs super-linear bugs and deep nesting need.
 LONG_SHARE = 1 / 32
+#: A parent longer than this many times the length limit (a long child kept for its
+#: coverage) has its other children cut to the limit, so it cannot make them all long;
+#: one up to it (a comparison replacement lengthened it a little) keeps its length.
+LONG_PARENT = 2
 
 #: Mutations that can apply to an empty input.
 _INSERTING = ("insert-byte", "insert-repeated", "crossover", "dict-insert", "unicode-char")
@@ -405,7 +409,8 @@ class ByteMutator:
         """A mutated copy of ``data`` and the names of the mutations applied.
 
         ``limit`` is the campaign's current length limit: a child longer than both
-        it and ``data`` is cut to it, except a :data:`LONG_SHARE` of children (and
+        it and ``data`` is cut to it, and so is a child of a parent longer than
+        :data:`LONG_PARENT` times it, except a :data:`LONG_SHARE` of children (and
         deep nestings, :data:`NEST_DEEP`), which may reach ``max_len``.
         """
         if self.mutate_c is not None and type(rng) is self._c.Random and type(data) is bytes:  # type: ignore[union-attr]  # mutate_c implies _c
@@ -422,7 +427,9 @@ class ByteMutator:
         if limit is None or (r * 1024) % 1 < LONG_SHARE:  # low bits of the same draw: independent of depth
             self.cap = self.max_len
         else:
-            self.cap = max(limit, len(data))
+            if len(buf) > LONG_PARENT * limit:
+                del buf[limit:]  # mutate the part the child keeps
+            self.cap = max(limit, len(buf))
         funcs, names, wins = self.funcs, self.names, self.wins
         n_picks, win_cut = self._picks
         n_funcs = len(funcs)
