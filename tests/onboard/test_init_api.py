@@ -431,3 +431,37 @@ def test_side_effects_skip_a_function(tmp_path, monkeypatch):
     assert not any(d.startswith("picked  docsrc.save_report") for d in plan_example(root).decisions)
     monkeypatch.setattr(selection_module, "side_effect", lambda project, fn: None)
     assert any(d.startswith("picked  docsrc.save_report") for d in plan_example(root).decisions)
+
+
+def test_the_projects_sample_inputs_seed_the_targets_taking_one_input(tmp_path, monkeypatch, fresh_modules):
+    """A project's sample files (samples/, tests/data/, ...) seed each target whose function takes one
+    input whole; a function with two parameters cuts its input, so a sample is not an input to it.
+    Without a sample folder no target has seeds."""
+    root = write(
+        tmp_path / "proj",
+        {
+            "pyproject.toml": '[project]\nname = "recs"\nversion = "0.1"\n',
+            "recs.py": (
+                "def read_record(raw: bytes) -> int:\n    return len(raw)\n\n\n"
+                "def read_limited(raw: bytes, limit: int) -> int:\n    return len(raw[:limit])\n"
+            ),
+            "tests/data/one.bin": "\x01\x02record one",
+            "tests/data/two.bin": "record two",
+            "tests/data/.hidden": "not a sample",
+        },
+    )
+    (root / "tests/data/huge.bin").write_bytes(b"x" * 5000)
+    monkeypatch.syspath_prepend(str(root))
+    example = plan_example(root)
+    assert any(d.startswith("seeded  1 target(s) with the 2 sample file(s) in tests/data/") for d in example.decisions)
+    example.path.parent.mkdir(parents=True)
+    example.path.write_text(example.text)
+    targets = {t.name: t for t in targets_in(import_file(example.path, root))}
+    assert sorted(targets["recs_read_record"].seeds) == [b"\x01\x02record one", b"record two"]
+    assert targets["recs_read_limited"].seeds == ()
+
+    for sample in (root / "tests/data").iterdir():
+        sample.unlink()
+    (root / "tests/data").rmdir()
+    bare = plan_example(root)
+    assert "SEEDS" not in bare.text and not any(d.startswith("seeded") for d in bare.decisions)

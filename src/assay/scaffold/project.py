@@ -19,8 +19,9 @@ from pathlib import Path
 from assay.core.errors import ConfigError
 from assay.scaffold.api import Project
 from assay.scaffold.pairs import round_trips, twins
+from assay.scaffold.samples import sample_folder, seed_files, seeds_block
 from assay.scaffold.selection import select
-from assay.scaffold.targets import render
+from assay.scaffold.targets import render, takes_one_input
 
 #: Seconds of fuzzing per written target in the command init suggests.  The old suggestion,
 #: 2000 cases, found none of 16 known bugs in issue 42's projects; 60 s a project found one.
@@ -96,12 +97,20 @@ def plan_example(root: Path) -> Example:
         if picked:
             trips, pairs = round_trips(picked), twins(picked)
             count = len(picked) + len(trips) + len(pairs)
-            text = render(package, picked, trips, pairs, suggested_command(count))
+            folder = sample_folder(root)
+            seeds = seeds_block(root, folder) if folder and any(takes_one_input(p) for p in picked) else ""
+            text = render(package, picked, trips, pairs, suggested_command(count), seeds)
             lines = tuple(d.line() for d in decisions)
             lines += tuple(f"paired  {t.decode.fn.public} ~ {t.encode.fn.public}: a round-trip target" for t in trips)
             lines += tuple(
                 f"paired  {t.first.fn.public} ~ {t.second.fn.public}: a differential target ({t.kind})" for t in pairs
             )
+            if seeds and folder:
+                seeded = sum(takes_one_input(p) for p in picked)
+                lines += (
+                    f"seeded  {seeded} target(s) with the {len(seed_files(folder))} sample file(s) in "
+                    f"{folder.relative_to(root).as_posix()}/",
+                )
             return Example(package, root / "fuzz" / f"fuzz_{package}.py", text, lines, count)
         skipped = tuple(d.line() for d in decisions)
     else:

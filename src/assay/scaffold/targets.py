@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from assay.scaffold.arguments import with_rest
+from assay.scaffold.arguments import REST_KINDS, with_rest
 from assay.scaffold.contract import Expected
 from assay.scaffold.pairs import RoundTrip, Twins
 from assay.scaffold.selection import Picked
@@ -23,35 +23,49 @@ Run them with `{command}`; `assay targets` shows what each watches.
 '''
 
 
-def render(package: str, picked: list[Picked], trips: list[RoundTrip], pairs: list[Twins], command: str) -> str:
-    """The whole target file."""
+def render(
+    package: str,
+    picked: list[Picked],
+    trips: list[RoundTrip],
+    pairs: list[Twins],
+    command: str,
+    seeds: str = "",
+) -> str:
+    """The whole target file; ``seeds``: the lines defining ``SEEDS`` (see :mod:`assay.scaffold.samples`), if any."""
     imports = {"assay"} | {p.fn.public.rsplit(".", 1)[0] for p in picked}
     imports |= {e.import_from for p in picked for e in p.expected if e.import_from}
     oracles = (["Allow", "AllowList"] if any(t.kind == "strict-lax" for t in pairs) else []) + (
         (["differential"] if pairs else []) + (["round_trip"] if trips else [])
     )
-    lines = [HEADER.format(package=package, command=command)]
+    lines = [HEADER.format(package=package, command=command)] + (["import pathlib", ""] if seeds else [])
     lines += [f"import {name}" for name in sorted(imports, key=lambda n: (n != "assay", n))]
     if oracles:
         lines.append(f"from assay.oracles import {', '.join(oracles)}")
-    body = [_target(p) for p in picked] + [_round_trip(t) for t in trips] + [_twins(t) for t in pairs]
+    if seeds:
+        lines += ["", "", seeds.rstrip("\n")]
+    body = [_target(p, bool(seeds)) for p in picked] + [_round_trip(t) for t in trips] + [_twins(t) for t in pairs]
     return "\n".join(lines) + "\n\n\n" + "\n\n".join(body)
 
 
-def _decorator(expected: list[Expected], converts: str) -> list[str]:
+def _decorator(expected: list[Expected], converts: str, seeded: bool = False) -> list[str]:
+    seeds = ["    seeds=SEEDS,"] if seeded else []
     if not expected:
         return [
             "# Nothing promised (no raise, Raises: section or re-raise found): every exception is a finding;",
             "# add the exceptions the function documents for bad input.",
-            "@assay.target(expected=())",
+            *(["@assay.target(expected=(), seeds=SEEDS)"] if seeded else ["@assay.target(expected=())"]),
         ]
     lines = ["@assay.target(", "    expected=("]
     lines += [f"        {e.dotted},  # {e.note}" for e in expected]
+    lines.append("    ),")
     if converts:
-        lines += ["    ),", f'    expected_from="project",  # it converts library errors ({converts})', ")"]
-    else:
-        lines += ["    ),", ")"]
-    return lines
+        lines.append(f'    expected_from="project",  # it converts library errors ({converts})')
+    return lines + seeds + [")"]
+
+
+def takes_one_input(p: Picked) -> bool:
+    """Whether the function's one parameter is the input itself (so a sample file is a whole input to it)."""
+    return len(p.args) == 1 and p.args[0].kind in REST_KINDS
 
 
 def _call(p: Picked) -> list[str]:
@@ -73,8 +87,8 @@ def _call(p: Picked) -> list[str]:
     return lines
 
 
-def _target(p: Picked) -> str:
-    lines = _decorator(p.expected, p.converts)
+def _target(p: Picked, seeds: bool = False) -> str:
+    lines = _decorator(p.expected, p.converts, seeds and takes_one_input(p))
     lines.append(f"def {p.target_name}(data: bytes) -> None:")
     lines.append("    args = assay.Arguments(data)")
     lines += _call(p)
