@@ -38,7 +38,8 @@ HARNESSES = {
     "ftfy/fuzz_fix.py": ("fuzz_fix:TestInput", "ftfy", 47),
     "decorator/fuzz_decorator.py": ("fuzz_decorator:TestInput", "decorator", 27),
     "mutagen/fuzz_parser.py": ("fuzz_parser:TestOneInput", "mutagen", 50),
-    "packaging/fuzz_packaging.py": ("fuzz_packaging:TestOneInput", "packaging", 46),
+    # packaging: 39 edges at 300 cases on seed 1 (77 before the schedule of issue 40 items 1, 4-6; 332 against 102 at 3,000).
+    "packaging/fuzz_packaging.py": ("fuzz_packaging:TestOneInput", "packaging", 34),
     "python-markdown/fuzz_convert.py": ("fuzz_convert:TestOneInput", "markdown", 294),
     str(JSONSCHEMA_HARNESS): ("fuzz_validate:test_schemas", "jsonschema", 38),
 }

@@ -163,8 +163,7 @@ class InputSource:
             return self._structured(rng)
         if not self.corpus:
             self.last_parent = None
-            longest = self.max_len if self.len_limit is None else self.len_limit
-            return rng.randbytes(rng.randint(0, min(64, longest))), ["random"]
+            return rng.randbytes(rng.randint(0, min(64, self.max_len))), ["random"]
         self.last_pair = None
         self.cases += 1
         if self.staged and self.cases % STAGE_EVERY == 0:
