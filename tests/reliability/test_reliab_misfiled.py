@@ -71,9 +71,7 @@ def test_known_failure_skips_traceback_formatting(hostile, monkeypatch):
 
     calls = []
     real = execute.classify
-    monkeypatch.setattr(
-        execute, "classify", lambda exc, expected, frm=(): calls.append(1) or real(exc, expected, frm)
-    )
+    monkeypatch.setattr(execute, "classify", lambda exc, expected, frm=(): calls.append(1) or real(exc, expected, frm))
     target = hostile.get("hostile_recursion")
     first = execute.run(target, b"a").verdict
     for data in (b"b", b"c", b"d"):
