@@ -52,11 +52,13 @@ def mark_target_call(fn, *, local: str = "", attribute: str = "") -> None:
     code = fn.__code__
     ops, name = (("LOAD_FAST", "LOAD_FAST_CHECK"), local) if local else (("LOAD_ATTR",), attribute)
     lines = {
-        i.positions.lineno for i in dis.get_instructions(code) if i.opname in ops and i.argval == name and i.positions
+        i.positions.lineno
+        for i in dis.get_instructions(code)
+        if i.opname in ops and i.argval == name and i.positions and i.positions.lineno is not None
     }
     if len(lines) != 1:
-        raise RuntimeError(f"{code.co_qualname} loads {name!r} on lines {sorted(lines)}, not on one")  # type: ignore[type-var]
-    _TARGET_CALLS[code] = lines.pop()  # type: ignore[assignment]  # one int line
+        raise RuntimeError(f"{code.co_qualname} loads {name!r} on lines {sorted(lines)}, not on one")
+    _TARGET_CALLS[code] = lines.pop()
 
 
 def in_target_call(frame: FrameType | None) -> bool:

@@ -145,14 +145,9 @@ def _child(
     try:
         for idx in range(start, len(inputs)):
             feedback.forget()
-            result = _run(target, inputs[idx], timeout)
+            result = execute.run_timed(target, inputs[idx], timeout)
             keys = [*feedback.take_new(), *result.features, result.outcome]
             writer.send((idx, keys, result.verdict.to_json() if result.verdict else None))
         writer.send("done")
     finally:
         feedback.stop()
-
-
-def _run(target: Target, data: bytes, timeout: float) -> execute.RunResult:
-    """:func:`execute.run` under the soft timeout (a ``wedge`` past it)."""
-    return execute.run_timed(target, data, timeout)
