@@ -465,3 +465,27 @@ def test_the_projects_sample_inputs_seed_the_targets_taking_one_input(tmp_path, 
     (root / "tests/data").rmdir()
     bare = plan_example(root)
     assert "SEEDS" not in bare.text and not any(d.startswith("seeded") for d in bare.decisions)
+
+
+def test_the_sample_folder_is_listed_once(tmp_path, monkeypatch, fresh_modules):
+    """init picks the sample folder and counts its files for its output from one listing of it."""
+    root = write(
+        tmp_path / "proj",
+        {
+            "pyproject.toml": '[project]\nname = "recs"\nversion = "0.1"\n',
+            "recs.py": "def read_record(raw: bytes) -> int:\n    return len(raw)\n",
+            "samples/one.bin": "record one",
+        },
+    )
+    monkeypatch.syspath_prepend(str(root))
+    listings: list[Path] = []
+    iterdir = Path.iterdir
+
+    def counted(self: Path):
+        listings.append(self)
+        return iterdir(self)
+
+    monkeypatch.setattr(Path, "iterdir", counted)
+    example = plan_example(root)
+    assert any(d.startswith("seeded  1 target(s) with the 1 sample file(s) in samples/") for d in example.decisions)
+    assert listings.count(root / "samples") == 1

@@ -19,7 +19,7 @@ from pathlib import Path
 from assay.core.errors import ConfigError
 from assay.scaffold.api import Project
 from assay.scaffold.pairs import round_trips, twins
-from assay.scaffold.samples import sample_folder, seed_files, seeds_block
+from assay.scaffold.samples import find_samples, seeds_block
 from assay.scaffold.selection import select
 from assay.scaffold.targets import render, takes_one_input
 
@@ -97,18 +97,19 @@ def plan_example(root: Path) -> Example:
         if picked:
             trips, pairs = round_trips(picked), twins(picked)
             count = len(picked) + len(trips) + len(pairs)
-            folder = sample_folder(root)
-            seeds = seeds_block(root, folder) if folder and any(takes_one_input(p) for p in picked) else ""
+            samples = find_samples(root)
+            seeds = seeds_block(root, samples[0]) if samples and any(takes_one_input(p) for p in picked) else ""
             text = render(package, picked, trips, pairs, suggested_command(count), seeds)
             lines = tuple(d.line() for d in decisions)
             lines += tuple(f"paired  {t.decode.fn.public} ~ {t.encode.fn.public}: a round-trip target" for t in trips)
             lines += tuple(
                 f"paired  {t.first.fn.public} ~ {t.second.fn.public}: a differential target ({t.kind})" for t in pairs
             )
-            if seeds and folder:
+            if seeds and samples:
+                folder, files = samples
                 seeded = sum(takes_one_input(p) for p in picked)
                 lines += (
-                    f"seeded  {seeded} target(s) with the {len(seed_files(folder))} sample file(s) in "
+                    f"seeded  {seeded} target(s) with the {len(files)} sample file(s) in "
                     f"{folder.relative_to(root).as_posix()}/",
                 )
             return Example(package, root / "fuzz" / f"fuzz_{package}.py", text, lines, count)

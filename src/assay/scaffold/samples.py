@@ -19,13 +19,14 @@ MAX_SEED_BYTES = 4096
 MAX_SEEDS = 64
 
 
-def sample_folder(root: Path) -> Path | None:
-    """The first sample folder of the project at ``root`` holding a file of at most :data:`MAX_SEED_BYTES`."""
+def find_samples(root: Path) -> tuple[Path, list[Path]] | None:
+    """The first sample folder of the project at ``root`` holding a file of at most :data:`MAX_SEED_BYTES`,
+    with its :func:`seed_files` (one listing serves both the pick and init's count)."""
     for base in (root, root / "tests", root / "test"):
         for name in SAMPLE_FOLDERS:
             folder = base / name
-            if folder.is_dir() and any(seed_files(folder)):
-                return folder
+            if folder.is_dir() and (files := seed_files(folder)):
+                return folder, files
     return None
 
 
