@@ -202,6 +202,7 @@ def confirm_steps(
     threshold: float,
     count: Callable[[bytes], int | None] | None = None,
     first: float | None = None,
+    on_slow: Callable[[float], Any] | None = None,
 ) -> Generator[float, None, SlowEvidence | None]:
     """Evidence that ``data`` is slow and super-linear, or ``None``, one run a step.
 
@@ -212,12 +213,16 @@ def confirm_steps(
     repeating the whole input (1, 2 and 4 times, or a quarter, a half and all of
     it when ``data`` is already far past ``threshold``).  ``count`` (optional) gives the Python line events
     and loop turns of one run, or ``None`` when it could not count them all (the
-    count saturated, or the run died).
+    count saturated, or the run died).  ``on_slow`` (optional) is called with the median
+    once the replays show ``data`` past ``threshold``, before its growth is measured: a
+    suspect they refute (a loaded moment timed, not the input) never reaches it.
     """
     estimate = _Estimate(len(data), threshold if first is None else first)
     med = yield from median_steps(run, data, estimate)
     if med < threshold:
         return None
+    if on_slow is not None:
+        on_slow(med)
     start, unit, reps = repeated_part(data)
     # An input that is already very slow grows from a quarter of its repeated part.
     factors = (1, 2, 4) if med < 4 * threshold else (0.25, 0.5, 1)

@@ -645,8 +645,7 @@ class Worker:
             elif self.outlier is not None and elapsed >= self.outlier and not counted and self._analysis is None:
                 bucket = _bucket(elapsed)
                 if bucket > self.confirmed_bucket:  # one confirmation per cost class, as with slow=
-                    self.confirmed_bucket = bucket
-                    self._suspect_slow(phase, pos, data, ops, self.outlier, elapsed)
+                    self._suspect_slow(phase, pos, data, ops, self.outlier, elapsed, bucket)
         for key in result.features:
             if key not in self.seen_features:
                 self.seen_features.add(key)
@@ -769,15 +768,30 @@ class Worker:
             self.cost_max = bucket
             new.append(("f", "cost", str(bucket)))
         if median >= self.slow and bucket > self.confirmed_bucket and self._analysis is None:  # type: ignore[operator]  # with slow=
-            self.confirmed_bucket = bucket
-            self._suspect_slow(phase, pos, data, ops, self.slow, median)  # type: ignore[arg-type]
+            self._suspect_slow(phase, pos, data, ops, self.slow, median, bucket)  # type: ignore[arg-type]
 
     def _suspect_slow(
-        self, phase: int, pos: int, data: bytes, ops: list[str], threshold: float, elapsed: float
+        self,
+        phase: int,
+        pos: int,
+        data: bytes,
+        ops: list[str],
+        threshold: float,
+        elapsed: float,
+        bucket: int | None = None,
     ) -> None:
-        """Start analysing ``data`` as a slow suspect; :meth:`_advance_analysis` does the work."""
-        steps = self._slow_steps(phase, pos, data, ops, threshold, elapsed)
+        """Start analysing ``data`` as a slow suspect; :meth:`_advance_analysis` does the work.
+
+        ``bucket``: the cost class of a suspect by its time.  Its one confirmation is spent
+        once the analysis' replays find ``data`` slow; a suspect they refute (a loaded
+        moment timed, not the input) leaves the class open for the next.  Meanwhile no
+        other suspect by time starts (one analysis at a time).
+        """
+        steps = self._slow_steps(phase, pos, data, ops, threshold, elapsed, bucket)
         self._analysis = (steps, next(steps))  # up to the first run's prediction: no run yet
+
+    def _spend_class(self, bucket: int) -> None:
+        self.confirmed_bucket = max(self.confirmed_bucket, bucket)
 
     def _advance_analysis(self, at: tuple[int, int], finishing: bool = False) -> None:
         """Run the pending analysis' steps while the analysis budget affords them (all, ``finishing``).
@@ -819,7 +833,14 @@ class Worker:
         self.send(("analysis", b.spent, b.loop, self.analysis_after, self.analysis_unfinished))
 
     def _slow_steps(
-        self, phase: int, pos: int, data: bytes, ops: list[str], threshold: float, elapsed: float
+        self,
+        phase: int,
+        pos: int,
+        data: bytes,
+        ops: list[str],
+        threshold: float,
+        elapsed: float,
+        bucket: int | None = None,
     ) -> Generator[float, None, None]:
         """Report ``data`` as a ``slow`` finding if its cost is confirmed super-linear, one run a step.
 
@@ -827,7 +848,8 @@ class Worker:
         the artifact keeps that grown input when it did.  Each step yields the predicted seconds of its next run (see :func:`slow.confirm_steps`).
         """
         run = lambda d: self._derived(*self._at, d)  # noqa: E731 - journalled (see _advance_analysis)
-        evidence = yield from slow.confirm_steps(run, data, threshold, self._countable_lines, elapsed)
+        spend = None if bucket is None else (lambda median: self._spend_class(bucket))
+        evidence = yield from slow.confirm_steps(run, data, threshold, self._countable_lines, elapsed, spend)
         if evidence is None:
             return
         timeout = self.target.timeout
