@@ -16,7 +16,7 @@ import signal
 import pytest
 
 from assay.core.target import Target
-from assay.engine import execute, journal as jr
+from assay.engine import execute, journal as jr, slow
 from assay.engine.worker import install_soft_timeout
 
 
@@ -64,3 +64,42 @@ def test_a_timeout_landing_while_the_result_is_judged_leaves_the_verdict_alone(s
 def test_a_timeout_landing_inside_the_target_is_a_wedge(soft_timeout):
     result = execute.run(Target("running", signalled_while_running), b"x")
     assert result.verdict is not None and result.verdict.oracle == "wedge"
+
+
+class AlarmOnCheck(type):
+    """:class:`SignalOnCheck` with the alarm that stops a slow finding's grown run (assay.engine.slow)."""
+
+    def __instancecheck__(cls, instance) -> bool:
+        os.kill(os.getpid(), signal.SIGALRM)
+        return False
+
+
+class JudgedPastTheLimit(Exception, metaclass=AlarmOnCheck):
+    """Named in the target's ``expected``: the alarm lands while what the target raised is judged."""
+
+
+def alarmed_while_running(data: bytes) -> None:
+    try:
+        os.kill(os.getpid(), signal.SIGALRM)
+        for _ in range(1000):
+            pass
+    except Exception:  # a target's catch-all must not swallow the stop and run on
+        return
+
+
+def test_the_hang_limits_alarm_landing_while_the_result_is_judged_leaves_the_verdict_alone():
+    results: list = []
+    target = Target("judged", raises_then_signalled, expected=(JudgedPastTheLimit,))
+    slow._timed_within(lambda d: results.append(execute.run(target, d)), b"x", 60.0)
+    (result,) = results
+    assert result.verdict is not None and result.verdict.signature.startswith("panic:builtins.ValueError@")
+
+
+def test_the_hang_limits_alarm_landing_inside_the_target_stops_it():
+    results: list = []
+    seconds = slow._timed_within(
+        lambda d: results.append(execute.run(Target("running", alarmed_while_running), d)), b"x", 60.0
+    )
+    (result,) = results
+    assert result.verdict is not None and result.verdict.oracle == "wedge"
+    assert seconds >= 60.0, "stopped at the limit: the run took at least that long"

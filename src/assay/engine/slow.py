@@ -47,6 +47,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from assay.core.verdict import ExceptionInfo, Frame, Verdict, frames_key
+from assay.engine.execute import WedgeTimeout, in_target_call
 from assay.engine.traced import frames_from
 
 #: Replays whose median is a timing.
@@ -295,26 +296,28 @@ MAX_GROWN = 1 << 20
 CROSS_LIMIT = 2.0
 
 
-class _HangLimit(Exception):
-    """Raised by the alarm that stops a grown run at the hang limit."""
-
-
 def _timed_within(run: Callable[[bytes], Any], data: bytes, limit: float) -> float:
-    """Seconds of ``run(data)``, stopped at ``limit`` (then at least ``limit``)."""
+    """Seconds of ``run(data)``, stopped at ``limit`` (then at least ``limit``).
+
+    ``run`` calls the target through :func:`assay.engine.execute.run`.  The alarm stops
+    it as a replay's timeout does (:func:`assay.engine.execute.run_timed`): a
+    :class:`~assay.engine.execute.WedgeTimeout`, which the target cannot catch as an
+    ``Exception``, raised only inside the target; an alarm that lands once the target
+    has returned (its result being judged) raises nothing, and the run took ``limit``.
+    """
     fired: list[bool] = []
 
     def on_alarm(signum, frame):  # noqa: ARG001
         if not fired:
             fired.append(True)
-            raise _HangLimit
+            if in_target_call(frame):
+                raise WedgeTimeout()
 
     old = signal.signal(signal.SIGALRM, on_alarm)
     signal.setitimer(signal.ITIMER_REAL, limit)
     t0 = time.perf_counter()
     try:
-        run(data)  # the target's run judges the exception like any other: nothing is reported
-    except _HangLimit:
-        pass
+        run(data)  # the target's run judges the timeout (a wedge): nothing is reported
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, old)
