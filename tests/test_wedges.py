@@ -11,8 +11,9 @@ import json
 import pytest
 
 import wedge_targets as wt
-from assay.engine import wedges
+from assay.engine import execute, wedges
 from assay.engine.isolate import run_isolated
+from assay.findings.bug_entries import bug_section
 from assay.harness.define import make_target
 from assay.store.artifacts import load_artifact
 from assay.store.corpus import Corpus
@@ -115,3 +116,34 @@ def test_a_promoted_hang_caught_elsewhere_in_its_loop_has_not_changed():
     elsewhere = Verdict("wedge", f"timeout@{MOD}:wandering_hang<{MOD}:_step_down")
     assert "has changed" not in failure_message(elsewhere, promoted_as)
     assert "has changed" in failure_message(Verdict("panic", "builtins.ValueError@x"), promoted_as)
+
+
+@pytest.mark.parametrize(
+    "fn, trigger",
+    [(wt.wandering_hang, b"W"), (wt.wandering_hang_swallow, b"S")],
+    ids=["soft timeout (worker)", "hard kill (parent)"],
+)
+def test_a_hangs_bug_names_no_exception_type(fn, trigger, campaign, tmp_path):
+    """A hang, not an exception of the target's: the report's bug names no exception type (the
+    soft timeout's WedgeTimeout is assay's, raised wherever the loop was; a kill raises nothing),
+    as docs/report-schema.json says, so no reader takes it for an exception the target raised."""
+    target = make_target(fn, seeds=[b"hello"], max_len=64, timeout=0.5)
+    t = _campaign_on(target, [trigger + b"a"], campaign, tmp_path)
+    entries = bug_section([t], project_root=None, project_arg=None)[0]
+    # (On a loaded machine a soft wedge's traced re-keying can time out: two entries, both wedges.)
+    assert entries and all((e["oracle"], e["exception"]) == ("wedge", None) for e in entries), entries
+
+
+def test_a_hang_replayed_or_met_while_shrinking_is_a_wedge_never_a_panic(campaign, tmp_path):
+    """The soft timeout's WedgeTimeout is judged a wedge wherever a target meets it: in a
+    replay, and in a shrink candidate of another bug (which it then is not)."""
+    hang = make_target(wt.wandering_hang, max_len=64, timeout=0.5)
+    verdict = execute.run_input(hang, b"W", timeout=0.5)
+    assert verdict is not None and verdict.oracle == "wedge" and verdict.signature.startswith("wedge:timeout@")
+    assert verdict.exception is not None and verdict.exception.type == "assay.engine.execute.WedgeTimeout"
+    target = make_target(wt.panics_unless_short, seeds=[b"hello"], max_len=64, timeout=0.5)
+    t = _campaign_on(target, [b"P" + b"x" * 20], campaign, tmp_path)
+    panics = [f for f in t.findings if f.oracle == "panic"]
+    assert [f.signature for f in panics] == [f"panic:builtins.ValueError@{MOD}:panics_unless_short"]
+    assert len(load_artifact(panics[0].artifact).input) >= 4, "a candidate that hung did not count as the panic"
+    assert all(f.oracle in ("panic", "wedge") and "WedgeTimeout" not in f.signature for f in t.findings)

@@ -56,3 +56,12 @@ def hang_in_helper(data: bytes) -> None:
 def finishes(data: bytes) -> int:
     """Not a hang: far fewer line events than the first sample."""
     return _step_up(1000)
+
+
+def panics_unless_short(data: bytes) -> None:
+    """A ``ValueError`` on inputs starting with ``P`` of at least 4 bytes; shorter ones hang
+    (:func:`wandering_hang`): shrinking the panic's input runs into the soft timeout."""
+    if data[:1] == b"P":
+        if len(data) < 4:
+            wandering_hang(b"W")
+        raise ValueError("long enough")

@@ -11,7 +11,10 @@ Frames are named by module and function, never by line, so a line edit keeps
 the id too.  A bare ``assert`` is told apart by its statement as well
 (the ``#tag`` of its key): two asserts in one function are two bugs; assay's
 own oracle failures (``invariant(...)``, wedges) are named by their key.  Findings
-without an exception (a wedge, a leak) are a bug of their own signature.  A
+without an exception (a wedge, a leak) are a bug of their own signature.  A wedge
+names no exception type, whatever stopped it (the timeout's ``WedgeTimeout``, assay's
+own, raised wherever the loop happened to be, or the kill): it is a hang, not an
+exception the target raised.  A
 ``RecursionError`` whose traceback recurses is one bug per recursion cycle (the
 ``cycle`` its exception records, see :mod:`assay.core.recursion`), wherever in the cycle
 the limit struck; it is placed at the innermost project frame of the cycle.
@@ -126,13 +129,14 @@ class BugIdentity:
 def identify(verdict: Verdict, sources: Sequence[str] = (), harness: str | None = None) -> BugIdentity:
     """The bug a verdict belongs to (see the module docstring)."""
     exc = verdict.exception
+    raised = None if exc is None or verdict.oracle == "wedge" else exc.type  # a hang raised nothing
     if exc is None or not exc.frames:
-        return BugIdentity(f"{verdict.oracle}:{verdict.key}", exc.type if exc else None, None, False)
+        return BugIdentity(f"{verdict.oracle}:{verdict.key}", raised, None, False)
     in_cycle = [f for f in exc.frames if f.identity in exc.cycle]
     frame = (in_cycle and project_frame(in_cycle, sources, harness)) or project_frame(exc.frames, sources, harness)
     if exc.type.startswith("assay."):
         # assay's own oracle failures (invariant(...), a wedge, ...) are named by their key, not a raise site.
-        return BugIdentity(f"{verdict.oracle}:{verdict.key}", exc.type, frame, False)
+        return BugIdentity(f"{verdict.oracle}:{verdict.key}", raised, frame, False)
     in_harness = bool(
         verdict.oracle == "panic"  # an assert or oracle in the harness is its check, not its mistake
         and frame is not None
@@ -143,7 +147,7 @@ def identify(verdict: Verdict, sources: Sequence[str] = (), harness: str | None 
     where = cycle_key(exc.cycle) if exc.cycle else frame.identity if frame else "?"
     if verdict.oracle == "invariant" and "#" in verdict.key:
         where += verdict.key[verdict.key.rindex("#") :]  # two bare asserts of one function are two bugs
-    return BugIdentity(f"{verdict.oracle}:{exc.type}@{where}", exc.type, frame, in_harness)
+    return BugIdentity(f"{verdict.oracle}:{exc.type}@{where}", raised, frame, in_harness)
 
 
 def identify_metadata(meta: dict[str, Any]) -> BugIdentity:
