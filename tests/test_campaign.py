@@ -229,9 +229,9 @@ def test_slow_hunting_confirms_a_quadratic(planted, campaign):
     # Confirmation falls back to counts of line events and loop turns, which see the
     # generator expression's scan, and the key comes from the stack at a line event
     # fixed by that count, so a loaded machine changes neither.
-    # 3,000 cases, not 1,000: only one child in 32 may now grow past the length limit, and on
-    # a loaded machine a noise suspect can spend a cost class's one confirmation, so the
-    # climb needs more cases to reach the next class (1 run in 7 missed at 1,000 under load).
+    # 3,000 cases, not 1,000: only one child in 32 may now grow past the length limit, so the
+    # climb is slower (1 run in 7 missed at 1,000 under load; still 1 in 11 once a suspect
+    # refuted as noise no longer spent its cost class's one confirmation).
     result = campaign([planted.get("slow_quadratic")], cases=3000, seed=1)
     (finding,) = result.targets[0].findings
     assert finding.oracle == "slow"
