@@ -8,7 +8,10 @@ import sqlparse
 
 def TestOneInput(data):
     fdp = atheris.FuzzedDataProvider(data)
-    sqlparse.parse(fdp.ConsumeUnicodeNoSurrogates(sys.maxsize))
+    try:
+        sqlparse.parse(fdp.ConsumeUnicodeNoSurrogates(sys.maxsize))
+    except RecursionError:
+        pass
 
 
 if __name__ == "__main__":
