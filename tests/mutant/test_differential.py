@@ -8,6 +8,7 @@ import importlib.util
 import json
 import os
 import sys
+from multiprocessing.connection import Pipe
 from pathlib import Path
 
 import pytest
@@ -270,6 +271,28 @@ def test_the_twin_answers_inputs_asked_ahead_by_tag_and_a_ping_tells_whether_it_
             procs.reap_group(pid)
         journal.close()
         os.unlink(capture)
+
+
+def test_a_guard_answer_its_asker_never_read_is_not_taken_for_the_next_request():
+    # A worker interrupted while it waits for the flake guard (a soft timeout, its death) leaves
+    # the answer in the pipe; the campaign's closing report must not read it as its own.
+    patch = Patch.build(make_mutant(*CONTROL), SUBJECT.read_text())
+    client, served = Pipe(duplex=True)
+
+    def child(writer) -> None:
+        writer.close()
+        client.close()
+        diffrun.guard_child(TARGET, patch, 1, True, served)
+
+    pid, reader = isolate.fork_with_pipe(child)
+    reader.close()
+    served.close()
+    try:
+        client.send(((0, 0), "first", ("kill", b"k=v", None, None, None)))  # asked, never read
+        assert diffrun.ask_guard(client, "report") == (0, 0, ("kill", b"k=v", None, None, None))
+    finally:
+        client.close()
+        procs.reap_group(pid)
 
 
 def test_a_difference_that_needs_state_from_earlier_cases_does_not_kill(tmp_path):

@@ -167,8 +167,7 @@ class Comparing:
             return
         cls = oc.difference_class(original, mutated)
         if self.killed is None:
-            self.guard.send(("guard", data, cls))
-            answer, _pair = self.guard.recv()
+            answer, _pair = diffrun.ask_guard(self.guard, "guard", data, cls)
             if answer != "stable":
                 return  # state, not behaviour: the case goes on as the original's
             self.killed = cls
@@ -187,5 +186,4 @@ class Comparing:
 
     def _report(self, record: tuple) -> None:
         """Tell the guard (which outlives this worker) about a kill or an infrastructure case; it keeps the first."""
-        self.guard.send(("first", record))
-        self.guard.recv()
+        diffrun.ask_guard(self.guard, "first", record)

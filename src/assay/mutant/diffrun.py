@@ -23,6 +23,7 @@ on each side in fresh children of its own (:func:`replay_child`).
 
 from __future__ import annotations
 
+import itertools
 import os
 import signal
 import time
@@ -256,7 +257,8 @@ def guard_child(target: Target, patch: Patch, replays: int, messages: bool, conn
 
     It outlives the campaign's workers, so it also keeps the campaign's flake
     bookkeeping (:data:`FLAKY_PER_CLASS`, :data:`MAX_FLAKY`) and the first raw
-    kill or infrastructure case the workers report.
+    kill or infrastructure case the workers report.  Requests come from
+    :func:`ask_guard`, and each answer carries its request's tag.
     """
     install_alarm()
     flaky = unguarded = 0
@@ -265,32 +267,49 @@ def guard_child(target: Target, patch: Patch, replays: int, messages: bool, conn
     first: tuple | None = None
     while True:
         try:
-            request = conn.recv()
+            tag, kind, *request = conn.recv()
         except EOFError:
             return
-        kind = request[0]
         if kind == "guard":
-            _, data, cls = request
+            data, cls = request
             if cls in stable:
-                conn.send(("stable", None))  # this difference replayed stably already: no more forks for it
+                conn.send((tag, "stable", None))  # this difference replayed stably already: no more forks for it
             elif flaky >= MAX_FLAKY or classes.get(cls, 0) >= FLAKY_PER_CLASS:
                 unguarded += 1
-                conn.send(("flaky", None))
+                conn.send((tag, "flaky", None))
             else:
                 pair = guard(target, patch, data, replays, messages)
                 if pair is None:
                     flaky += 1
                     classes[cls] = classes.get(cls, 0) + 1
-                    conn.send(("flaky", None))
+                    conn.send((tag, "flaky", None))
                 else:
                     stable.add(cls)
-                    conn.send(("stable", pair))
+                    conn.send((tag, "stable", pair))
         elif kind == "first":
             if first is None:
-                first = request[1]
-            conn.send(True)
+                first = request[0]
+            conn.send((tag, True))
         elif kind == "report":
-            conn.send((flaky, unguarded, first))
+            conn.send((tag, flaky, unguarded, first))
+
+
+_asked = itertools.count()
+
+
+def ask_guard(conn: Connection, kind: str, *request: Any) -> tuple:
+    """Send the flake guard (:func:`guard_child`) a request; its answer, without the tag.
+
+    Requests carry the asker's tag and answers echo it, so an answer its asker never
+    read (a soft timeout interrupted the wait, the worker died) is skipped, not taken
+    for the next request's.
+    """
+    tag = (os.getpid(), next(_asked))
+    conn.send((tag, kind, *request))
+    while True:
+        answer = conn.recv()
+        if answer[0] == tag:
+            return answer[1:]
 
 
 def replay_child(target: Target, patch: Patch | None, data: bytes, send: Callable[[Any], None]) -> None:
