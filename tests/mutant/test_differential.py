@@ -8,12 +8,14 @@ import importlib.util
 import json
 import os
 import sys
+from multiprocessing.connection import Pipe
 from pathlib import Path
 
 import pytest
 
+from assay.engine import isolate, journal as jr, procs
 from assay.harness.define import make_target
-from assay.mutant import outcome as oc
+from assay.mutant import diffrun, outcome as oc
 from assay.mutant.apply import Patch
 from assay.mutant.differential import (
     INFRASTRUCTURE,
@@ -241,6 +243,56 @@ def test_an_original_that_dies_is_survived_by_the_campaign_without_blaming_the_m
     assert evidence.cases == 2 + 50 and "the original itself failed" in evidence.detail
     assert "crash:exit:5" in evidence.detail
     assert not (tmp_path / "artifacts").exists()
+
+
+def test_the_twin_answers_inputs_asked_ahead_by_tag_and_a_ping_tells_whether_it_is_there():
+    # The worker asks the twin before it runs the original and takes the answer after: an
+    # answer nobody took (its asker died in the middle of the case) is skipped by its tag, and
+    # before a replacement worker a ping tells a twin that died with the original from a ready one.
+    mutant = make_mutant(*CONTROL)
+    patch = Patch.build(mutant, SUBJECT.read_text())
+    journal, capture = jr.Journal(TARGET.max_len), isolate.new_capture()
+    pid, conn = diffrun.spawn_twin(TARGET, patch, journal, capture)
+    alive = True
+    try:
+        twin = diffrun.Twin(conn, wait=10.0)
+        short, long = b"k=v", b"k=" + b"v" * 40  # the control mutant keeps a long value whole
+        twin.ask(jr.GENERATED, 0, short)
+        mutated, _, _ = twin.answer(twin.ask(jr.GENERATED, 1, long))
+        assert oc.compared(mutated) == oc.compared(diffrun.replay_side(TARGET, patch, long))
+        assert oc.compared(mutated) != oc.compared(diffrun.replay_side(TARGET, None, long))
+        assert twin.ping()
+        procs.reap_group(pid)
+        alive = False
+        assert not twin.ping()
+    finally:
+        conn.close()
+        if alive:
+            procs.reap_group(pid)
+        journal.close()
+        os.unlink(capture)
+
+
+def test_a_guard_answer_its_asker_never_read_is_not_taken_for_the_next_request():
+    # A worker interrupted while it waits for the flake guard (a soft timeout, its death) leaves
+    # the answer in the pipe; the campaign's closing report must not read it as its own.
+    patch = Patch.build(make_mutant(*CONTROL), SUBJECT.read_text())
+    client, served = Pipe(duplex=True)
+
+    def child(writer) -> None:
+        writer.close()
+        client.close()
+        diffrun.guard_child(TARGET, patch, 1, True, served)
+
+    pid, reader = isolate.fork_with_pipe(child)
+    reader.close()
+    served.close()
+    try:
+        client.send(((0, 0), "first", ("kill", b"k=v", None, None, None)))  # asked, never read
+        assert diffrun.ask_guard(client, "report") == (0, 0, ("kill", b"k=v", None, None, None))
+    finally:
+        client.close()
+        procs.reap_group(pid)
 
 
 def test_a_difference_that_needs_state_from_earlier_cases_does_not_kill(tmp_path):

@@ -161,8 +161,12 @@ class Supervisor:
         analysis_share: float | None = ANALYSIS_SHARE,
         stop_on: frozenset[str] = frozenset(),
         aim: Callable[[bytes, list[Hashable]], tuple[int, list[tuple[bytes, bytes]]]] | None = None,
+        before_restart: Callable[[], None] | None = None,
     ) -> None:
         self.target = target
+        #: Called in this process before each worker that replaces one (never before the first): a
+        #: campaign whose target talks to processes of its own makes them ready for the new worker.
+        self.before_restart = before_restart
         self.master_seed = master_seed
         self.corpus_store = corpus
         self.artifact_root = artifact_root
@@ -286,6 +290,8 @@ class Supervisor:
         The worker's death is noticed by its pid, not by the pipe's end (a process
         the target forked may hold the pipe open); its process group ends with it.
         """
+        if self.before_restart is not None and self.outcome.worker_restarts:
+            self.before_restart()
         capture = isolate.new_capture()
         workdir = isolate.new_workdir()
         journal.reset()

@@ -2,8 +2,9 @@
 
 The engine's worker calls :class:`Comparing` as it calls any target, in its C hot
 loop as on its general path, with all its feedback on the original's code.  Each
-call runs the original in the worker, then the same input in the mutant's process
-(:func:`assay.mutant.diffrun.twin_child`), and compares the two outcome identities
+call sends the input to the mutant's process
+(:func:`assay.mutant.diffrun.twin_child`), runs the original in the worker meanwhile,
+then takes the mutant's answer and compares the two outcome identities
 (:mod:`assay.mutant.outcome`).  When they are the same, the call returns (or
 raises) what the original did, so the engine sees the original alone.  When they
 differ, the flake guard replays the input on both sides in fresh children
@@ -89,6 +90,12 @@ class Comparing:
             return self.fn(data)
         if self.lost is not None:  # nothing to compare with: a key of its own, so no shrink keeps it
             raise OracleFailure("mutant", self.lost, kind="after-loss", oracle=INFRA_ORACLE)
+        # The mutant runs the input while the original runs it here (see diffrun.Twin).
+        asked: tuple[int, int] | diffrun.TwinLost
+        try:
+            asked = self.twin.ask(jr.GENERATED, 0, data)
+        except diffrun.TwinLost as exc:
+            asked = exc  # judged after the original ran, as a loss in the middle of the input
         sink = observe.FeatureSink()
         previous = observe.activate(sink)
         value: Any = None
@@ -100,7 +107,10 @@ class Comparing:
                 value = self.fn(data)
             finally:
                 signal.setitimer(signal.ITIMER_REAL, 0)
-        except (KeyboardInterrupt, execute.WedgeTimeout, RecordingCut):
+        except KeyboardInterrupt:
+            raise  # the answer, if it comes, is skipped by its tag
+        except (execute.WedgeTimeout, RecordingCut):
+            self._drain(asked)
             raise  # not an outcome to compare: the engine judges it
         except BaseException as exc:  # noqa: BLE001 - every escape from the target is an outcome
             error = exc
@@ -111,14 +121,38 @@ class Comparing:
                 previous.keys.extend(sink.keys)
         original = oc.returned(value, sink.keys) if error is None else oc.raised(error, sink.keys)
         if oc.comparable(original):
-            self._compare(data, original, previous)
+            self._compare(data, original, previous, asked)
+        else:
+            self._drain(asked)
         if error is not None:
             raise error
         return value
 
-    def _compare(self, data: bytes, original: oc.Identity, sink: observe.FeatureSink | None) -> None:
+    def _drain(self, asked: tuple[int, int] | diffrun.TwinLost) -> None:
+        """Take the mutant's answer to an input whose original outcome is not compared, so the twin is free again.
+
+        A twin that does not answer there (it hangs past its own alarm, or died) is
+        lost, but not blamed: the original failed on that input too.  Later calls have
+        nothing to compare with, and the campaign ends (see ``__call__``).
+        """
         try:
-            mutated, verdict, lines = self.twin.run(jr.GENERATED, 0, data)
+            if isinstance(asked, diffrun.TwinLost):
+                raise asked
+            self.twin.answer(asked)
+        except diffrun.TwinLost as exc:
+            self.lost = "wedge" if str(exc) == "no answer" else "died"
+
+    def _compare(
+        self,
+        data: bytes,
+        original: oc.Identity,
+        sink: observe.FeatureSink | None,
+        asked: tuple[int, int] | diffrun.TwinLost,
+    ) -> None:
+        try:
+            if isinstance(asked, diffrun.TwinLost):
+                raise asked
+            mutated, verdict, lines = self.twin.answer(asked)
         except diffrun.TwinLost as exc:
             self.lost = "wedge" if str(exc) == "no answer" else "died"
             mutated = oc.wedged(self.timeout) if self.lost == "wedge" else oc.died("the mutant's process ended")
@@ -133,8 +167,7 @@ class Comparing:
             return
         cls = oc.difference_class(original, mutated)
         if self.killed is None:
-            self.guard.send(("guard", data, cls))
-            answer, _pair = self.guard.recv()
+            answer, _pair = diffrun.ask_guard(self.guard, "guard", data, cls)
             if answer != "stable":
                 return  # state, not behaviour: the case goes on as the original's
             self.killed = cls
@@ -153,5 +186,4 @@ class Comparing:
 
     def _report(self, record: tuple) -> None:
         """Tell the guard (which outlives this worker) about a kill or an infrastructure case; it keeps the first."""
-        self.guard.send(("first", record))
-        self.guard.recv()
+        diffrun.ask_guard(self.guard, "first", record)

@@ -31,10 +31,13 @@ which applied the patch once, and the *flake guard*.
    the mutated code it ran, and getting closer to the mutated line is a feature
    (:func:`assay.mutant.direct.reach_features`).  A compared size beyond the
    target's ``max_len`` raises the campaign's ``max_len``.
-3. **One case.**  The original runs, then the twin runs the same input (its own
-   state: an ``lru_cache`` the original filled cannot answer for the mutant), and
-   the two outcome identities are compared; with ``messages`` off, a difference in
-   an exception's message alone does not count.
+3. **One case.**  The input goes to the twin, the original runs it meanwhile, and
+   then the twin's answer is taken (each side has its own state: an ``lru_cache``
+   the original filled cannot answer for the mutant); the two outcome identities
+   are compared; with ``messages`` off, a difference in an exception's message
+   alone does not count.  A worker that died (the original's doing) may take the
+   twin with it, as the twin was running the same input: before the next worker a
+   ping tells, and a new twin replaces it.
 4. **Infrastructure, never a kill.**  A mutant run that hangs, ends its process or
    raises one of :data:`~assay.mutant.outcome.RESOURCE_ERRORS` is an
    ``infrastructure`` evidence with a ``wedge``/``crash`` finding under the
@@ -89,6 +92,11 @@ from assay.feedback.scope import Scope
 from assay.feedback.sysmon import monitoring
 from assay.gen.constants import harvest
 from assay.gen.mutators import MAX_DICTIONARY, tokens_from
+
+# Imported here, once, though nothing here calls it: the engine's comparison log imports it on its first
+# regex in each worker, and a survivor run forks a worker per campaign (about 0.1 s each, more where the
+# sandboxed worker cannot write its bytecode cache).
+from assay.gen.schema import regex as _regex  # noqa: F401
 from assay.gen.strategy import get_strategy
 from assay.mutant import diffrun, direct, outcome as oc
 from assay.mutant.apply import Patch
@@ -295,6 +303,7 @@ class _Campaign:
         conns: list[Any] = []
         try:
             twin_pid, twin_conn = diffrun.spawn_twin(target, self.patch, twin_journal, twin_capture, line)
+            twin = [twin_pid]  # the current twin: a replacement worker may need a new one
             pids.append(twin_pid)
             conns.append(twin_conn)
             guard_conn, served = Pipe(duplex=True)
@@ -311,6 +320,23 @@ class _Campaign:
             guard_reader.close()
             served.close()
             comparing = Comparing(target.fn, target.timeout, twin_conn, guard_conn, line, options.messages)
+
+            def before_restart() -> None:
+                # The worker that ended may have died on an input the twin was running meanwhile
+                # (comparing.Comparing asks the twin before it runs the original) and taken the twin
+                # with it: the original's death is not the mutant's doing, so a new twin goes on.
+                if comparing.twin.ping():
+                    return
+                diffrun.kill_and_reap(twin[0])
+                pids.remove(twin[0])
+                conns.remove(comparing.twin.conn)
+                comparing.twin.conn.close()
+                twin[0], comparing.twin.conn = diffrun.spawn_twin(
+                    target, self.patch, twin_journal, twin_capture, line, others=(guard_conn,)
+                )
+                pids.append(twin[0])
+                conns.append(comparing.twin.conn)
+
             # The worker's limit on one case covers the original, the mutant and a flake guard's replays;
             # the wrapper bounds each side itself (SIGALRM, and a wait for the twin).
             guard_time = 2 * options.replays * (target.timeout + isolate.KILL_GRACE + 1.0)
@@ -333,17 +359,17 @@ class _Campaign:
                     dictionary=self.dictionary,
                     stop_on=frozenset({KILL_ORACLE, INFRA_ORACLE}),
                     aim=direct.Aim(self.constants, target.max_len) if line is not None else None,
+                    before_restart=before_restart,
                 )
                 if self.target.max_len > self.base_len:
                     # A size beyond the target's max_len is the point: byte mode's length control starts there.
                     supervisor.plan.len_limit = self.target.max_len
                 outcome = supervisor.run()
-                guard_conn.send(("report",))
-                flaky, unguarded, first = guard_conn.recv()
+                flaky, unguarded, first = diffrun.ask_guard(guard_conn, "report")
                 for conn in conns:
                     conn.close()
                 conns.clear()
-                twin_status, twin_killed = self._end_twin(twin_pid, twin_journal)
+                twin_status, twin_killed = self._end_twin(twin[0], twin_journal)
                 procs.reap_group(guard_pid, kill=True)
                 pids.clear()
                 self._judge(outcome, first, (twin_journal, twin_status, twin_killed, twin_capture))
@@ -390,6 +416,10 @@ class _Campaign:
                 f"(first: {own[0].signature})"
             )
         ours = [f for f in outcome.findings if f.oracle in (KILL_ORACLE, INFRA_ORACLE)]
+        if first is None and ours:
+            r.notes.append(
+                "the mutant's process was lost on an input the original itself failed on; the campaign ended there"
+            )
         if first is None or not ours:
             return
         kind, data, original, mutated, verdict_json = first

@@ -2,9 +2,10 @@
 
 A survivor's campaign runs on the engine's worker (:mod:`assay.engine.worker`),
 whose target is the original wrapped by :class:`assay.mutant.comparing.Comparing`:
-each case runs on the original there, with all the engine's feedback, and then on
+each case runs on the original there, with all the engine's feedback, and on
 the **twin** (:func:`twin_child`), a process that applied the mutant's patch once,
-at its start, and runs each input it is sent.  Each side therefore keeps its own
+at its start, and runs each input it is sent (while the original runs it: see
+:class:`Twin`).  Each side therefore keeps its own
 state: a cache (``functools.lru_cache``, a memo dict) the original filled cannot
 answer for the mutant, and the mutant's code runs on every input as it would in a
 mutated program.  (Swapping the code in and out around each mutant run in one
@@ -22,6 +23,7 @@ on each side in fresh children of its own (:func:`replay_child`).
 
 from __future__ import annotations
 
+import itertools
 import os
 import signal
 import time
@@ -123,6 +125,9 @@ def twin_child(target: Target, patch: Patch, journal: jr.Journal, conn: Connecti
             tag, phase, pos, data = conn.recv()
         except EOFError:
             return
+        if data is None:  # a ping (see Twin.ping): every earlier input is answered
+            conn.send((tag, None, None, None))
+            continue
         if broken is not None:
             conn.send((tag, *broken, None))
             continue
@@ -135,18 +140,25 @@ def twin_child(target: Target, patch: Patch, journal: jr.Journal, conn: Connecti
 
 
 def spawn_twin(
-    target: Target, patch: Patch, journal: jr.Journal, capture: str, line: int | None = None
+    target: Target,
+    patch: Patch,
+    journal: jr.Journal,
+    capture: str,
+    line: int | None = None,
+    others: tuple[Connection, ...] = (),
 ) -> tuple[int, Connection]:
     """Fork the mutant's process (:func:`twin_child`); (its pid, the client end of its connection).
 
     The caller closes its copy of the client end when it is done, so the twin sees
-    end-of-file.
+    end-of-file; ``others`` are connections of the caller's that the twin closes.
     """
     client, server = Pipe(duplex=True)
 
     def child(writer) -> None:
         writer.close()
         client.close()
+        for conn in others:
+            conn.close()
         isolate.child_setup(capture, target.rss_limit_mb)
         twin_child(target, patch, journal, server, line)
 
@@ -157,19 +169,34 @@ def spawn_twin(
 
 
 class Twin:
-    """The original's side of the connection to the mutant's process."""
+    """The original's side of the connection to the mutant's process.
+
+    A case is asked first (:meth:`ask`) and answered later (:meth:`answer`), so the
+    mutant runs while the caller runs the original: on two cores the pair costs
+    about one run, and the caller rarely sleeps waiting for a process to be woken.
+    """
 
     def __init__(self, conn: Connection, wait: float | None = None) -> None:
         self.conn = conn
         self.wait = wait  # seconds to wait for an answer; None: until the process ends
         self.asked = 0
 
-    def run(self, phase: int, pos: int, data: bytes) -> tuple[oc.Identity, dict | None, frozenset[int] | None]:
-        """The mutant's outcome identity, its verdict as JSON, and the mutated lines it ran, on ``data``."""
+    def ask(self, phase: int, pos: int, data: bytes | None) -> tuple[int, int]:
+        """Send ``data`` to the mutant's process (``None``: a :meth:`ping`); the tag to pass to :meth:`answer`."""
         self.asked += 1
         tag = (os.getpid(), self.asked)
         try:
             self.conn.send((tag, phase, pos, data))
+        except OSError as exc:
+            raise TwinLost(str(exc)) from None
+        return tag
+
+    def answer(self, tag: tuple[int, int]) -> tuple[oc.Identity, dict | None, frozenset[int] | None]:
+        """The answer to :meth:`ask` ``tag``: the mutant's outcome identity, its verdict as JSON, the mutated lines it ran.
+
+        Answers to earlier tags nobody read (their asker died, or did not wait) are skipped.
+        """
+        try:
             while True:
                 if self.wait is not None and not self.conn.poll(self.wait):
                     raise TwinLost("no answer")
@@ -178,6 +205,18 @@ class Twin:
                     return answer[1], answer[2], answer[3]
         except (EOFError, OSError) as exc:
             raise TwinLost(str(exc)) from None
+
+    def run(self, phase: int, pos: int, data: bytes) -> tuple[oc.Identity, dict | None, frozenset[int] | None]:
+        """:meth:`ask` then :meth:`answer`: the mutant's side of ``data``."""
+        return self.answer(self.ask(phase, pos, data))
+
+    def ping(self) -> bool:
+        """True once the mutant's process has answered every input asked before; False if it is lost."""
+        try:
+            self.answer(self.ask(jr.GENERATED, 0, None))
+        except TwinLost:
+            return False
+        return True
 
 
 def replay_side(target: Target, patch: Patch | None, data: bytes) -> oc.Identity:
@@ -218,7 +257,8 @@ def guard_child(target: Target, patch: Patch, replays: int, messages: bool, conn
 
     It outlives the campaign's workers, so it also keeps the campaign's flake
     bookkeeping (:data:`FLAKY_PER_CLASS`, :data:`MAX_FLAKY`) and the first raw
-    kill or infrastructure case the workers report.
+    kill or infrastructure case the workers report.  Requests come from
+    :func:`ask_guard`, and each answer carries its request's tag.
     """
     install_alarm()
     flaky = unguarded = 0
@@ -227,32 +267,49 @@ def guard_child(target: Target, patch: Patch, replays: int, messages: bool, conn
     first: tuple | None = None
     while True:
         try:
-            request = conn.recv()
+            tag, kind, *request = conn.recv()
         except EOFError:
             return
-        kind = request[0]
         if kind == "guard":
-            _, data, cls = request
+            data, cls = request
             if cls in stable:
-                conn.send(("stable", None))  # this difference replayed stably already: no more forks for it
+                conn.send((tag, "stable", None))  # this difference replayed stably already: no more forks for it
             elif flaky >= MAX_FLAKY or classes.get(cls, 0) >= FLAKY_PER_CLASS:
                 unguarded += 1
-                conn.send(("flaky", None))
+                conn.send((tag, "flaky", None))
             else:
                 pair = guard(target, patch, data, replays, messages)
                 if pair is None:
                     flaky += 1
                     classes[cls] = classes.get(cls, 0) + 1
-                    conn.send(("flaky", None))
+                    conn.send((tag, "flaky", None))
                 else:
                     stable.add(cls)
-                    conn.send(("stable", pair))
+                    conn.send((tag, "stable", pair))
         elif kind == "first":
             if first is None:
-                first = request[1]
-            conn.send(True)
+                first = request[0]
+            conn.send((tag, True))
         elif kind == "report":
-            conn.send((flaky, unguarded, first))
+            conn.send((tag, flaky, unguarded, first))
+
+
+_asked = itertools.count()
+
+
+def ask_guard(conn: Connection, kind: str, *request: Any) -> tuple:
+    """Send the flake guard (:func:`guard_child`) a request; its answer, without the tag.
+
+    Requests carry the asker's tag and answers echo it, so an answer its asker never
+    read (a soft timeout interrupted the wait, the worker died) is skipped, not taken
+    for the next request's.
+    """
+    tag = (os.getpid(), next(_asked))
+    conn.send((tag, kind, *request))
+    while True:
+        answer = conn.recv()
+        if answer[0] == tag:
+            return answer[1:]
 
 
 def replay_child(target: Target, patch: Patch | None, data: bytes, send: Callable[[Any], None]) -> None:

@@ -15,16 +15,20 @@ UNICODE_SAMPLES = "éß中😀Ω\u00a0"
 
 def regex_string(pattern: str, draw: Draw, flags: int = 0) -> str:
     """A string ``re.search(pattern, s)`` should accept (checked by the caller)."""
+    parsed, sre_parse = _parse(pattern, flags)
+    return _emit(parsed, draw, {}, sre_parse)
+
+
+def _parse(pattern: str | bytes, flags: int) -> tuple[Any, Any]:
+    """The parse tree of ``pattern`` and the parser module (whose constants :func:`_emit` compares with)."""
     try:
         import re._parser as sre_parse  # type: ignore[import-not-found]
     except ImportError:  # pragma: no cover - Python < 3.11
         import sre_parse
     try:
-        parsed = sre_parse.parse(pattern, flags)
+        return sre_parse.parse(pattern, flags), sre_parse
     except re.error as exc:
         raise Unsatisfiable(f"pattern {pattern!r} does not parse: {exc}") from None
-    groups: dict[int, str] = {}
-    return _emit(parsed, draw, groups, sre_parse)
 
 
 def full_matches(compiled: re.Pattern, count: int, seed: int, longest: int) -> list[str | bytes]:
@@ -36,9 +40,14 @@ def full_matches(compiled: re.Pattern, count: int, seed: int, longest: int) -> l
     """
     draw = RandomDraw(random.Random(seed))
     out: list[str | bytes] = []
+    try:
+        # Parsed once: the tree is only read, and parsing it for every draw was most of the cost.
+        parsed, sre_parse = _parse(compiled.pattern, compiled.flags)
+    except (Unsatisfiable, RecursionError):
+        return out
     for _ in range(4 * count):
         try:
-            text: str | bytes = regex_string(compiled.pattern, draw, compiled.flags)
+            text: str | bytes = _emit(parsed, draw, {}, sre_parse)
             if isinstance(compiled.pattern, bytes):
                 text = text.encode("latin-1")  # type: ignore[union-attr]
         except (Unsatisfiable, UnicodeEncodeError, RecursionError):
