@@ -346,15 +346,23 @@ LEN_START = 32
 LEN_STALL_PER_BIT = 64
 #: Each raise adds this many bytes per bit of the current limit (libFuzzer adds log2(limit)).
 LEN_GROWTH_PER_BIT = 1
+#: Most doublings of the stall window: each raise whose room no new coverage used
+#: (no child longer than the limit before it was new) doubles the wait before the next.
+LEN_WAIT_MAX = 3
 
 
 class LengthControl:
     """libFuzzer-style length control: start short, lengthen when coverage stalls.
 
     Short inputs run faster and reach the shallow code first; the limit rises
-    when ``stall`` cases in a row brought nothing new.  Everything is a function of
-    case indices at which coverage was new, so the schedule stays deterministic;
-    the parent keeps ``(limit, mark)`` so a restarted worker continues the same way.
+    when ``stall`` cases in a row brought nothing new.  Unlike libFuzzer, a raise
+    must pay: when no child longer than the limit before the last raise brought new
+    coverage by the next stall, the wait doubles (up to ``LEN_WAIT_MAX`` times), and
+    one that does brings it back, so the limit stays short where length does not help
+    and climbs where it does.
+    Everything is a function of case indices at which coverage was new and of the
+    new inputs' lengths, so the schedule stays deterministic; the parent keeps
+    :meth:`state` so a restarted worker continues the same way.
     Growth mutations (chunk repetition, nesting) are exempt (see ``ByteMutator.mutate``).
 
     Long inputs stay reachable while short ones are the rule because length is decided
@@ -364,21 +372,41 @@ class LengthControl:
     its cost.
     """
 
-    def __init__(self, max_len: int, limit: int | None, mark: int, longest_initial: int = 0) -> None:
+    def __init__(
+        self,
+        max_len: int,
+        limit: int | None,
+        mark: int,
+        longest_initial: int = 0,
+        more: tuple[int, int, bool] | None = None,
+    ) -> None:
         self.max_len = max_len
         self.limit = limit if limit is not None else min(max_len, max(LEN_START, longest_initial))
         self.mark = mark  # case index of the last new coverage or raise
+        #: (doublings of the stall window, the limit before the last raise (0: none yet),
+        #: whether a child longer than that brought new coverage since).
+        self.wait, self.floor, self.paid = more if more is not None else (0, 0, False)
+
+    def state(self) -> tuple[int, int, tuple[int, int, bool]]:
+        """``(limit, mark, more)``: what a restarted worker's :class:`LengthControl` starts from."""
+        return self.limit, self.mark, (self.wait, self.floor, self.paid)
 
     def stall(self) -> int:
-        return LEN_STALL_PER_BIT * max(1, self.limit.bit_length())
+        return (LEN_STALL_PER_BIT * max(1, self.limit.bit_length())) << self.wait
 
-    def new_coverage(self, index: int) -> None:
+    def new_coverage(self, index: int, length: int = 0) -> None:
+        """Case ``index``, an input of ``length`` bytes, brought new coverage."""
         self.mark = index
+        if self.floor < length <= self.limit:  # the last raise's room paid: back to the short wait
+            self.paid, self.wait = True, 0
 
     def check(self, index: int) -> bool:
         """At a clock boundary: raise the limit if coverage stalled; True if it rose."""
         if self.limit >= self.max_len or index - self.mark < self.stall():
             return False
+        if self.floor and not self.paid:
+            self.wait = min(LEN_WAIT_MAX, self.wait + 1)
+        self.floor, self.paid = self.limit, False
         self.limit = min(self.max_len, self.limit + max(1, LEN_GROWTH_PER_BIT * self.limit.bit_length()))
         self.mark = index
         return True

@@ -446,7 +446,7 @@ class Supervisor:
             p = self.plan
             _, p.analysis_spent, p.analysis_loop, p.analysis_after, p.analysis_unfinished = msg
         elif kind == "length":  # byte mode's length limit, so a restarted worker goes on the same way
-            _, self.plan.len_limit, self.plan.len_mark = msg
+            _, self.plan.len_limit, self.plan.len_mark, self.plan.len_more = msg
         elif kind == "analysing":
             self.analysing = msg[1:]
         elif kind == "raw":

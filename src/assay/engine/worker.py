@@ -139,6 +139,7 @@ class WorkerPlan:
     cmplog: Any = None
     len_limit: int | None = None  # byte mode's current length limit (None: not started yet)
     len_mark: int = 0  # case index of the last new coverage or limit raise
+    len_more: tuple[int, int, bool] | None = None  # the rest of LengthControl.state() (None: not started yet)
     pending: bytes = b""  # the schedule digest's records not folded into ``chain`` yet
     analysis_share: float | None = ANALYSIS_SHARE  # bound on work for findings (None: unbounded)
     analysis_spent: float = 0.0  # seconds earlier workers spent on it...
@@ -196,7 +197,7 @@ class Worker:
         self.lengths: LengthControl | None = None
         if plan.strategy is None:
             longest = max(map(len, [*plan.initial, *plan.corpus]), default=0)
-            self.lengths = LengthControl(plan.target.max_len, plan.len_limit, plan.len_mark, longest)
+            self.lengths = LengthControl(plan.target.max_len, plan.len_limit, plan.len_mark, longest, plan.len_more)
             self.source.len_limit = self.lengths.limit
         self.sink = observe.FeatureSink()
         self._boring: set = set()  # return-value classes whose outcome is already seen
@@ -248,7 +249,7 @@ class Worker:
                 self.feedback.maybe_restart(i)  # restart indices are multiples of CLOCK_EVERY
                 if self.lengths is not None and self.lengths.check(i):
                     self.source.len_limit = self.lengths.limit
-                    self.send(("length", self.lengths.limit, self.lengths.mark))
+                    self.send(("length", *self.lengths.state()))
             end = i - i % CLOCK_EVERY + CLOCK_EVERY
             if hot is not None and self.slow is None:
                 end = self._quiet_end(i, end)
@@ -694,8 +695,8 @@ class Worker:
             self.source.favour(len(self.source.corpus) - 1, shares)
             self.send(("corpus", data, new, phase == jr.INITIAL, pairs, tokens, guards, self.executed))
             if phase == jr.GENERATED and self.lengths is not None:
-                self.lengths.new_coverage(pos)
-                self.send(("length", self.lengths.limit, self.lengths.mark))
+                self.lengths.new_coverage(pos, len(data))
+                self.send(("length", *self.lengths.state()))
 
     def _keep_crashing(self, phase: int, pos: int, data: bytes, new: list) -> None:
         """Keep a failing input that showed something new as a parent (crash exploration).
