@@ -240,13 +240,18 @@ def confirm_steps(
         for candidate in candidates:
             times.append((yield from median_steps(run, candidate, estimate)))
         evidence = SlowEvidence(med, sizes, times, grow=grow, factors=factors)
-        if times[-1] >= MIN_MEASURABLE and _superlinear(evidence.growth):
-            return evidence
+        timed_superlinear = times[-1] >= MIN_MEASURABLE and _superlinear(evidence.growth)
+        # Counted even when the times already confirm it: the exponent reported (and the
+        # growth toward the hang limit it predicts) comes from the exact counts when they
+        # confirm it too, since a few millisecond-long medians on a loaded machine give 2
+        # one time and 7 the next.  Counts that don't (the work is in C, or a saturated
+        # count left only small sizes) are left out of evidence the times confirmed.
         counted = (yield from _count_steps(count, grow, factors, estimate)) if count is not None else None
-        if counted is not None:
+        counted_superlinear = counted is not None and _superlinear(_growth(counted[1]))
+        if counted is not None and (counted_superlinear or not timed_superlinear):
             evidence.counted_sizes, evidence.lines = counted
-            if _superlinear(evidence.line_growth):
-                return evidence
+        if timed_superlinear or counted_superlinear:
+            return evidence
     return None
 
 
