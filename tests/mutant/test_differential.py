@@ -365,3 +365,33 @@ def test_discovered_mutants_module_rebinding_killed_and_a_real_equivalent_surviv
     boundary, _ = fuzz(_discovered("parse_record::compare.boundary#0"), tmp_path, cases=300, root="boundary")
     assert boundary.status == SURVIVED, boundary.detail
     assert boundary.cases > 300 and boundary.edges > 0
+
+
+def test_the_guard_answers_each_asker_its_own_request():
+    """A worker ended while it waits for the flake guard leaves the answer in the pipe: the next asker skips it.
+
+    Before answers carried their request's token, the campaign's final report read such
+    a stale answer (a 2-tuple) and the whole ``assay mutant --fuzz on`` run ended with an
+    internal error (multipart 2.0.1, one survivor in 178).
+    """
+    from multiprocessing.connection import Pipe
+
+    from assay.mutant import diffrun
+
+    ours, theirs = Pipe(duplex=True)
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the guard's process
+        ours.close()
+        try:
+            diffrun.guard_child(TARGET, None, 1, True, theirs)
+        finally:
+            os._exit(0)
+    theirs.close()
+    try:
+        ours.send((("a worker that died", 0), "first", ("kill", b"x")))  # asked, never read its answer
+        assert diffrun.ask(ours, "first", ("kill", b"y")) is True
+        flaky, unguarded, first = diffrun.ask(ours, "report")
+        assert (flaky, unguarded, first) == (0, 0, ("kill", b"x"))
+    finally:
+        ours.close()
+        os.waitpid(pid, 0)

@@ -133,8 +133,7 @@ class Comparing:
             return
         cls = oc.difference_class(original, mutated)
         if self.killed is None:
-            self.guard.send(("guard", data, cls))
-            answer, _pair = self.guard.recv()
+            answer, _pair = diffrun.ask(self.guard, "guard", data, cls)
             if answer != "stable":
                 return  # state, not behaviour: the case goes on as the original's
             self.killed = cls
@@ -153,5 +152,4 @@ class Comparing:
 
     def _report(self, record: tuple) -> None:
         """Tell the guard (which outlives this worker) about a kill or an infrastructure case; it keeps the first."""
-        self.guard.send(("first", record))
-        self.guard.recv()
+        diffrun.ask(self.guard, "first", record)

@@ -338,8 +338,7 @@ class _Campaign:
                     # A size beyond the target's max_len is the point: byte mode's length control starts there.
                     supervisor.plan.len_limit = self.target.max_len
                 outcome = supervisor.run()
-                guard_conn.send(("report",))
-                flaky, unguarded, first = guard_conn.recv()
+                flaky, unguarded, first = diffrun.ask(guard_conn, "report")
                 for conn in conns:
                     conn.close()
                 conns.clear()

@@ -22,6 +22,7 @@ on each side in fresh children of its own (:func:`replay_child`).
 
 from __future__ import annotations
 
+import itertools
 import os
 import signal
 import time
@@ -218,7 +219,8 @@ def guard_child(target: Target, patch: Patch, replays: int, messages: bool, conn
 
     It outlives the campaign's workers, so it also keeps the campaign's flake
     bookkeeping (:data:`FLAKY_PER_CLASS`, :data:`MAX_FLAKY`) and the first raw
-    kill or infrastructure case the workers report.
+    kill or infrastructure case the workers report.  Each request carries a token
+    (:func:`ask`) that its answer repeats.
     """
     install_alarm()
     flaky = unguarded = 0
@@ -227,32 +229,51 @@ def guard_child(target: Target, patch: Patch, replays: int, messages: bool, conn
     first: tuple | None = None
     while True:
         try:
-            request = conn.recv()
+            token, kind, *args = conn.recv()
         except EOFError:
             return
-        kind = request[0]
+        answer: Any = None
         if kind == "guard":
-            _, data, cls = request
+            data, cls = args
             if cls in stable:
-                conn.send(("stable", None))  # this difference replayed stably already: no more forks for it
+                answer = ("stable", None)  # this difference replayed stably already: no more forks for it
             elif flaky >= MAX_FLAKY or classes.get(cls, 0) >= FLAKY_PER_CLASS:
                 unguarded += 1
-                conn.send(("flaky", None))
+                answer = ("flaky", None)
             else:
                 pair = guard(target, patch, data, replays, messages)
                 if pair is None:
                     flaky += 1
                     classes[cls] = classes.get(cls, 0) + 1
-                    conn.send(("flaky", None))
+                    answer = ("flaky", None)
                 else:
                     stable.add(cls)
-                    conn.send(("stable", pair))
+                    answer = ("stable", pair)
         elif kind == "first":
             if first is None:
-                first = request[1]
-            conn.send(True)
+                first = args[0]
+            answer = True
         elif kind == "report":
-            conn.send((flaky, unguarded, first))
+            answer = (flaky, unguarded, first)
+        conn.send((token, answer))
+
+
+_asked = itertools.count()
+
+
+def ask(conn: Connection, kind: str, *args: Any) -> Any:
+    """One request to the flake guard (:func:`guard_child`) and its answer.
+
+    A worker the engine ends while it waits (its case's time ran out during the
+    guard's replays) leaves its answer in the pipe; the token, unique per process
+    and request, keeps the next asker from taking that answer for its own.
+    """
+    token = (os.getpid(), next(_asked))
+    conn.send((token, kind, *args))
+    while True:
+        got, answer = conn.recv()
+        if got == token:
+            return answer
 
 
 def replay_child(target: Target, patch: Patch | None, data: bytes, send: Callable[[Any], None]) -> None:
