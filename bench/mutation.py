@@ -3,9 +3,11 @@
 
 Run from the repository root with the project's venv::
 
-    .venv/bin/python bench/mutation.py                       # both workloads, 3 repeats (~25 min)
+    .venv/bin/python bench/mutation.py                       # every workload, 3 repeats (~45 min)
     .venv/bin/python bench/mutation.py --repeat 1 --workloads inflection   # smoke test (~2 min)
     .venv/bin/python bench/mutation.py --fuzz                # also one assay run with --fuzz on
+    .venv/bin/python bench/mutation.py --repeat 0 --tools assay --fuzz --workloads multipart \
+        --assay-src ../old-tree/src                          # the fuzz kills of another tree
 
 Workloads, built at run time from sdists that ``pip download --no-binary :all:``
 fetches (nothing downloaded is kept in the repository):
@@ -13,7 +15,15 @@ fetches (nothing downloaded is kept in the repository):
 ``parse``       ``parse==1.22.4``: ``parse/__init__.py`` (1,106 lines) laid out as
                 ``parse.py``, with the sdist's ``tests/`` (110 tests);
 ``inflection``  ``inflection==0.5.1``: ``inflection/__init__.py`` (426 lines) as
-                ``inflection.py``, with the sdist's ``test_inflection.py`` (455 tests).
+                ``inflection.py``, with the sdist's ``test_inflection.py`` (455 tests);
+``multipart``   ``multipart==2.0.1``: ``multipart.py`` (1,321 lines), a hand-written
+                ``multipart/form-data`` push parser (delimiter scanning across
+                chunks, segment headers, limits) behind the WSGI ``parse_form_data``,
+                with the sdist's ``test/`` package (134 tests).  Its fuzz target is
+                what a web framework's author would write: the first line is the
+                ``Content-Type`` header, the rest the body, parsed as the default
+                (lenient) call does and again strictly, read 16 bytes at a time;
+                the library's ``MultipartError`` (a ``ValueError``) is expected.
 
 Each workload is a folder with the module, ``tests/``, a ``fuzz/`` target file
 written by this script (used only by ``--fuzz``) and a ``pyproject.toml`` holding
@@ -52,9 +62,16 @@ tests; ``killed-by-fuzz`` counts as not detected by the tests); pairs where eith
 side is an error or another status are left out.  Disagreements are listed with
 both descriptions for a human to explain; ``--json FILE`` keeps all of them.
 
-With ``--fuzz``, one more assay run per workload (``--fuzz on``, fresh copy, after
-the timed repeats) lists the ``killed-by-fuzz`` mutants with the input that told
-them apart.
+With ``--fuzz``, one more assay run per workload (``--fuzz on --fuzz-seed 1
+--fuzz-cases N``, ``--fuzz-cases`` here, default 2,000; fresh copy, after the timed
+repeats) lists the ``killed-by-fuzz`` mutants with the input that told them apart.
+
+``CPU s/mutant`` is the user+system CPU of the first run's whole process tree
+(``RUSAGE_CHILDREN`` around it) over its mutants, median over repeats.
+``--assay-src DIR`` runs the ``assay`` package of another tree's ``src/`` (by
+``PYTHONPATH``, with its C extension built in place), e.g. a worktree of an older
+commit for a before/after comparison; without it, assay runs with ``PYTHONPATH``
+unset, i.e. whatever the venv's install points at.
 """
 
 from __future__ import annotations
@@ -64,6 +81,7 @@ import ast
 import json
 import os
 import re
+import resource
 import shutil
 import signal
 import statistics
@@ -142,6 +160,52 @@ def inflect_all(data: bytes):
             inflection.ordinalize(len(word) * 7 - 20))
 '''
 
+MULTIPART_TARGET = '''\
+"""Differential-fuzzing target for the mutation benchmark: a WSGI form upload parsed by multipart."""
+
+import io
+
+import multipart
+
+import assay
+
+_BODY = (b"--xYzZY\\r\\nContent-Disposition: form-data; name=\\"a\\"\\r\\n\\r\\n1\\r\\n--xYzZY\\r\\n"
+         b"Content-Disposition: form-data; name=\\"f\\"; filename=\\"x.txt\\"\\r\\n"
+         b"Content-Type: text/plain; charset=latin1\\r\\n\\r\\nhello\\r\\n--xYzZY--\\r\\n")
+_SEEDS = [b"multipart/form-data; boundary=xYzZY\\n" + _BODY,
+          b"multipart/form-data; boundary=\\"a b\\"; charset=utf8\\n--a b\\r\\n"
+          b"Content-Disposition: form-data; name=\\"\\xc3\\xa4\\"; filename=\\"C:\\\\\\\\x\\\\\\\\y.bin\\"\\r\\n"
+          b"Content-Length: 3\\r\\n\\r\\nabc\\r\\n--a b--",
+          b"application/x-www-form-urlencoded\\na=1&b=%41+c&&=x&d",
+          b"multipart/form-data; boundary=b\\n\\r\\n--b--\\r\\n",
+          b"multipart/form-data; boundary=q\\npreamble\\r\\n--q\\r\\nContent-Disposition: form-data; name=x\\r\\n"
+          b"X-Long: a\\r\\n\\tcontinued\\r\\n\\r\\n\\r\\n--q\\r\\n--q--"]
+
+
+def _form(environ: dict, **options):
+    forms, files = multipart.parse_form_data(environ, **options)
+    uploads = [(name, part.filename, part.content_type, part.charset, part.size, part.raw, part.headerlist)
+               for name, part in files.iterallitems()]
+    for _, part in files.iterallitems():
+        part.close()
+    return list(forms.iterallitems()), uploads
+
+
+@assay.target(expected=(ValueError,), sources=["multipart"], seeds=_SEEDS, max_len=512, timeout=2.0)
+def form_upload(data: bytes):
+    """First line: the Content-Type header; the rest: the request body, parsed leniently then strictly."""
+    content_type, _, body = data.partition(b"\\n")
+    environ = {"REQUEST_METHOD": "POST", "CONTENT_TYPE": content_type.decode("latin1"),
+               "CONTENT_LENGTH": str(len(body)), "wsgi.input": io.BytesIO(body)}
+    try:
+        lenient = _form(environ)
+    except UnicodeDecodeError:  # the lenient mode swallows MultipartError, not a field's decode error
+        lenient = "undecodable"
+    # Strict, and read 16 bytes at a time as a slow client's body arrives: documented errors propagate.
+    environ["wsgi.input"] = io.BytesIO(body)
+    return lenient, _form(environ, strict=True, buffer_size=16)
+'''
+
 
 @dataclass(frozen=True)
 class Workload:
@@ -164,6 +228,9 @@ WORKLOADS: dict[str, Workload] = {
         "inflection/__init__.py",
         ("test_inflection.py",),
         INFLECTION_TARGET,
+    ),
+    "multipart": Workload(
+        "multipart", "multipart==2.0.1", "multipart", "multipart.py", ("test/*.py",), MULTIPART_TARGET
     ),
 }
 
@@ -289,6 +356,7 @@ class RunResult:
     records: list[Record]
     error: str = ""
     report_elapsed: float | None = None
+    cpu_seconds: float | None = None  # user+system CPU of the first run and all its processes
 
 
 # =========================================================================================
@@ -331,18 +399,24 @@ def run(
     return code, elapsed, "\n".join(text.strip().splitlines()[-25:])
 
 
-def assay_revision() -> str:
-    """The repository's commit (with "+dirty" when src/ has uncommitted changes), or "?"."""
+def assay_revision(root: Path = ROOT) -> str:
+    """The commit of the repository at ``root`` (with "+dirty" when src/ has uncommitted changes), or "?"."""
     try:
         head = subprocess.run(
-            ["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True, timeout=30
+            ["git", "rev-parse", "--short", "HEAD"], cwd=root, capture_output=True, text=True, timeout=30
         ).stdout.strip()
         dirty = subprocess.run(
-            ["git", "status", "--porcelain", "--", "src"], cwd=ROOT, capture_output=True, text=True, timeout=30
+            ["git", "status", "--porcelain", "--", "src"], cwd=root, capture_output=True, text=True, timeout=30
         ).stdout.strip()
     except (OSError, subprocess.TimeoutExpired):
         return "?"
     return (head or "?") + ("+dirty" if dirty else "")
+
+
+def children_cpu() -> float:
+    """User+system CPU seconds of this process's finished (waited-for) descendants so far."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 def say(message: str) -> None:
@@ -466,7 +540,9 @@ def run_mutmut(bin_dir: Path, w: Workload, project: Path, jobs: int, rerun: bool
     env = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}"}
     env.pop("PYTHONPATH", None)
     cmd = [str(bin_dir / "mutmut"), "run", "--max-children", str(jobs)]
+    cpu_before = children_cpu()
     code, seconds, tail = run(cmd, cwd=project, log=project.parent / "mutmut-run.log", env=env)
+    cpu = children_cpu() - cpu_before
     if code != 0:
         return RunResult("mutmut", w.name, False, seconds, None, 0, {}, [], f"exit {code}:\n{tail}")
     records = mutmut_records(project, w)
@@ -477,7 +553,9 @@ def run_mutmut(bin_dir: Path, w: Workload, project: Path, jobs: int, rerun: bool
             say(f"mutmut re-run failed (exit {code}):\n{tail}")
             rerun_seconds = None
     statuses = Counter(r.status for r in records)
-    return RunResult("mutmut", w.name, True, seconds, rerun_seconds, len(records), dict(statuses), records)
+    return RunResult(
+        "mutmut", w.name, True, seconds, rerun_seconds, len(records), dict(statuses), records, cpu_seconds=cpu
+    )
 
 
 def _defs(tree: ast.Module) -> dict[str, ast.FunctionDef | ast.AsyncFunctionDef]:
@@ -718,11 +796,15 @@ def run_assay(
     report = project.parent / "assay-report.json"
     cmd = [*assay_command(args), "mutant", "--project", str(project), "--jobs", str(jobs), "--report", str(report)]
     if fuzz:
-        cmd += ["--fuzz", "on", "--fuzz-seed", "1"]
+        cmd += ["--fuzz", "on", "--fuzz-seed", "1", "--fuzz-cases", str(args.fuzz_cases)]
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    if args.assay_src:  # another tree's assay (an older commit, say) in this venv
+        env["PYTHONPATH"] = str(args.assay_src.resolve())
+    cpu_before = children_cpu()
     code, seconds, tail = run(
         cmd, cwd=project, log=project.parent / ("assay-fuzz.log" if fuzz else "assay-run.log"), env=env
     )
+    cpu = children_cpu() - cpu_before
     if code not in (0, 1) or not report.exists():
         return RunResult("assay", w.name, False, seconds, None, 0, {}, [], f"exit {code}:\n{tail}")
     try:
@@ -749,6 +831,7 @@ def run_assay(
         dict(Counter(r.status for r in records)),
         records,
         report_elapsed=float(elapsed) if isinstance(elapsed, (int, float)) else None,
+        cpu_seconds=cpu,
     )
 
 
@@ -896,6 +979,8 @@ def summarize(runs: list[RunResult]) -> dict[str, Any]:
         "statuses": ok[0].statuses,
         "flips": flips(ok),
         "report_elapsed": _median([r.report_elapsed for r in ok if r.report_elapsed]),
+        "cpu_per_mutant": _median([r.cpu_seconds / r.mutants for r in ok if r.cpu_seconds and r.mutants]),
+        "cpu_all": [round(r.cpu_seconds, 1) for r in ok if r.cpu_seconds is not None],
     }
 
 
@@ -915,6 +1000,8 @@ def print_table(
         "seconds",
         "mutants/s",
         "vs mutmut",
+        "CPU s/mutant",
+        "CPU vs mutmut",
         "re-run s",
         "re-run x",
         "flips",
@@ -923,14 +1010,16 @@ def print_table(
     rows = []
     for wname in workloads:
         base = summaries.get((wname, "mutmut"), {}).get("mutants_per_s")
+        base_cpu = summaries.get((wname, "mutmut"), {}).get("cpu_per_mutant")
         for tool in tools:
             s = summaries.get((wname, tool))
             if not s:
                 continue
             if not s["ok"]:
-                rows.append([wname, tool, "failed", "", "", "", "", "", "", s["error"].splitlines()[0][:60]])
+                rows.append([wname, tool, "failed", "", "", "", "", "", "", "", "", s["error"].splitlines()[0][:60]])
                 continue
             ratio = s["mutants_per_s"] / base if base and s["mutants_per_s"] else None
+            cpu_ratio = s["cpu_per_mutant"] / base_cpu if base_cpu and s["cpu_per_mutant"] else None
             statuses = ", ".join(f"{n} {k}" for k, n in sorted(s["statuses"].items(), key=lambda kv: -kv[1]))
             rows.append(
                 [
@@ -940,6 +1029,8 @@ def print_table(
                     fmt(s["seconds"], ".1f"),
                     fmt(s["mutants_per_s"], ".2f"),
                     fmt(ratio, ".2f") + ("x" if ratio else ""),
+                    fmt(s["cpu_per_mutant"], ".3f"),
+                    fmt(cpu_ratio, ".2f") + ("x" if cpu_ratio else ""),
                     fmt(s["rerun_seconds"], ".1f"),
                     fmt(s["rerun_speedup"], ".1f") + ("x" if s["rerun_speedup"] else ""),
                     str(s["flips"]),
@@ -947,7 +1038,10 @@ def print_table(
                 ]
             )
     widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(len(header))]
-    print(f"mutation testing, --jobs {jobs}; seconds = median wall clock of the first (cold) run")
+    print(
+        f"mutation testing, --jobs {jobs}; seconds = median wall clock of the first (cold) run; "
+        "CPU = user+system seconds of all its processes over its mutants"
+    )
     for r in [header, ["-" * w for w in widths], *rows]:
         print(
             "  ".join(
@@ -1069,7 +1163,16 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--fuzz", action="store_true", help="one more assay run per workload with --fuzz on; list its kills"
     )
+    ap.add_argument(
+        "--fuzz-cases", type=int, default=2000, help="with --fuzz: assay's --fuzz-cases, per survivor (default 2000)"
+    )
     ap.add_argument("--assay", default=None, help="command that starts assay (default: the venv's assay script)")
+    ap.add_argument(
+        "--assay-src",
+        type=Path,
+        default=None,
+        help="run the assay package of this src/ folder (PYTHONPATH), e.g. a worktree of an older commit",
+    )
     ap.add_argument("--show", type=int, default=SHOW_DISAGREEMENTS, help="disagreements printed per direction")
     ap.add_argument("--json", type=Path, default=None, help="write every number and disagreement here")
     args = ap.parse_args(argv)
@@ -1087,7 +1190,7 @@ def main(argv: list[str] | None = None) -> int:
     templates = {w: prepare_workload(work, WORKLOADS[w]) for w in workloads}
     bin_dir = mutmut_venv(work) if "mutmut" in tools else None
 
-    revision = assay_revision()
+    revision = assay_revision(args.assay_src.resolve().parent if args.assay_src else ROOT)
     load_start = os.getloadavg()
     started = time.perf_counter()
     results: dict[tuple[str, str], list[RunResult]] = defaultdict(list)

@@ -119,6 +119,25 @@ def test_without_the_aim_the_deep_survivors_stay_alive(tmp_path, monkeypatch, mu
     assert evidence.cases == 1 + CASES
 
 
+#: The raise under the body-size limit, removed: only a body past the limit (beyond max_len) tells it apart.
+REMOVED_RAISE = ("parse_request", 'raise ProtocolError("body too large")', "None", "guard.remove-raise")
+
+
+def test_a_removed_raise_under_a_size_limit_beyond_max_len_is_killed(tmp_path):
+    """The guard's test holds the size; the raise's own line has none (multipart's "Boundary too long")."""
+    mutant = make_mutant(*REMOVED_RAISE)
+    assert direct.mutated_line_constants(mutant, SUBJECT.read_text()) == ["body too large", 256]
+    evidence = fuzz(mutant, tmp_path)
+    assert evidence.status == KILLED_BY_FUZZ, evidence.detail
+    assert len(evidence.input) > MAX_LEN
+
+
+def test_without_the_guards_constants_the_removed_raise_survives(tmp_path, monkeypatch):
+    monkeypatch.setattr(direct, "_guard_tests", lambda text, line: [])
+    evidence = fuzz(make_mutant(*REMOVED_RAISE), tmp_path)
+    assert evidence.status == SURVIVED, evidence.detail
+
+
 def test_the_mutated_lines_constants_include_names_bound_to_values():
     mutant = make_mutant("parse_request", "len(body) > 256", "len(body) > 257", "number.plus-one")
     assert direct.mutated_line_constants(mutant, SUBJECT.read_text()) == [256, 257]
@@ -130,6 +149,18 @@ def test_max_len_is_raised_only_for_sizes_beyond_it():
     assert direct.reach_len(64, [41, "x"]) == 64
     assert direct.reach_len(64, [256, 257]) == 257 + direct.REACH_SLACK
     assert direct.reach_len(64, [direct.MAX_REACH_LEN * 2]) == 64  # absurd sizes are not chased
+    assert direct.reach_len(512, [1024]) == 1024 + 512  # room for an input as long as the target takes
+
+
+def test_a_long_entry_can_grow_an_early_word_to_a_size_beyond_max_len():
+    """multipart 2.0.1: ``strict and len(self.boundary) > 1024`` with a 512-byte target and 240-byte seeds.
+
+    The boundary is an early word of a long upload; with room for only 64 bytes past the
+    size, the aim never offered the 1,025-byte boundary and the raise's mutants survived.
+    """
+    entry = b"multipart/form-data; boundary=xYzZY\n--xYzZY\r\n" + b"y" * 400 + b"\r\n--xYzZY--"
+    aim = direct.Aim([1024], max_len=direct.reach_len(512, [1024]))
+    assert (b"xYzZY", b"x" * 1025) in aim.replacements(entry)
 
 
 def test_the_aim_favours_only_entries_nearer_than_any_before():

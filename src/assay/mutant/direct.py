@@ -12,8 +12,8 @@ towards the input that tells the mutant apart:
   often: the search climbs the valid prefix towards the mutation (the spirit of
   AFLGo's distance, measured in lines of the mutated function).
 * **Constants.**  The constants of the mutated line, in the original and in the
-  mutant (with each integer's neighbours: a boundary is told apart at the bound
-  and one past it), go first in the campaign's dictionary, where the comparison
+  mutant, and of the test that guards it (with each integer's neighbours: a
+  boundary is told apart at the bound and one past it), go first in the campaign's dictionary, where the comparison
   log's replacements and the dictionary mutations put them at the compared place.
   A size the line compares beyond the target's ``max_len`` raises the campaign's
   ``max_len`` (:func:`reach_len`) and gives the dictionary a run of that length.
@@ -48,7 +48,9 @@ _WORD = re.compile(rb"[^\s:;=,&/?#()<>\[\]{}\"']+")
 FAVOUR_SHARES = 64
 #: Largest ``max_len`` a survivor's campaign raises itself to, to reach a compared size.
 MAX_REACH_LEN = 1 << 20
-#: Bytes beyond the largest compared size that a raised ``max_len`` leaves room for (a prefix, a terminator).
+#: Fewest bytes beyond the largest compared size that a raised ``max_len`` leaves room for (a prefix, a
+#: terminator); the room is the target's own ``max_len`` when that is more, so a word of any input the
+#: target takes can grow to the compared size (a 1,025-byte boundary in a 240-byte form upload).
 REACH_SLACK = 64
 #: Longest run of filler bytes given to the dictionary for a compared size.
 MAX_FILLER = 1 << 16
@@ -57,19 +59,40 @@ _FEATURE = "mutant-reach"
 
 
 def mutated_line_constants(mutant: Mutant, text: str, names: Mapping[str, object] | None = None) -> list[object]:
-    """The constants of the mutated line(s), in the original text and in the replacement.
+    """The constants of the mutated line(s), in the original text and in the replacement, then of its guard.
 
     Literals, and upper-case names whose value in ``names`` (the mutated function's
     globals) is a number, a text or bytes: ``len(body) > MAX_BODY`` compares with ``MAX_BODY``.
+    The guard is the test of the innermost ``if`` or ``while`` whose body (or ``else``)
+    holds the mutated lines: a removed ``raise`` under ``if len(b) > 1024:`` is told
+    apart only by an input that meets that test.
     """
     lines = text.splitlines(keepends=True)
     original = "".join(lines[mutant.edit.line - 1 : mutant.edit.end_line])
     found: list[object] = []
-    for source in (original, mutant.edit.replacement):
+    for source in (original, mutant.edit.replacement, *_guard_tests(text, mutant.edit.line)):
         for value in _literals(source, names or {}):
             if value not in found:
                 found.append(value)
     return found
+
+
+def _guard_tests(text: str, line: int) -> list[str]:
+    """The source of the test of the innermost ``if``/``while`` whose body holds ``line`` (none outside one)."""
+    try:
+        tree = ast.parse(text)
+    except SyntaxError:
+        return []
+    guard: ast.If | ast.While | None = None
+    for node in ast.walk(tree):
+        if (
+            isinstance(node, (ast.If, ast.While))
+            and (node.test.end_lineno or node.lineno) < line <= (node.end_lineno or node.lineno)
+            and (guard is None or node.lineno > guard.lineno)
+        ):
+            guard = node
+    segment = ast.get_source_segment(text, guard.test) if guard is not None else None
+    return [segment] if segment else []
 
 
 def _literals(source: str, names: Mapping[str, object]) -> Iterable[object]:
@@ -109,11 +132,16 @@ def constant_tokens(constants: list[object]) -> list[bytes]:
 
 
 def reach_len(max_len: int, constants: list[object]) -> int:
-    """``max_len`` raised so that every integer the mutated line compares fits (at most :data:`MAX_REACH_LEN`)."""
+    """``max_len`` raised so that every integer the mutated line compares fits (at most :data:`MAX_REACH_LEN`).
+
+    The raise is the largest such size plus room for the rest of an input (``max_len``
+    itself, at least :data:`REACH_SLACK`): the aim grows one word of an entry to the
+    size, and the entry keeps its other bytes.
+    """
     sizes = [c for c in constants if isinstance(c, int) and not isinstance(c, bool) and max_len <= c < MAX_REACH_LEN]
     if not sizes:
         return max_len
-    return min(MAX_REACH_LEN, max(sizes) + REACH_SLACK)
+    return min(MAX_REACH_LEN, max(sizes) + max(REACH_SLACK, max_len))
 
 
 def mutated_codes(functions: Iterable[types.FunctionType]) -> list[types.CodeType]:
