@@ -597,3 +597,36 @@ def test_the_default_fuzz_folder_says_which_files_it_used_and_skipped(headers):
     assert "using fuzz/fuzz_header.py (header)" in note
     assert "fuzz/run_afl.py (does not import here" in note and "fuzz/corpus_tool.py (defines no target)" in note
     assert report["fuzz"]["survivors"] > 0
+
+
+LIMITS = """\
+def fits(size):
+    return size <= 1024
+"""
+
+SUBTEST_TESTS = """\
+import unittest
+
+from limits import fits
+
+
+class LimitTest(unittest.TestCase):
+    def test_boundary(self):
+        for size, expected in ((1024, True), (1025, False)):
+            with self.subTest(size=size):
+                self.assertEqual(fits(size), expected)
+"""
+
+
+def test_a_mutant_failing_only_a_subtest_is_killed(tmp_path):
+    # pytest logs a failed unittest subTest as its own report during the call, and the
+    # call's report passes: a mutant only a subtest fails was judged survived.
+    root = tmp_path / "limits"
+    (root / "tests").mkdir(parents=True)
+    (root / "limits.py").write_text(LIMITS)
+    (root / "tests" / "test_limits.py").write_text(SUBTEST_TESTS)
+    (root / "pyproject.toml").write_text('[tool.assay]\nmutate = ["limits.py"]\n')
+    _, report = run_report(root)
+    boundary = [m for m in report["mutants"] if m["operator"].startswith("compare")]
+    assert boundary and all(m["verdict"] == "killed" for m in boundary), boundary
+    assert all(m["killed_by"].endswith("LimitTest::test_boundary") for m in boundary)

@@ -99,6 +99,7 @@ class MutationPlugin:
         self._selections: dict[str, str] = {}
         self.import_lines: set[tuple[str, int]] = set()
         self.error: AssayError | None = None  # raised again by the CLI once pytest has finished
+        self._subfailure: str | None = None  # the first failed subtest of the test ``_run_test`` runs
 
     # -- pytest hooks -----------------------------------------------------------------
     @pytest.hookimpl(hookwrapper=True)
@@ -125,6 +126,12 @@ class MutationPlugin:
             self.baseline.collect_errors.append(f"{report.nodeid or '<session>'}: {_text(report.longrepr)[-1500:]}")
 
     def pytest_runtest_logreport(self, report) -> None:
+        if self._phase == "mutants":
+            # A mutant's tests run without logging (``_run_test``): what arrives here is
+            # a report pytest logs on its own during the call, a failed ``subTest``'s.
+            if report.failed and self._subfailure is None:
+                self._subfailure = f"{report.when}: {_failure_line(report)}"
+            return
         if self._phase != "baseline":
             return
         nodeid = report.nodeid
@@ -366,10 +373,11 @@ class MutationPlugin:
         # Only the crash line is kept: pytest's formatted traceback (source lines of
         # every frame, read from disk in each child) costs more than most tests.
         item.repr_failure = _crash_line
+        self._subfailure = None
         for report in runtestprotocol(item, log=False, nextitem=nextitem):
             if report.failed:
                 return f"{report.when}: {_failure_line(report)}"
-        return None
+        return self._subfailure
 
 
 class RecentKillers:
