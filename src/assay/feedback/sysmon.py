@@ -75,7 +75,7 @@ from assay.feedback import edgesplit
 from assay.feedback.branches import cached_layout
 from assay.feedback.protocol import TWIN_MARK
 from assay.feedback.scope import Scope
-from assay.gen.accelerated import cmutate
+from assay.gen.accelerated import object_id
 
 #: One-way hits of a branch site whose unseen direction runs into a join (so only
 #: ``BRANCH`` could report it) before the site is retired; it is re-armed as soon
@@ -92,11 +92,10 @@ ONE_WAY_CAP = 32
 TOOL_ID_PREFERENCE = (3, 4, 2, 5, 0, 1)
 
 _TOOL_NAME = "assay"
-#: ``id()`` without its ``builtins.id`` audit event when the C twin is built: with the
-#: sandbox's audit hook installed each ``id()`` call is an event, about 2,000
-#: instructions, and the callbacks below look their tables up by the code's id on
-#: every event, the per-case ``BRANCH`` events of armed join sites included.
-_object_id = getattr(cmutate, "object_id", None) or id
+#: ``id()`` without its audit event (the C twin's): the callbacks below look their tables
+#: up by the code's id on every event, the per-case ``BRANCH`` events of armed join sites
+#: included.
+_object_id = object_id
 _NO_JOINS: dict = {}
 
 
