@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
 import sys
 
 import pytest
@@ -258,3 +260,44 @@ def test_split_records_exactly_the_edges_branch_events_report(monkeypatch):
     exact, split = run(FullFeedback), run(SysmonFeedback)
     assert len(_edges(exact)) > 50
     assert split == exact
+
+
+_ID_EVENTS = """
+import sys
+sys.path.insert(0, sys.argv[1])
+import feedback_subject as subject
+from assay.feedback import sysmon
+from assay.feedback.scope import Scope
+if sys.argv[2] == "id":
+    sysmon._object_id = id
+events = []
+sys.addaudithook(lambda event, args: events.append(event) if event == "builtins.id" else None)
+class Unsplit(sysmon.SysmonFeedback):
+    split_edges = False
+fb = Unsplit(Scope([subject.__file__]))
+fb.start()
+subject.guarded(1)
+before = len(events)
+for _ in range(20):  # one-way hits of an armed join site: a BRANCH callback each
+    subject.guarded(1)
+fb.stop()
+print(len(events) - before)
+"""
+
+
+@pytest.mark.skipif(sysmon._object_id is id, reason="assay.gen._cmutate is not built")
+@pytest.mark.parametrize("lookup", ["object_id", "id"])
+def test_branch_callbacks_raise_no_audit_event_per_case(lookup):
+    # With an audit hook installed (the worker's sandbox) each id() is an event of
+    # about 2,000 instructions; the callbacks' table look-ups must not pay it per call.
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    here = os.path.dirname(SUBJECT)
+    r = subprocess.run(
+        [sys.executable, "-c", _ID_EVENTS, here, lookup], capture_output=True, text=True, env=env, check=False
+    )
+    assert r.returncode == 0, r.stderr
+    events = int(r.stdout.split()[-1])
+    if lookup == "id":
+        assert events >= 20, "the check sees the events builtin id() raises"
+    else:
+        assert events == 0

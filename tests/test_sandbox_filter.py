@@ -110,3 +110,41 @@ def test_code_swaps_reach_the_python_hook_only_without_the_filter(tmp_path, pure
         assert calls >= 1000, "without the filter every swap is a call of the Python hook"
     else:
         assert calls < 20, "the filter passes the judged events only"
+
+
+@needs_c
+def test_every_judged_name_passes_the_filters_mask_and_others_do_not():
+    # The filter turns an event away by a mask of the judged names' hashes before it
+    # compares names: each judged name must still reach the hook, whatever its hash.
+    r = _python(
+        """
+        import sys
+        from assay.engine import sandbox
+        from assay.gen import _cmutate
+        seen = []
+        _cmutate.add_audit_hook(lambda event, args: seen.append(event), sorted(sandbox.JUDGED_EVENTS))
+        for name in sorted(sandbox.JUDGED_EVENTS) + ["builtins.id", "object.__setattr__", "import", "os.listdir"]:
+            sys.audit(name)
+        id(seen)
+        print(" ".join(seen))
+        """
+    )
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.split() == sorted(sandbox.JUDGED_EVENTS)
+
+
+@needs_c
+def test_object_id_is_id_without_its_audit_event():
+    r = _python(
+        """
+        import sys
+        from assay.gen import _cmutate
+        events = []
+        sys.addaudithook(lambda event, args: events.append(event) if event == "builtins.id" else None)
+        o = object()
+        same = _cmutate.object_id(o) == id(o)
+        print(same, events.count("builtins.id"))
+        """
+    )
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.split() == ["True", "1"]

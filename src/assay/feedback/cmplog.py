@@ -63,7 +63,7 @@ from assay.feedback.livecode import functions_of, memo_caches, modules_by_file
 from assay.feedback.protocol import TWIN_MARK, RecordingCut
 from assay.feedback.records import record_pairs
 from assay.feedback.twincache import TwinCache
-from assay.gen.accelerated import cmutate
+from assay.gen.accelerated import cmutate, object_id
 
 #: Most operand pairs recorded while analysing one input.
 MAX_RECORDS = 1024
@@ -554,8 +554,9 @@ class CmpLog:
         if size != len(ran):
             # A memo cache's function may not have run in this process (a cache filled
             # before the feedback started), and the recorded run bypasses the cache.
-            memo = {id(cache.__wrapped__) for _space, _name, cache in self.caches}
-            chosen = [s for s in self.swaps if id(s[0].__code__) in ran or id(s[0]) in memo]
+            # (object_id: no audit event per function, and a big library has hundreds)
+            memo = {object_id(cache.__wrapped__) for _space, _name, cache in self.caches}
+            chosen = [s for s in self.swaps if object_id(s[0].__code__) in ran or object_id(s[0]) in memo]
             functions, twins = [s[0] for s in chosen], [s[2] for s in chosen]
             self._ran_swaps = (len(ran), functions, twins)
         return functions, twins

@@ -115,7 +115,15 @@ static PyTypeObject TallyType = {
     .tp_getset = Tally_getset,
 };
 
+/* object_id(o): id(o) without its audit event.  With an audit hook installed (the
+   sandbox's) every id() call is a "builtins.id" event: the tuple of its arguments and a
+   call of each hook, about 2,000 instructions, where the id itself is one conversion.
+   The coverage callbacks look their tables up by the code object's id on every
+   branch event they see. */
+static PyObject *object_id(PyObject *module, PyObject *o) { return PyLong_FromVoidPtr(o); }
+
 static PyMethodDef module_methods[] = {
+    {"object_id", (PyCFunction)object_id, METH_O, "object_id(o): id(o), without the builtins.id audit event"},
     {"mutate", (PyCFunction)(void (*)(void))cm_mutate, METH_FASTCALL,
      "mutate(max_len, dictionary, wins, inserting, names, n_picks, win_cut, rng, data, other, limit)"},
     {"replace_one", (PyCFunction)(void (*)(void))cm_replace_one, METH_FASTCALL,

@@ -18,10 +18,20 @@ typedef struct {
     PyObject *hook;      /* a strong reference, never released */
     char **names;        /* the judged events' names, PyMem_RawMalloc'ed */
     Py_ssize_t n;
+    uint64_t mask[16];   /* bit name_bit(name) of every judged name */
 } AuditFilter;
+
+/* One of 1,024 bits for an event name (FNV-1a over its bytes, folded). */
+static unsigned name_bit(const char *name) {
+    uint64_t h = 14695981039346656037ULL;
+    for (const unsigned char *c = (const unsigned char *)name; *c; c++) h = (h ^ *c) * 1099511628211ULL;
+    return (unsigned)((h ^ (h >> 32)) & 1023);
+}
 
 static int filtered_audit(const char *event, PyObject *args, void *data) {
     AuditFilter *filter = (AuditFilter *)data;
+    unsigned bit = name_bit(event);
+    if (!(filter->mask[bit >> 6] >> (bit & 63) & 1)) return 0;   /* not a judged name */
     Py_ssize_t k = 0;
     while (k < filter->n && strcmp(event, filter->names[k]) != 0) k++;
     if (k == filter->n) return 0;
@@ -68,6 +78,8 @@ PyObject *cm_add_audit_hook(PyObject *module, PyObject *const *args, Py_ssize_t 
             goto fail;
         }
         memcpy(names[k], text, (size_t)size + 1);
+        unsigned bit = name_bit(names[k]);
+        filter->mask[bit >> 6] |= 1ULL << (bit & 63);
     }
     Py_DECREF(events);
     filter->interp = PyInterpreterState_Get();
