@@ -64,6 +64,7 @@ from assay.feedback.protocol import TWIN_MARK, RecordingCut
 from assay.feedback.records import record_pairs
 from assay.feedback.twincache import TwinCache
 from assay.gen.accelerated import cmutate, object_id
+from assay.gen.schema.regex import full_matches
 
 #: Most operand pairs recorded while analysing one input.
 MAX_RECORDS = 1024
@@ -300,8 +301,6 @@ def _crc(text: str | bytes) -> int:
 
 @functools.lru_cache(maxsize=256)
 def _regex_pool(compiled: re.Pattern) -> tuple[Any, ...]:
-    from assay.gen.schema.regex import full_matches
-
     return tuple(full_matches(compiled, REGEX_POOL, _crc(compiled.pattern), MAX_OPERAND))
 
 

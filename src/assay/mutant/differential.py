@@ -92,11 +92,6 @@ from assay.feedback.scope import Scope
 from assay.feedback.sysmon import monitoring
 from assay.gen.constants import harvest
 from assay.gen.mutators import MAX_DICTIONARY, tokens_from
-
-# Imported here, once, though nothing here calls it: the engine's comparison log imports it on its first
-# regex in each worker, and a survivor run forks a worker per campaign (about 0.1 s each, more where the
-# sandboxed worker cannot write its bytecode cache).
-from assay.gen.schema import regex as _regex  # noqa: F401
 from assay.gen.strategy import get_strategy
 from assay.mutant import diffrun, direct, outcome as oc
 from assay.mutant.apply import Patch
