@@ -30,6 +30,8 @@ Columns, the same measure for both tools:
   under coverage.py in a fresh process, counting only the library's files: covered lines
   over statements, in percent (and the covered line count);
 - ``corpus``: entries kept and their mean length in bytes;
+- ``analysis``: assay's seconds analysing findings and slow suspects (its report's), part
+  of its time;
 - ``findings``: distinct crashes (assay: bugs of its report; atheris: distinct exception
   type and raising line of the uncaught-exception tracebacks it printed, or libFuzzer's
   timeout / out-of-memory).
@@ -143,6 +145,7 @@ class Run:
     mean_len: float = 0.0
     findings: set[str] = field(default_factory=set)
     restarts: int = 0
+    analysis: float = 0.0
     error: str = ""
 
     @property
@@ -202,7 +205,8 @@ def run_assay(python: str, harness: Path, work: Path, seconds: float, seed: int)
         run.error = "no report: " + tail.replace("\n", " | ")
         return run
     run.execs = sum(t.get("cases", 0) for t in data.get("targets", {}).values())
-    run.findings = {f"{b.get('exception')} @ {_loc(b)}" for b in data.get("bugs", [])}
+    run.analysis = sum((t.get("analysis") or {}).get("seconds", 0.0) for t in data.get("targets", {}).values())
+    run.findings = {f"{str(b.get('exception')).removeprefix('builtins.')} @ {_loc(b)}" for b in data.get("bugs", [])}
     if not data.get("targets"):
         run.error = f"no target ran: {data.get('error') or data.get('skipped')}"
     return run
@@ -283,6 +287,7 @@ def _children_cpu() -> float:
 def _line(name: str, seed: int, tool: str, r: Run) -> str:
     found = len(r.findings)
     extra = f" restarts {r.restarts}" if r.restarts else ""
+    extra += f" analysis {r.analysis:.1f} s" if r.analysis else ""
     text = (
         f"{name:16} seed {seed} {tool:8} exec/s {r.rate:7.0f} per cpu-s {r.cpu_rate:7.0f}  cov {r.cov:5.1f}% ({r.covered:4d}/{r.statements:4d})"
         f"  corpus {r.entries:4d} x {r.mean_len:7.1f} B  findings {found}{extra}"
