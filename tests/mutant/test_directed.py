@@ -180,3 +180,74 @@ def test_reach_features_grade_the_distance_to_the_mutated_line():
     keys = direct.reach_features(frozenset({4, 7}), 10)
     assert ("f", "mutant-reach", "3") in keys
     assert ("f", "mutant-reach", "0") in direct.reach_features(frozenset({10}), 10)
+
+
+def _read_headers(data: bytes):
+    return protocol.HeaderReader().read(data)
+
+
+HEADER_TARGET = make_target(
+    _read_headers,
+    name="headers",
+    sources=[str(SUBJECT)],
+    seeds=[b"Host: a\r\nAccept: b"],
+    expected=(protocol.ProtocolError,),
+    max_len=MAX_LEN,
+    timeout=0.5,
+)
+
+
+def discovered(qualname: str, operator: str, text: str) -> Mutant:
+    """The mutant discovery makes of ``qualname`` whose edit is ``text`` (as a user's run would have it)."""
+    from assay.mutant.discover import mutants_in_file
+
+    found = [
+        m
+        for m in mutants_in_file(SUBJECT, SUBJECT.parents[3])
+        if m.qualname == qualname and m.operator == operator and m.edit.replacement == text
+    ]
+    assert len(found) == 1, [(m.operator, m.edit.replacement) for m in found]
+    return found[0]
+
+
+#: A line-size limit the instance holds (``self.max_line``, a constructor default of 4,224 bytes), at its boundary.
+ATTRIBUTE_BOUND = ("HeaderReader.read", "compare.boundary", "len(line) >= self.max_line")
+
+
+def fuzz_headers(mutant: Mutant, tmp_path: Path, seed: int = 1):
+    text = SUBJECT.read_text()
+    options = FuzzOptions(artifact_root=str(tmp_path / "artifacts"), seed=seed, cases=CASES)
+    return fuzz_survivor(mutant, Patch.build(mutant, text), [HEADER_TARGET], options, diff=unified_diff(text, mutant))
+
+
+def test_a_bound_held_by_the_instance_is_read_from_the_constructors_default(tmp_path):
+    """multipart 2.0.1: ``len(line) > self.max_header_size``, ``max_header_size=4096 + 128`` in ``__init__``."""
+    mutant = discovered(*ATTRIBUTE_BOUND)
+    assert direct.mutated_line_constants(mutant, SUBJECT.read_text()) == [4224]
+    evidence = fuzz_headers(mutant, tmp_path)
+    assert evidence.status == KILLED_BY_FUZZ, evidence.detail
+    assert len(evidence.input) > 4096
+
+
+def test_without_the_instances_values_the_attribute_bound_survives(tmp_path, monkeypatch):
+    monkeypatch.setattr(direct, "_instance_values", lambda text, line, names: {})
+    evidence = fuzz_headers(discovered(*ATTRIBUTE_BOUND), tmp_path)
+    assert evidence.status == SURVIVED, evidence.detail
+
+
+def test_instance_values_fold_constant_defaults_and_leave_out_clashes():
+    text = (
+        "class P:\n"
+        "    LIMIT = 1 << 10\n"
+        "    def __init__(self, size=2**6, *, name=b'x', other=None):\n"
+        "        self.size = size\n"
+        "        self.name = name\n"
+        "        self.big = MAX * 2\n"
+        "        self.clash = 1\n"
+        "        self.other = other\n"
+        "    def reset(self):\n"
+        "        self.clash = 2\n"
+        "        self.huge = 10 ** 10 ** 6\n"
+    )
+    values = direct._instance_values(text, 10, {"MAX": 7})
+    assert values == {"LIMIT": 1024, "size": 64, "name": b"x", "big": 14}

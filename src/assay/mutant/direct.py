@@ -61,8 +61,9 @@ _FEATURE = "mutant-reach"
 def mutated_line_constants(mutant: Mutant, text: str, names: Mapping[str, object] | None = None) -> list[object]:
     """The constants of the mutated line(s), in the original text and in the replacement, then of its guard.
 
-    Literals, and upper-case names whose value in ``names`` (the mutated function's
-    globals) is a number, a text or bytes: ``len(body) > MAX_BODY`` compares with ``MAX_BODY``.
+    Literals, upper-case names whose value in ``names`` (the mutated function's
+    globals) is a number, a text or bytes (``len(body) > MAX_BODY`` compares with ``MAX_BODY``),
+    and ``self.NAME`` where the class's source gives its starting value (:func:`_instance_values`).
     The guard is the test of the innermost ``if`` or ``while`` whose body (or ``else``)
     holds the mutated lines: a removed ``raise`` under ``if len(b) > 1024:`` is told
     apart only by an input that meets that test.
@@ -70,11 +71,106 @@ def mutated_line_constants(mutant: Mutant, text: str, names: Mapping[str, object
     lines = text.splitlines(keepends=True)
     original = "".join(lines[mutant.edit.line - 1 : mutant.edit.end_line])
     found: list[object] = []
-    for source in (original, mutant.edit.replacement, *_guard_tests(text, mutant.edit.line)):
-        for value in _literals(source, names or {}):
+    sources = (original, mutant.edit.replacement, *_guard_tests(text, mutant.edit.line))
+    attributes = _instance_values(text, mutant.edit.line, names or {}) if any("self." in s for s in sources) else {}
+    for source in sources:
+        values = [
+            *_literals(source, names or {}),
+            *(attributes[a] for a in _SELF_ATTRIBUTE.findall(source) if a in attributes),
+        ]
+        for value in values:
             if value not in found:
                 found.append(value)
     return found
+
+
+_SELF_ATTRIBUTE = re.compile(r"\bself\.([A-Za-z_]\w*)")
+
+
+def _instance_values(text: str, line: int, names: Mapping[str, object]) -> dict[str, object]:
+    """The values ``self.NAME`` starts with in the class whose body holds ``line``, where its source says.
+
+    ``self.NAME = <constant>`` in one of its methods, or ``self.NAME = param`` where
+    ``param`` defaults to a constant (``max_header_size=4096 + 128``), or ``NAME =
+    <constant>`` in the class body: ``len(line) > self.max_header_size`` compares with 4,224.
+    A name assigned two different values is left out.
+    """
+    try:
+        tree = ast.parse(text)
+    except SyntaxError:
+        return {}
+    classes = [
+        n for n in ast.walk(tree) if isinstance(n, ast.ClassDef) and n.lineno <= line <= (n.end_lineno or n.lineno)
+    ]
+    if not classes:
+        return {}
+    owner = max(classes, key=lambda n: n.lineno)
+    values: dict[str, object] = {}
+    clashes: set[str] = set()
+
+    def note(name: str, node: ast.expr | None, defaults: Mapping[str, ast.expr]) -> None:
+        if isinstance(node, ast.Name) and node.id in defaults:
+            node = defaults[node.id]
+        value = _constant(node, names) if node is not None else None
+        if value is None:
+            return
+        if values.setdefault(name, value) != value:
+            clashes.add(name)
+
+    for item in owner.body:
+        if isinstance(item, ast.Assign):
+            for target in item.targets:
+                if isinstance(target, ast.Name):
+                    note(target.id, item.value, {})
+        elif isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            args = item.args
+            positional = [*args.posonlyargs, *args.args]
+            defaults = dict(zip([a.arg for a in positional[len(positional) - len(args.defaults) :]], args.defaults))
+            defaults.update({a.arg: d for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None})
+            for node in ast.walk(item):
+                if isinstance(node, ast.Assign):
+                    for target in node.targets:
+                        if (
+                            isinstance(target, ast.Attribute)
+                            and isinstance(target.value, ast.Name)
+                            and target.value.id == "self"
+                        ):
+                            note(target.attr, node.value, defaults)
+    return {name: value for name, value in values.items() if name not in clashes}
+
+
+#: Largest exponent of a ``**`` a constant expression is folded with (``2**64`` is, ``10**10**6`` not).
+MAX_POWER = 128
+_FOLDED = {
+    ast.Add: lambda a, b: a + b,
+    ast.Sub: lambda a, b: a - b,
+    ast.Mult: lambda a, b: a * b,
+    ast.FloorDiv: lambda a, b: a // b,
+    ast.LShift: lambda a, b: a << b,
+    ast.Pow: lambda a, b: a**b,
+}
+
+
+def _constant(node: ast.expr, names: Mapping[str, object]) -> object | None:
+    """An integer, text or bytes constant expression's value (literals, upper-case globals, integer arithmetic)."""
+    if isinstance(node, (ast.Constant, ast.Name)):
+        found: object = (
+            node.value if isinstance(node, ast.Constant) else names.get(node.id) if node.id.isupper() else None
+        )
+        return found if isinstance(found, (int, str, bytes)) and not isinstance(found, bool) else None
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        operand = _constant(node.operand, names)
+        return -operand if isinstance(operand, int) else None
+    if isinstance(node, ast.BinOp) and type(node.op) in _FOLDED:
+        left, right = _constant(node.left, names), _constant(node.right, names)
+        if not isinstance(left, int) or not isinstance(right, int):
+            return None
+        if isinstance(node.op, (ast.Pow, ast.LShift)) and not 0 <= right <= MAX_POWER:
+            return None
+        if isinstance(node.op, ast.FloorDiv) and right == 0:
+            return None
+        return _FOLDED[type(node.op)](left, right)
+    return None
 
 
 def _guard_tests(text: str, line: int) -> list[str]:

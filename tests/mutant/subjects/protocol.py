@@ -46,3 +46,17 @@ def priority_of(headers: dict[bytes, bytes]) -> int:
     if level > 41:
         raise ProtocolError("priority out of range")
     return level
+
+
+class HeaderReader:
+    """Header lines under a size limit the instance holds, set from a constructor default."""
+
+    def __init__(self, max_line: int = 4096 + 128) -> None:
+        self.max_line = max_line
+
+    def read(self, data: bytes) -> list[bytes]:
+        lines = data.split(b"\r\n")
+        for line in lines:
+            if len(line) > self.max_line:
+                raise ProtocolError("header line too long")
+        return lines
