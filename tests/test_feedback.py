@@ -269,7 +269,7 @@ import feedback_subject as subject
 from assay.feedback import sysmon
 from assay.feedback.scope import Scope
 if sys.argv[2] == "id":
-    sysmon._object_id = id
+    sysmon.object_id = id
 events = []
 sys.addaudithook(lambda event, args: events.append(event) if event == "builtins.id" else None)
 class Unsplit(sysmon.SysmonFeedback):
@@ -285,7 +285,7 @@ print(len(events) - before)
 """
 
 
-@pytest.mark.skipif(sysmon._object_id is id, reason="assay.gen._cmutate is not built")
+@pytest.mark.skipif(sysmon.object_id is id, reason="assay.gen._cmutate is not built")
 @pytest.mark.parametrize("lookup", ["object_id", "id"])
 def test_branch_callbacks_raise_no_audit_event_per_case(lookup):
     # With an audit hook installed (the worker's sandbox) each id() is an event of

@@ -75,7 +75,7 @@ from assay.feedback import edgesplit
 from assay.feedback.branches import cached_layout
 from assay.feedback.protocol import TWIN_MARK
 from assay.feedback.scope import Scope
-from assay.gen.accelerated import object_id
+from assay.gen.accelerated import object_id  # id() without its audit event: the callbacks use it on every event
 
 #: One-way hits of a branch site whose unseen direction runs into a join (so only
 #: ``BRANCH`` could report it) before the site is retired; it is re-armed as soon
@@ -92,10 +92,6 @@ ONE_WAY_CAP = 32
 TOOL_ID_PREFERENCE = (3, 4, 2, 5, 0, 1)
 
 _TOOL_NAME = "assay"
-#: ``id()`` without its audit event (the C twin's): the callbacks below look their tables
-#: up by the code's id on every event, the per-case ``BRANCH`` events of armed join sites
-#: included.
-_object_id = object_id
 _NO_JOINS: dict = {}
 
 
@@ -280,10 +276,10 @@ class SysmonFeedback:
             if TWIN_MARK in code.co_names or not self.scope.contains(code.co_filename):
                 return mon.DISABLE
             return None
-        if _object_id(code) not in self._code_keys and self.scope.contains(code.co_filename):
+        if object_id(code) not in self._code_keys and self.scope.contains(code.co_filename):
             ident = f"{code.co_filename}\0{code.co_qualname}\0{code.co_firstlineno}".encode()
             ck = int.from_bytes(hashlib.blake2b(ident, digest_size=8).digest(), "big")
-            self._code_keys[_object_id(code)] = ck
+            self._code_keys[object_id(code)] = ck
             self._code_refs.append(code)
             if self._by_instruction:
                 self._layout(code, ck)
@@ -305,7 +301,7 @@ class SysmonFeedback:
                     keys[off] = ((ck, line),)
         for off, (src, dst) in layout.watch.items():
             keys[off] = (*keys.get(off, ()), (ck, src, dst))
-        cid = _object_id(code)
+        cid = object_id(code)
         self._ins_keys[cid] = keys
         self._join_at[cid] = layout.join_preds
         self._ran[cid] = set()
@@ -314,7 +310,7 @@ class SysmonFeedback:
     def _on_line(self, code: Any, line: int) -> Any:
         if self.paused:
             return None
-        key = (self._code_keys[_object_id(code)], line)
+        key = (self._code_keys[object_id(code)], line)
         if key not in self.seen:
             self._new_line(key)
         return sys.monitoring.DISABLE
@@ -329,7 +325,7 @@ class SysmonFeedback:
     def _on_branch_split(self, code: Any, src: int, dst: int) -> Any:
         if self.paused:
             return None
-        key = (self._code_keys[_object_id(code)], src, dst)
+        key = (self._code_keys[object_id(code)], src, dst)
         if key not in self.seen:
             self.seen.add(key)
             self.new.append(key)
@@ -339,7 +335,7 @@ class SysmonFeedback:
     def _on_instruction(self, code: Any, offset: int) -> Any:
         if self.paused:
             return None
-        cid = _object_id(code)
+        cid = object_id(code)
         keys = self._ins_keys[cid].get(offset)
         if keys is not None:
             seen = self.seen
@@ -364,7 +360,7 @@ class SysmonFeedback:
     def _on_branch(self, code: Any, src: int, dst: int) -> Any:
         if self.paused:
             return None
-        cid = _object_id(code)
+        cid = object_id(code)
         ck = self._code_keys[cid]
         key = (ck, src, dst)
         if key not in self.seen:

@@ -206,10 +206,6 @@ class Twin:
         except (EOFError, OSError) as exc:
             raise TwinLost(str(exc)) from None
 
-    def run(self, phase: int, pos: int, data: bytes) -> tuple[oc.Identity, dict | None, frozenset[int] | None]:
-        """:meth:`ask` then :meth:`answer`: the mutant's side of ``data``."""
-        return self.answer(self.ask(phase, pos, data))
-
     def ping(self) -> bool:
         """True once the mutant's process has answered every input asked before; False if it is lost."""
         try:

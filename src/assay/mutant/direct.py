@@ -22,6 +22,7 @@ towards the input that tells the mutant apart:
 from __future__ import annotations
 
 import ast
+import functools
 import io
 import re
 import tokenize
@@ -95,9 +96,8 @@ def _instance_values(text: str, line: int, names: Mapping[str, object]) -> dict[
     <constant>`` in the class body: ``len(line) > self.max_header_size`` compares with 4,224.
     A name assigned two different values is left out.
     """
-    try:
-        tree = ast.parse(text)
-    except SyntaxError:
+    tree = _parsed(text)
+    if tree is None:
         return {}
     classes = [
         n for n in ast.walk(tree) if isinstance(n, ast.ClassDef) and n.lineno <= line <= (n.end_lineno or n.lineno)
@@ -173,11 +173,22 @@ def _constant(node: ast.expr, names: Mapping[str, object]) -> object | None:
     return None
 
 
+@functools.lru_cache(maxsize=4)
+def _parsed(text: str) -> ast.Module | None:
+    """``text``'s syntax tree (None: it does not parse), parsed once for the guard and the instance's values.
+
+    Callers only read it.
+    """
+    try:
+        return ast.parse(text)
+    except SyntaxError:
+        return None
+
+
 def _guard_tests(text: str, line: int) -> list[str]:
     """The source of the test of the innermost ``if``/``while`` whose body holds ``line`` (none outside one)."""
-    try:
-        tree = ast.parse(text)
-    except SyntaxError:
+    tree = _parsed(text)
+    if tree is None:
         return []
     guard: ast.If | ast.While | None = None
     for node in ast.walk(tree):
