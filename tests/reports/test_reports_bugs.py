@@ -64,3 +64,30 @@ def test_relative_path_keeps_virtual_environments_out_of_the_project(tmp_path):
     assert relative_path(str(tmp_path / "src" / "m.py"), str(tmp_path)) == "src/m.py"
     assert relative_path(str(tmp_path / ".venv" / "lib" / "site-packages" / "m.py"), str(tmp_path)) is None
     assert relative_path("/elsewhere/m.py", str(tmp_path)) is None and relative_path("<string>", str(tmp_path)) is None
+
+
+def test_a_crash_names_no_exception_type_and_keeps_its_signal(tmp_path):
+    """A worker killed by a signal raised nothing: its bug's ``exception`` is null, as
+    docs/report-schema.json says of a crash; the signal stays in its key and message."""
+    import os
+    import signal
+
+    from assay.engine.isolate import death_verdict
+    from assay.promote.emit import name_label
+
+    harness = tmp_path / "fuzz" / "crashy.py"
+    harness.parent.mkdir()
+    harness.write_text("")
+    output = f'Fatal Python error: Segmentation fault\n\nCurrent thread (most recent call first):\n  File "{harness}", line 3 in crashy\n'
+    verdict = death_verdict(signal.SIGSEGV, output, killed_for_timeout=False, timeout=1.0)
+    assert os.WIFSIGNALED(signal.SIGSEGV) and verdict.oracle == "crash", verdict
+    finding = Finding(target="crashy", verdict=verdict, input=b"x", original=b"x", determinism={})
+    meta = build_metadata(finding, campaign_seed=1, target_seed=2, sources=[])
+    path, _ = write_artifact(tmp_path / "artifacts", finding, meta)
+    o = TargetOutcome(name="crashy", seed=1, sources=[], strategy=None, initial_manifest=[])
+    o.findings = [FindingRecord(verdict.signature, "crash", str(path), True)]
+    (bug,) = bug_section([o], project_root=str(tmp_path), project_arg=None)[0]
+    assert bug["exception"] is None, bug["exception"]
+    assert bug["key"].startswith("crash:signal:SIGSEGV") and "SIGSEGV" in bug["message"], bug
+    # A promoted test is still named by what killed the worker.
+    assert name_label(None, "crash", verdict.key) == "signal:SIGSEGV"

@@ -14,7 +14,8 @@ own oracle failures (``invariant(...)``, wedges) are named by their key.  Findin
 without an exception (a wedge, a leak) are a bug of their own signature.  A wedge
 names no exception type, whatever stopped it (the timeout's ``WedgeTimeout``, assay's
 own, raised wherever the loop happened to be, or the kill): it is a hang, not an
-exception the target raised.  A
+exception the target raised.  Nor does a ``crash`` (the worker died of a signal or
+exited mid-input): its cause (``signal:SIGSEGV``) is in its key and message.  A
 ``RecursionError`` whose traceback recurses is one bug per recursion cycle (the
 ``cycle`` its exception records, see :mod:`assay.core.recursion`), wherever in the cycle
 the limit struck; it is placed at the innermost project frame of the cycle.
@@ -47,6 +48,10 @@ _LIBRARY_ROOTS = tuple(
 _STDLIB_ROOTS = tuple(
     os.path.realpath(p) + os.sep for p in {sysconfig.get_paths()[k] for k in ("stdlib", "platstdlib")}
 )
+
+
+#: Oracles whose findings name no exception type (docs/report-schema.json: ``exception`` is null).
+_RAISED_NOTHING = frozenset({"wedge", "crash"})
 
 
 def _inside(path: str, roots: Sequence[str]) -> bool:
@@ -129,7 +134,8 @@ class BugIdentity:
 def identify(verdict: Verdict, sources: Sequence[str] = (), harness: str | None = None) -> BugIdentity:
     """The bug a verdict belongs to (see the module docstring)."""
     exc = verdict.exception
-    raised = None if exc is None or verdict.oracle == "wedge" else exc.type  # a hang raised nothing
+    # A hang raised nothing, and neither did a worker that died (its "type" names the signal).
+    raised = None if exc is None or verdict.oracle in _RAISED_NOTHING else exc.type
     if exc is None or not exc.frames:
         return BugIdentity(f"{verdict.oracle}:{verdict.key}", raised, None, False)
     in_cycle = [f for f in exc.frames if f.identity in exc.cycle]

@@ -72,7 +72,10 @@ def regression_file_name(target: str, label: str, short_id: str) -> str:
 
 def name_label(exception: str | None, oracle: str, key: str = "") -> str:
     """The ``<exception>`` of a test name: the class name; for assay's own oracle failures
-    (``invariant(...)``) the oracle's name from ``key``; for a wedge or a slow input the oracle tag."""
+    (``invariant(...)``) the oracle's name from ``key``; for a wedge or a slow input the oracle tag;
+    for a crash what killed the worker, from ``key`` (``signal:SIGSEGV``)."""
+    if oracle == "crash" and key:
+        return key.split("@", 1)[0].rsplit(".", 1)[-1] or oracle
     if not exception or oracle in ("wedge", "slow"):
         return oracle
     if exception.startswith("assay.") and key:
