@@ -61,3 +61,21 @@ def test_finding_lines_of_a_stdlib_failure(tmp_path):
     assert lines[2] == "input: b'{' (1 byte)"
     assert lines[3] == "seen 3x under 2 signatures; first hit at case 7, 0.50s into the run"
     assert lines[4].startswith("reproduce: assay replay ") and Path(shlex.split(lines[4])[3]).name == "a"
+
+
+def test_the_where_line_of_a_finding_that_raised_nothing_says_what_happened_there(tmp_path):
+    """A hang, a slow input and a dead worker raised nothing: the line says hung, slow or died at."""
+    from assay.core.verdict import ExceptionInfo, Frame, Verdict
+
+    here = Frame("test_explain", "loop", __file__, 3)
+    kinds = {
+        "panic": ("builtins.ValueError", "raised at "),
+        "wedge": ("assay.engine.execute.WedgeTimeout", "hung at "),
+        "slow": ("slow", "slow at "),
+        "crash": ("signal:SIGSEGV", "died at "),
+    }
+    for oracle, (type_, start) in kinds.items():
+        verdict = Verdict(oracle, "x@test_explain:loop", "detail", ExceptionInfo(type_, "m", (here,)))
+        meta = {"verdict": verdict.to_json(), "oracle": oracle, "signature": verdict.signature, "sources": [__file__]}
+        where = finding_lines(meta, b"x", tmp_path / "a")[1]
+        assert where.startswith(start) and where.endswith(":3 in loop"), (oracle, where)

@@ -107,13 +107,21 @@ def example_call(meta: dict[str, Any]) -> str | None:
     return f"{example.get('test', 'test')}({args})"
 
 
+#: How the where-line of a finding that raised nothing begins, by oracle (others: ``raised at``).
+_WHERE = {
+    "wedge": "hung at",  # a hang: where the timeout or the kill found it
+    "slow": "slow at",  # a slow input: the loop that spends its time
+    "crash": "died at",  # the worker died there (a signal, an exit)
+}
+
+
 def where_line(ident: BugIdentity, project_root: str | os.PathLike[str] | None) -> str | None:
+    """``raised at FILE:LINE in FUNCTION`` (worded by the kind of finding), or None without a frame."""
     if ident.frame is None:
         return None
     label = " (the harness: fix the fuzz target, not the library)" if ident.harness else ""
-    return (
-        f"raised at {display_path(ident.frame.file, project_root)}:{ident.frame.line} in {ident.frame.qualname}{label}"
-    )
+    where = f"{display_path(ident.frame.file, project_root)}:{ident.frame.line} in {ident.frame.qualname}"
+    return f"{_WHERE.get(ident.oracle, 'raised at')} {where}{label}"
 
 
 def seen_line(

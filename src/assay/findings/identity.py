@@ -121,6 +121,7 @@ class BugIdentity:
     exception: str | None
     frame: Frame | None
     harness: bool
+    oracle: str = ""  # the tag of the verdict it was made from ("" when only a signature was known)
 
     @property
     def id(self) -> str:
@@ -137,12 +138,12 @@ def identify(verdict: Verdict, sources: Sequence[str] = (), harness: str | None 
     # A hang raised nothing, and neither did a worker that died (its "type" names the signal).
     raised = None if exc is None or verdict.oracle in _RAISED_NOTHING else exc.type
     if exc is None or not exc.frames:
-        return BugIdentity(f"{verdict.oracle}:{verdict.key}", raised, None, False)
+        return BugIdentity(f"{verdict.oracle}:{verdict.key}", raised, None, False, verdict.oracle)
     in_cycle = [f for f in exc.frames if f.identity in exc.cycle]
     frame = (in_cycle and project_frame(in_cycle, sources, harness)) or project_frame(exc.frames, sources, harness)
     if exc.type.startswith("assay."):
         # assay's own oracle failures (invariant(...), a wedge, ...) are named by their key, not a raise site.
-        return BugIdentity(f"{verdict.oracle}:{verdict.key}", raised, frame, False)
+        return BugIdentity(f"{verdict.oracle}:{verdict.key}", raised, frame, False, verdict.oracle)
     in_harness = bool(
         verdict.oracle == "panic"  # an assert or oracle in the harness is its check, not its mistake
         and frame is not None
@@ -153,7 +154,7 @@ def identify(verdict: Verdict, sources: Sequence[str] = (), harness: str | None 
     where = cycle_key(exc.cycle) if exc.cycle else frame.identity if frame else "?"
     if verdict.oracle == "invariant" and "#" in verdict.key:
         where += verdict.key[verdict.key.rindex("#") :]  # two bare asserts of one function are two bugs
-    return BugIdentity(f"{verdict.oracle}:{exc.type}@{where}", raised, frame, in_harness)
+    return BugIdentity(f"{verdict.oracle}:{exc.type}@{where}", raised, frame, in_harness, verdict.oracle)
 
 
 def identify_metadata(meta: dict[str, Any]) -> BugIdentity:
