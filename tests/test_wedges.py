@@ -84,6 +84,8 @@ def test_one_hang_reached_by_several_inputs_is_one_deterministic_bug(fn, trigger
     meta = load_artifact(finding.artifact).metadata
     assert meta["determinism"]["same_signature"] is True, meta["determinism"]
     assert meta["verdict"]["data"]["held_frames"] == [f"{MOD}:{fn.__name__}"]
+    bugs = [b for b in bug_section([t], project_root=None, project_arg=None)[0] if b["oracle"] == "wedge"]
+    assert [b["key"] for b in bugs] == [finding.signature], "soft or killed, one hang is one bug of its key"
     again = run_isolated(target, load_artifact(finding.artifact).input).verdict
     assert again is not None and again.oracle == "wedge"
     # The promoter's replays match it too, wherever their timeouts catch the loop.
@@ -92,6 +94,44 @@ def test_one_hang_reached_by_several_inputs_is_one_deterministic_bug(fn, trigger
 
     candidate = ArtifactCandidate(load_artifact(finding.artifact), target, tmp_path)
     assert candidate.same_failure(again) and not candidate.same_failure(Verdict("panic", "x"))
+
+
+def _killed(*names: str, held: list[str] | None):
+    """The wedge of a worker killed with ``names`` on its stack (outermost first), re-keyed by ``held``."""
+    import signal
+
+    from assay.engine.isolate import death_verdict
+
+    lines = [f'  File "{wt.__file__}", line {10 + i} in {name}' for i, name in enumerate(reversed(names))]
+    text = "Thread 0x1 (most recent call first):\n" + "\n".join(lines) + "\n"
+    verdict = death_verdict(signal.SIGKILL, text, killed_for_timeout=True, timeout=0.5)
+    assert verdict.oracle == "wedge", verdict
+    return wedges.rekeyed(verdict, held)
+
+
+def test_a_killed_hang_is_one_bug_wherever_the_kill_found_it_and_two_hangs_are_two():
+    """A wedge the parent kills is one bug by the frames its loop holds, as a soft one is: not
+    by a frame of the stack the kill happened to find, which merged two hangs of one target
+    into one bug and told a killed hang from the same hang stopped by the soft timeout."""
+    from assay.core.verdict import ExceptionInfo, Frame, Verdict
+    from assay.findings.identity import identify
+
+    sources = [wt.__file__]
+    loop = [f"{MOD}:wandering_hang"]
+    up = identify(_killed("wandering_hang", "_step_up", held=loop), sources)
+    down = identify(_killed("wandering_hang", "_step_down", held=loop), sources)
+    assert up.id == down.id, (up.key, down.key)
+    other = identify(_killed("wandering_hang", "_step_up", held=[*loop, f"{MOD}:_step_up"]), sources)
+    assert other.id != up.id, "two loops of one target are two hangs"
+    caught = Frame(MOD, "_step_down", wt.__file__, 20)
+    soft = Verdict(
+        "wedge",
+        wedges.wedge_key(loop),
+        "input ran longer than 0.5s",
+        ExceptionInfo("assay.engine.execute.WedgeTimeout", "", (caught,)),
+    )
+    assert identify(soft, sources).id == up.id, "the soft timeout's bug and the kill's are one"
+    assert up.frame is not None and up.frame.qualname == "_step_up", "located at the innermost frame, as a soft one"
 
 
 def test_an_oracles_own_wedge_keeps_its_key():

@@ -253,8 +253,8 @@ def wedge_verdict_from_frames(frames_outer_first: list[Frame], timeout: float, t
     """A ``wedge`` verdict for a worker that had to be killed (stack from faulthandler)."""
     from assay.core.verdict import ExceptionInfo
 
-    info = ExceptionInfo(
-        type="wedge", message=f"killed after {timeout}s", frames=tuple(frames_outer_first), traceback=text
+    info = ExceptionInfo(  # its frames innermost first, as every other finding records them
+        type="wedge", message=f"killed after {timeout}s", frames=tuple(reversed(frames_outer_first)), traceback=text
     )
     return Verdict(
         "wedge",

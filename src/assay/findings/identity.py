@@ -10,7 +10,7 @@ failing that any frame outside the standard library and installed packages.
 Frames are named by module and function, never by line, so a line edit keeps
 the id too.  A bare ``assert`` is told apart by its statement as well
 (the ``#tag`` of its key): two asserts in one function are two bugs; assay's
-own oracle failures (``invariant(...)``, wedges) are named by their key.  Findings
+own oracle failures (``invariant(...)``) and wedges are named by their key.  Findings
 without an exception (a wedge, a leak) are a bug of their own signature.  A wedge
 names no exception type, whatever stopped it (the timeout's ``WedgeTimeout``, assay's
 own, raised wherever the loop happened to be, or the kill): it is a hang, not an
@@ -141,8 +141,10 @@ def identify(verdict: Verdict, sources: Sequence[str] = (), harness: str | None 
         return BugIdentity(f"{verdict.oracle}:{verdict.key}", raised, None, False, verdict.oracle)
     in_cycle = [f for f in exc.frames if f.identity in exc.cycle]
     frame = (in_cycle and project_frame(in_cycle, sources, harness)) or project_frame(exc.frames, sources, harness)
-    if exc.type.startswith("assay."):
-        # assay's own oracle failures (invariant(...), a wedge, ...) are named by their key, not a raise site.
+    if exc.type.startswith("assay.") or verdict.oracle == "wedge":
+        # assay's own oracle failures (invariant(...), ...) are named by their key, not a raise site; so is
+        # a wedge, soft or killed: its key holds the frames its loop holds (assay.engine.wedges), where
+        # its stack at the timeout or the kill is chance.
         return BugIdentity(f"{verdict.oracle}:{verdict.key}", raised, frame, False, verdict.oracle)
     in_harness = bool(
         verdict.oracle == "panic"  # an assert or oracle in the harness is its check, not its mistake
