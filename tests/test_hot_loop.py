@@ -80,6 +80,11 @@ def _targets(planted, tmp_path: Path):
         sources=("tomllib",),
         seeds=[b'a = "x"\n[t]\nb = [1, 2]\n'],
         max_len=512,
+        # Past its timeout the parent interrupts the run under way, which changes what the campaign
+        # records: the two campaigns compared here would differ by the wall clock (at 0.05 s they
+        # differ on every run, and agree with the interrupt switched off).  Its slowest runs take
+        # under 0.1 s, under ASan too; a stalled, loaded machine must not reach the limit.
+        timeout=60.0,
     )
     return {
         "maze_checksum": planted.get("maze_checksum"),  # guards: repaired children
