@@ -452,6 +452,9 @@ class CmpLog:
         self._all_swaps: tuple[int, list[FunctionType], list[CodeType]] = (-1, [], [])
         #: Guard site -> the indices in :attr:`swaps` whose twins compare at it (see :meth:`_owners`).
         self._site_owners: dict[int, tuple[int, ...]] = {}
+        #: Int constant -> the indices in :attr:`swaps` whose twins (or code nested in them) call the
+        #: recorder and hold it: the candidates :meth:`_owners` reads (made at the first repair).
+        self._by_constant: dict[int, list[int]] | None = None
         #: A repair's guard sites -> the functions that hold them, their twins and their modules' namespaces.
         self._site_swaps: dict[tuple[int, ...], tuple[list[FunctionType], list[CodeType], list[dict]]] = {}
 
@@ -573,13 +576,17 @@ class CmpLog:
     def _owners(self, site: int) -> tuple[int, ...]:
         """Indices in :attr:`swaps` whose twin, or code nested in it, compares at guard ``site``.
 
-        Found once per site: the twins holding ``site`` among their constants, then their
-        bytecode read for the recorder's call with that site (a constant equal to it by
-        chance is not the site); code read differently than expected keeps its function.
+        Found once per site: the twins holding ``site`` among their constants (one pass over
+        every twin for all sites), then their bytecode read for the recorder's call with that
+        site (a constant equal to it by chance is not the site); code read differently than
+        expected keeps its function.
         """
         owners = self._site_owners.get(site)
         if owners is None:
-            owners = tuple(k for k, (_fn, _code, twin) in enumerate(self.swaps) if _compares_at(twin, site))
+            if self._by_constant is None:
+                self._by_constant = _recorder_constants([twin for _fn, _code, twin in self.swaps])
+            candidates = self._by_constant.get(site, [])
+            owners = tuple(k for k in candidates if _compares_at(self.swaps[k][2], site))
             self._site_owners[site] = owners
         return owners
 
@@ -603,6 +610,22 @@ class CmpLog:
         return functions, twins
 
 
+def _recorder_constants(twins: list[CodeType]) -> dict[int, list[int]]:
+    """Int constant -> the indices of ``twins`` holding it in code (theirs or nested) that calls the recorder."""
+    found: dict[int, list[int]] = {}
+    for k, twin in enumerate(twins):
+        constants: set[int] = set()
+        stack = [twin]
+        while stack:
+            code = stack.pop()
+            if _CMP in code.co_names:
+                constants.update(c for c in code.co_consts if type(c) is int)
+            stack.extend(c for c in code.co_consts if isinstance(c, CodeType))
+        for c in constants:
+            found.setdefault(c, []).append(k)
+    return found
+
+
 def _compares_at(twin: CodeType, site: int) -> bool:
     """Whether ``twin`` or code nested in it calls the recorder with guard site ``site``."""
     stack = [twin]
@@ -616,21 +639,22 @@ def _compares_at(twin: CodeType, site: int) -> bool:
     return False
 
 
-def _site_args(code: CodeType) -> set[int] | None:
+@functools.lru_cache(maxsize=4096)
+def _site_args(code: CodeType) -> frozenset[int] | None:
     """The guard sites ``code`` itself passes to the recorder, or None if its calls read differently.
 
     The rewriter's call is ``__assay_cmp__(op, site, vsite, a, b)``: the name, then
     three constants.
     """
     instructions = list(dis.get_instructions(code))
-    found = set()
+    found: set[int] = set()
     for k, ins in enumerate(instructions):
         if ins.opname in ("LOAD_GLOBAL", "LOAD_NAME") and ins.argval == _CMP:
             args = instructions[k + 1 : k + 4]
             if len(args) < 3 or any(a.opname != "LOAD_CONST" for a in args):
                 return None
             found.add(args[1].argval)
-    return found
+    return frozenset(found)
 
 
 def _python_swap_codes(functions: list[FunctionType], codes: list[CodeType]) -> list[CodeType]:
