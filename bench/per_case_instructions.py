@@ -78,17 +78,34 @@ _INCLUSIVE = {
 }
 
 
-def _profile(src: Path, harness: str, cases: int, seed: int, max_len: int, out: Path) -> Path:
-    """Run one campaign under callgrind; the worker's profile."""
+def _profile(src: Path, harness: str, cases: int, seed: int, max_len: int, out: Path, cli: bool = False) -> Path:
+    """Run one campaign under callgrind; the worker's profile.
+
+    ``cli``: the campaign is the ``assay fuzz HARNESS`` command, as a user runs it (its target
+    name, and so its schedule, and its default scope are the command's), not a target made here.
+    """
     file, package = HARNESSES[harness]
     out.mkdir(parents=True, exist_ok=True)
-    code = _CAMPAIGN.format(
-        harness=str(HERE / "harnesses" / file), package=package, cases=cases, seed=seed, max_len=max_len, work=str(out)
-    )
+    if cli:
+        (out / "corpus").mkdir(exist_ok=True)
+        command = ["-m", "assay", "fuzz", str(HERE / "harnesses" / file), str(out / "corpus")]
+        command += [f"-runs={cases}", f"-seed={seed}", f"-max_len={max_len}", "-timeout=600"]
+        command += ["--fuzz-artifacts", str(out / "art")]
+    else:
+        code = _CAMPAIGN.format(
+            harness=str(HERE / "harnesses" / file),
+            package=package,
+            cases=cases,
+            seed=seed,
+            max_len=max_len,
+            work=str(out),
+        )
+        command = ["-c", code]
     env = {**os.environ, "PYTHONPATH": str(src), "PYTHONHASHSEED": "0"}
     subprocess.run(
-        ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}/cg.%p", sys.executable, "-c", code],
+        ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}/cg.%p", sys.executable, *command],
         env=env,
+        cwd=out,
         capture_output=True,
         check=True,
     )
@@ -124,11 +141,13 @@ def _annotate(path: Path) -> tuple[int, dict[str, int]]:
     return total, rows
 
 
-def per_case(src: Path, harness: str, cases: tuple[int, int], seed: int, max_len: int) -> dict[str, float]:
+def per_case(
+    src: Path, harness: str, cases: tuple[int, int], seed: int, max_len: int, cli: bool = False
+) -> dict[str, float]:
     """Instructions per case between the two case caps, by row."""
     tmp = Path(tempfile.mkdtemp(prefix="assay-instr-"))
     try:
-        (t0, r0), (t1, r1) = (_annotate(_profile(src, harness, n, seed, max_len, tmp / str(n))) for n in cases)
+        (t0, r0), (t1, r1) = (_annotate(_profile(src, harness, n, seed, max_len, tmp / str(n), cli)) for n in cases)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     n = cases[1] - cases[0]
@@ -155,11 +174,14 @@ def main() -> None:
     parser.add_argument("--max-len", type=int, default=64)
     parser.add_argument("--src", type=Path, default=HERE.parent / "src", help="the tree whose assay is measured")
     parser.add_argument("--base", type=Path, help="a second tree (say main's) measured side by side")
+    parser.add_argument("--cli", action="store_true", help="the 'assay fuzz HARNESS' command's campaign")
     args = parser.parse_args()
     if shutil.which("valgrind") is None or shutil.which("callgrind_annotate") is None:
         raise SystemExit("valgrind (with callgrind_annotate) is needed")
     trees = [("this", args.src)] + ([("base", args.base)] if args.base else [])
-    results = {name: per_case(src, args.harness, tuple(args.cases), args.seed, args.max_len) for name, src in trees}
+    results = {
+        name: per_case(src, args.harness, tuple(args.cases), args.seed, args.max_len, args.cli) for name, src in trees
+    }
     print(
         f"{args.harness}: instructions per case, cases {args.cases[0]}..{args.cases[1]}, seed {args.seed}, -max_len {args.max_len}"
     )

@@ -205,3 +205,8 @@ def stamp(text: str, at: int = 0) -> str:
     if m is None:
         return "hex" if re.fullmatch(r"[0-9a-f]{4}", text) else "none"
     return "zulu" if m.group(3) else "local"
+
+
+def paired(data: bytes) -> str:
+    """Two four-byte fields that must be equal, compared in code nested in the function (a generator)."""
+    return "ok" if any(head == data[4:8] for head in [data[:4]]) else "bad"

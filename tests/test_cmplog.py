@@ -200,6 +200,38 @@ def test_repair_restores_a_broken_checksum():
     assert repair(good, log.record(lambda: subject.framed(good))[1], guards) is None
 
 
+@pytest.mark.parametrize(
+    ("subject_fn", "good", "child", "fixed"),
+    [
+        ("framed", _frame(b"hello world"), _frame(b"hello world")[:4] + b"HELLO world!", _frame(b"HELLO world!")),
+        ("paired", b"abcdabcd", b"abcdabXd", b"abXdabXd"),  # the guard sits in a generator nested in the function
+    ],
+    ids=["checksum", "nested"],
+)
+def test_a_repair_run_gives_twins_only_to_the_functions_of_its_guards(subject_fn, good, child, fixed):
+    """A repair reads its guards' sites alone: the functions holding them get their twins,
+    and no other (a big library's every function swapped in and out made a repair of a
+    cheap child cost eight plain runs); the repair is the same as with every twin."""
+    log = _log()
+    fn = getattr(subject, subject_fn)
+    guards = guards_of(good, log.record(lambda: fn(good))[1])
+    assert guards
+    sites = [site for site, _kind, _at in guards]
+    originals = {name: getattr(subject, name).__code__ for name in (subject_fn, "branchy", "looped")}
+    live: dict[str, bool] = {}
+
+    def run():
+        live.update({name: getattr(subject, name).__code__ is code for name, code in originals.items()})
+        return fn(child)
+
+    narrow = log.record(run, keep="guards", sites=sites)
+    assert live == {subject_fn: False, "branchy": True, "looped": True}
+    full = log.record(run, keep="guards")
+    assert live == {subject_fn: False, "branchy": False, "looped": False}, "without sites every function has its twin"
+    assert repair(child, narrow[1], guards) == repair(child, full[1], guards) == fixed
+    assert fn(fixed) == "ok" and all(getattr(subject, n).__code__ is c for n, c in originals.items())
+
+
 def test_a_chained_comparison_records_each_link_and_evaluates_like_the_original():
     log = _log()
     for x in (-1, 3, 12):

@@ -911,14 +911,15 @@ class Worker:
 
     def _repair(self, pos: int, data: bytes, ops: list[str], guards: list) -> tuple[bytes, list[str]]:
         """Re-establish the parent's guards (checksums, lengths) that ``data`` broke."""
-        logged = self._cmplog_run(jr.GENERATED, pos, data, keep="guards")
+        logged = self._cmplog_run(jr.GENERATED, pos, data, keep="guards", sites=[g[0] for g in guards])
         fixed = None if logged is None else repair(data, logged[1], guards)
         if fixed is None:
             return data, ops
         return fixed[: self.target.max_len], [*ops, "repair"]
 
-    def _cmplog_run(self, phase: int, pos: int, data: bytes, keep: str = "all"):
-        """One journalled run with the instrumented twins: (records, guard records); see ``CmpLog.record``."""
+    def _cmplog_run(self, phase: int, pos: int, data: bytes, keep: str = "all", sites: list[int] | None = None):
+        """One journalled run with the instrumented twins: (records, guard records); see ``CmpLog.record``
+        (``sites``: a repair's guard sites, whose functions alone get twins)."""
         cmplog = self.plan.cmplog
         if cmplog is None or not cmplog.swaps:
             return None
@@ -929,7 +930,7 @@ class Worker:
         fb.pause(True)
         self.journal.begin(phase, pos, jr.DERIVED, data)
         try:
-            return cmplog.record(lambda: execute.run(self.target, data), keep, ran)
+            return cmplog.record(lambda: execute.run(self.target, data), keep, ran, sites)
         finally:
             self.journal.end()
             fb.pause(False)
