@@ -106,6 +106,60 @@ def test_without_the_measured_distance_the_boundary_mutant_survives(tmp_path, mo
     assert evidence.cases == 1 + CASES
 
 
+def _fields(data: bytes):
+    return segments.read_fields(data)
+
+
+FIELDS_TARGET = make_target(
+    _fields,
+    name="fields",
+    sources=[str(SUBJECT)],
+    seeds=[b"a=1&b=2&c"],
+    expected=(segments.SegmentError,),
+    max_len=MAX_LEN,
+    timeout=0.5,
+)
+
+
+def fields_mutant() -> Mutant:
+    """``limit = options.get("limit", 100)`` with ``101``: told apart only by exactly 101 fields."""
+    from assay.mutant.discover import mutants_in_file
+
+    (found,) = [
+        m
+        for m in mutants_in_file(SUBJECT, SUBJECT.parents[3])
+        if m.qualname == "read_fields" and m.operator == "constant.adjust" and m.edit.replacement == "101"
+    ]
+    return found
+
+
+def fuzz_fields(tmp_path: Path, seed: int = 1):
+    text, mutant = SUBJECT.read_text(), fields_mutant()
+    options = FuzzOptions(artifact_root=str(tmp_path / "artifacts"), seed=seed, cases=CASES)
+    return fuzz_survivor(mutant, Patch.build(mutant, text), [FIELDS_TARGET], options, diff=unified_diff(text, mutant))
+
+
+def test_a_count_limit_assigned_on_the_mutated_line_is_met_by_more_pieces_of_the_split(tmp_path):
+    """The comparison is a later line reading the name the mutated line assigns; ``len(fields)`` counts a split."""
+    evidence = fuzz_fields(tmp_path)
+    assert evidence.status == KILLED_BY_FUZZ, evidence.detail
+    assert evidence.input.count(b"&") == 100
+
+
+def test_without_the_measured_distance_the_count_limit_survives(tmp_path, monkeypatch):
+    monkeypatch.setattr(meet, "MEET", False)
+    evidence = fuzz_fields(tmp_path)
+    assert evidence.status == SURVIVED, evidence.detail
+
+
+def test_the_pieces_of_a_split_grow_by_their_separator_or_lose_their_last_ones():
+    data = b"x\na=1&b=2&c"
+    pairs = meet.grown_pairs(data, 2, ("a=1", "b=2", "c"), max_len=100)
+    assert pairs[0] == (b"a=1&b=2&c", b"a=1&b=2&c&&")
+    assert (b"a=1&b=2&c", b"a=1&b=2") in meet.grown_pairs(data, -1, (b"a=1", b"b=2", b"c"), max_len=100)
+    assert meet.grown_pairs(data, 2, ("a=1", "zz"), max_len=100) == []  # not a run of pieces in the input
+
+
 def test_the_mutated_line_and_its_guard_are_measured_at_their_statements_lines():
     text = SUBJECT.read_text()
     sites = meet.sites_of(make_mutant(*LIMITS[0]), text)

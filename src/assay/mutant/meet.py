@@ -71,8 +71,10 @@ _ARITHMETIC: dict[type, Callable[[int, int], int]] = {
     ast.Mod: operator.mod,
 }
 
-#: One observation: (comparison index, growth that meets the bound, the measured text or bytes or None).
-Observation = tuple[int, int, "str | bytes | None"]
+#: What a ``len()`` measured: a text or bytes, or the pieces of a split (a list of them); None: not known.
+Measured = str | bytes | tuple[str, ...] | tuple[bytes, ...] | None
+#: One observation: (comparison index, growth that meets the bound, what was measured).
+Observation = tuple[int, int, Measured]
 
 
 class _Unknown(Exception):
@@ -100,7 +102,8 @@ class Sites:
 
 
 def sites_of(mutant: Mutant, text: str) -> Sites:
-    """The integer comparisons of the mutated line (as the mutant has it) and of its guard's test.
+    """The integer comparisons of the mutated line (as the mutant has it), of its guard's test, and of the
+    statements after it, in its function, that read a name it assigns (``limit = 128`` ... ``len(x) > limit``).
 
     Each is keyed by the line of the statement holding it: the line event that fires
     just before its operands are compared.
@@ -114,24 +117,60 @@ def sites_of(mutant: Mutant, text: str) -> Sites:
     except SyntaxError:
         return sites
     first, last = mutant.edit.line, mutant.edit.end_line
+    edited = _statements(mutated, lambda n: first <= n.lineno <= last)
+    statements = [*edited, *_guards(original, first), *_readers(mutated, first, last)]
     counter = 0
-    for tree, within in ((mutated, lambda n: first <= n.lineno <= last), (original, None)):
-        statements = _statements(tree, within) if within is not None else _guards(original, first)
-        for line, expressions in statements:
-            for expression in expressions:
-                for node in ast.walk(expression):
-                    if not isinstance(node, ast.Compare):
-                        continue
-                    left = node.left
-                    for op, right in zip(node.ops, node.comparators):
-                        if isinstance(op, (ast.Eq, ast.NotEq, ast.Lt, ast.LtE, ast.Gt, ast.GtE)):
-                            known = sites.by_line.setdefault(line, [])
-                            link = _link(counter, left, right)
-                            if all(ast.dump(c.operand) + ast.dump(c.bound) != _key(link) for c in known):
-                                known.append(link)
-                                counter += 1
-                        left = right
+    for line, expressions in statements:
+        for expression in expressions:
+            for node in ast.walk(expression):
+                if not isinstance(node, ast.Compare):
+                    continue
+                left = node.left
+                for op, right in zip(node.ops, node.comparators):
+                    if isinstance(op, (ast.Eq, ast.NotEq, ast.Lt, ast.LtE, ast.Gt, ast.GtE)):
+                        known = sites.by_line.setdefault(line, [])
+                        link = _link(counter, left, right)
+                        if all(_key(c) != _key(link) for c in known):
+                            known.append(link)
+                            counter += 1
+                    left = right
     return sites
+
+
+#: Statements after the mutated line that read a name it assigns, measured at most.
+MAX_READERS = 4
+
+
+def _readers(tree: ast.AST, first: int, last: int) -> list[tuple[int, list[ast.expr]]]:
+    """(line, own expressions) of the first statements after the edit, in its function, reading a name it assigns."""
+    functions = [
+        n
+        for n in ast.walk(tree)
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.lineno <= first <= (n.end_lineno or n.lineno)
+    ]
+    if not functions:
+        return []
+    function = max(functions, key=lambda n: n.lineno)
+    assigned: set[str] = set()
+    for node in ast.walk(function):
+        if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)) and first <= node.lineno <= last:
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            assigned.update(ast.unparse(t) for t in targets if isinstance(t, (ast.Name, ast.Attribute)))
+    if not assigned:
+        return []
+    out = []
+    for line, expressions in sorted(_statements(function, lambda n: n.lineno > last), key=lambda s: s[0]):
+        reads = {
+            ast.unparse(n)
+            for e in expressions
+            for n in ast.walk(e)
+            if isinstance(n, (ast.Name, ast.Attribute)) and isinstance(n.ctx, ast.Load)
+        }
+        if reads & assigned and any(isinstance(n, ast.Compare) for e in expressions for n in ast.walk(e)):
+            out.append((line, expressions))
+            if len(out) >= MAX_READERS:
+                break
+    return out
 
 
 def _key(link: Comparison) -> str:
@@ -203,7 +242,7 @@ class OperandProbe:
     def __init__(self, sites: Sites) -> None:
         self.sites = sites
         self.lines = sites.lines
-        self.best: dict[int, tuple[int, str | bytes | None]] = {}
+        self.best: dict[int, tuple[int, Measured]] = {}
         self.evaluations: dict[int, int] = {}
 
     def begin(self) -> None:
@@ -231,7 +270,9 @@ class OperandProbe:
             best = self.best.get(link.index)
             if best is None or abs(growth) < abs(best[0]):
                 sized = measured[-1] if measured else None
-                self.best[link.index] = (growth, sized if sized is None or len(sized) <= MAX_MEASURED else None)
+                if isinstance(sized, (str, bytes)) and len(sized) > MAX_MEASURED:
+                    sized = None
+                self.best[link.index] = (growth, sized)
         return True
 
     def taken(self) -> tuple[Observation, ...]:
@@ -273,6 +314,8 @@ def _value(node: ast.expr, names: _Names, measured: list[Any]) -> Any:
             if type(sized) in _SIZED:
                 if type(sized) in (str, bytes, bytearray):
                     measured.append(bytes(sized) if type(sized) is bytearray else sized)
+                elif type(sized) in (list, tuple) and _pieces(sized):
+                    measured.append(tuple(sized))
                 return len(sized)
         raise _Unknown("call")
     if isinstance(node, ast.Subscript):
@@ -294,6 +337,12 @@ def _value(node: ast.expr, names: _Names, measured: list[Any]) -> Any:
             return _ARITHMETIC[type(node.op)](left, right)
         raise _Unknown("arithmetic")
     raise _Unknown(type(node).__name__)
+
+
+def _pieces(items: list | tuple) -> bool:
+    """Are ``items`` texts or bytes of one kind (a split's result), small enough to send back?"""
+    kinds = {type(item) for item in items}
+    return len(kinds) == 1 and kinds <= {str, bytes} and sum(len(item) for item in items) <= MAX_MEASURED
 
 
 def _attribute(obj: Any, name: str) -> Any:
@@ -350,9 +399,16 @@ class Meeting:
         return out[:MAX_MET]
 
 
-def grown_pairs(data: bytes, growth: int, sized: str | bytes | None, max_len: int) -> list[tuple[bytes, bytes]]:
-    """Replacements growing the measured part of ``data`` by ``growth`` and by one either side (none where 0 is)."""
-    steps = [k for k in (growth, growth - 1, growth + 1) if k != 0 and len(data) + k <= max_len]
+def grown_pairs(data: bytes, growth: int, sized: Measured, max_len: int) -> list[tuple[bytes, bytes]]:
+    """Replacements growing the measured part of ``data`` by ``growth`` and by one either side (none where 0 is).
+
+    A measured text grows by bytes; the measured pieces of a split grow by pieces (its
+    separator repeated after them) or lose their last ones.
+    """
+    steps = [k for k in (growth, growth - 1, growth + 1) if k != 0]
+    if isinstance(sized, tuple):
+        return _split_pairs(data, sized, steps, max_len)
+    steps = [k for k in steps if len(data) + k <= max_len]
     found = _located(data, sized)
     patterns = [found] if found is not None else list(dict.fromkeys(_WORD.findall(data)))[-direct.MAX_WORDS :][::-1]
     out = []
@@ -361,6 +417,35 @@ def grown_pairs(data: bytes, growth: int, sized: str | bytes | None, max_len: in
             resized = _resized(pattern, k)
             if resized is not None:
                 out.append((pattern, resized))
+    return out
+
+
+#: Longest separator looked for between a split's pieces.
+MAX_SEPARATOR = 8
+
+
+def _split_pairs(data: bytes, pieces: tuple, steps: list[int], max_len: int) -> list[tuple[bytes, bytes]]:
+    """The pieces' run in ``data``, with ``k`` more (empty) pieces after it, or its last ``-k`` dropped."""
+    parts = [p if isinstance(p, bytes) else p.encode("utf-8", "surrogatepass") for p in pieces]
+    if len(parts) < 2:
+        return []
+    start = data.find(parts[0]) if parts[0] else -1
+    if start == -1:
+        return []
+    after = start + len(parts[0])
+    second = data.find(parts[1], after) if parts[1] else after
+    separator = data[after:second] if second != -1 else b""
+    if not 0 < len(separator) <= MAX_SEPARATOR:
+        return []
+    joined = separator.join(parts)
+    if data.find(joined, start) != start:
+        return []
+    out = []
+    for k in steps:
+        if k > 0 and len(data) + k * len(separator) <= max_len:
+            out.append((joined, joined + separator * k))
+        elif k < 0 and len(parts) + k >= 1:
+            out.append((joined, separator.join(parts[: len(parts) + k])))
     return out
 
 

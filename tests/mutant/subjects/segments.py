@@ -35,3 +35,12 @@ class SegmentHeaders:
                 raise SegmentError("segment header too long")
             headers.append((name, value.strip()))
         return headers, body
+
+
+def read_fields(data: bytes, **options: int) -> list[tuple[bytes, bytes]]:
+    """``&``-separated ``name=value`` fields under a count limit (multipart 2.0.1's url-encoded ``part_limit``)."""
+    limit = options.get("limit", 100)
+    fields = data.split(b"&", limit)
+    if len(fields) > limit:
+        raise SegmentError("too many fields")
+    return [(name, value) for name, _, value in (field.partition(b"=") for field in fields) if name]
