@@ -54,6 +54,13 @@ def test_input_to_state_pairs_and_tokens():
     assert b"PROPFIND" in tokens
 
 
+def test_an_int_too_large_for_a_float_compared_with_a_float_gives_no_pair():
+    """multipart 2.0.1: a 400-digit ``Content-Length`` compared with ``max_segment_size = float("inf")``."""
+    huge = int("9" * 400)
+    pairs, _ = input_to_state(b"Content-Length: " + b"9" * 400, [(huge, float("inf")), (1.5, huge)])
+    assert pairs == []
+
+
 def test_replace_one_picks_an_occurrence():
     assert replace_one(b"xaxa", b"a", b"B", 0) == b"xBxa"
     assert replace_one(b"xaxa", b"a", b"B", 1) == b"xaxB"

@@ -24,6 +24,7 @@ import functools
 import json
 import math
 import re
+import sys
 import urllib.parse
 from collections.abc import Callable
 from typing import Any
@@ -65,6 +66,11 @@ _ESCAPES = ("pct", "pct+", "json", "jsonu")
 
 def _is_int(v: Any) -> bool:
     return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _fits_float(v: int | float) -> bool:
+    """Is ``v`` a float, or an int a float can hold (a 400-digit Content-Length compared with ``inf`` is not)?"""
+    return isinstance(v, float) or abs(v) <= sys.float_info.max
 
 
 def _as_bytes(v: Any) -> bytes | None:
@@ -262,9 +268,11 @@ class DecodedForms:
         if _is_int(a) and _is_int(b):
             self._int_pairs(a, b, out)
         if isinstance(a, (int, float)) and isinstance(b, float) and not isinstance(a, bool):
-            self._float_pairs(float(a), b, out)
+            if _fits_float(a):
+                self._float_pairs(float(a), b, out)
         elif isinstance(a, float) and _is_int(b):
-            self._float_pairs(a, float(b), out)
+            if _fits_float(b):
+                self._float_pairs(a, float(b), out)
         if isinstance(a, (str, bytes, bytearray)) and isinstance(b, (str, bytes, bytearray)):
             self._text_pairs(a, b, out)
         return out

@@ -32,7 +32,7 @@ from assay.core import observe
 from assay.core.observe import OracleFailure
 from assay.engine import execute, journal as jr
 from assay.feedback.protocol import RecordingCut
-from assay.mutant import diffrun, direct, outcome as oc
+from assay.mutant import diffrun, direct, meet, outcome as oc
 
 #: Oracle tag of a stable difference (a kill).
 KILL_ORACLE = "differential"
@@ -72,6 +72,7 @@ class Comparing:
         guard: Connection,
         line: int | None,
         messages: bool,
+        meeting: meet.Meeting | None = None,
     ) -> None:
         self.fn = fn
         self.timeout = timeout
@@ -79,6 +80,7 @@ class Comparing:
         self.guard = guard
         self.line = line  # the mutated line, when the campaign is directed
         self.messages = messages
+        self.meeting = meeting  # the measured comparisons' distances to their bounds, when directed
         self.depth = _depth() + 1  # the worker's: forked once from this process
         self.lost: str | None = None  # why the twin stopped answering
         #: The difference class of the kill reported, once there is one: the engine's replays and shrink follow
@@ -160,6 +162,8 @@ class Comparing:
             raise OracleFailure("mutant", self.lost, kind=self.lost, oracle=INFRA_ORACLE) from None
         if self.line is not None and sink is not None:
             sink.keys.extend(direct.reach_features(lines, self.line))
+            if self.meeting is not None:
+                sink.keys.extend(self.meeting.note(data, self.twin.gaps))
         if not oc.comparable(mutated):
             self._report(("infra", data, original, mutated, verdict))
             raise OracleFailure("mutant", mutated.get("kind", "?"), kind=str(mutated.get("kind")), oracle=INFRA_ORACLE)

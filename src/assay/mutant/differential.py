@@ -93,7 +93,7 @@ from assay.feedback.sysmon import monitoring
 from assay.gen.constants import harvest
 from assay.gen.mutators import MAX_DICTIONARY, tokens_from
 from assay.gen.strategy import get_strategy
-from assay.mutant import diffrun, direct, outcome as oc
+from assay.mutant import diffrun, direct, meet, outcome as oc
 from assay.mutant.apply import Patch
 from assay.mutant.comparing import INFRA_ORACLE, KILL_ORACLE, Comparing
 from assay.mutant.execute import KILLED_BY_FUZZ, SURVIVED
@@ -293,11 +293,13 @@ class _Campaign:
     def run(self) -> _Result:
         target, options = self.target, self.options
         line = self.mutant.edit.line if self.directed and self.patch.functions else None
+        sites = meet.sites_of(self.mutant, _text(self.mutant.path)) if line is not None else None
+        meeting = meet.Meeting(target.max_len) if sites is not None and sites.by_line else None
         twin_journal, twin_capture = jr.Journal(target.max_len), isolate.new_capture()
         pids: list[int] = []
         conns: list[Any] = []
         try:
-            twin_pid, twin_conn = diffrun.spawn_twin(target, self.patch, twin_journal, twin_capture, line)
+            twin_pid, twin_conn = diffrun.spawn_twin(target, self.patch, twin_journal, twin_capture, line, sites=sites)
             twin = [twin_pid]  # the current twin: a replacement worker may need a new one
             pids.append(twin_pid)
             conns.append(twin_conn)
@@ -314,7 +316,7 @@ class _Campaign:
             pids.append(guard_pid)
             guard_reader.close()
             served.close()
-            comparing = Comparing(target.fn, target.timeout, twin_conn, guard_conn, line, options.messages)
+            comparing = Comparing(target.fn, target.timeout, twin_conn, guard_conn, line, options.messages, meeting)
 
             def before_restart() -> None:
                 # The worker that ended may have died on an input the twin was running meanwhile
@@ -327,7 +329,7 @@ class _Campaign:
                 conns.remove(comparing.twin.conn)
                 comparing.twin.conn.close()
                 twin[0], comparing.twin.conn = diffrun.spawn_twin(
-                    target, self.patch, twin_journal, twin_capture, line, others=(guard_conn,)
+                    target, self.patch, twin_journal, twin_capture, line, others=(guard_conn,), sites=sites
                 )
                 pids.append(twin[0])
                 conns.append(comparing.twin.conn)
@@ -353,7 +355,7 @@ class _Campaign:
                     strategy=self.strategy,
                     dictionary=self.dictionary,
                     stop_on=frozenset({KILL_ORACLE, INFRA_ORACLE}),
-                    aim=direct.Aim(self.constants, target.max_len) if line is not None else None,
+                    aim=meet.aimed(direct.Aim(self.constants, target.max_len), meeting) if line is not None else None,
                     before_restart=before_restart,
                 )
                 if self.target.max_len > self.base_len:

@@ -36,7 +36,7 @@ from assay.core import observe
 from assay.core.target import Target
 from assay.core.verdict import Verdict, classify
 from assay.engine import execute, isolate, journal as jr, procs
-from assay.mutant import direct, outcome as oc
+from assay.mutant import direct, meet, outcome as oc
 from assay.mutant.apply import Patch
 
 #: Journal ``sub`` values: which side of a case is running.
@@ -100,25 +100,36 @@ class TwinLost(Exception):
     """The mutant's process went away (or stopped answering) in the middle of an input."""
 
 
-def twin_child(target: Target, patch: Patch, journal: jr.Journal, conn: Connection, line: int | None = None) -> None:
+def twin_child(
+    target: Target,
+    patch: Patch,
+    journal: jr.Journal,
+    conn: Connection,
+    line: int | None = None,
+    sites: meet.Sites | None = None,
+) -> None:
     """The mutant's process: the patch applied once, then every input it is sent, in order.
 
     Each input is published in ``journal`` (side :data:`MUTANT_SIDE`) while it runs,
     so a death or a hang names it.  With ``line`` (a directed campaign), each answer
-    carries the lines of the mutated code the run executed (:mod:`assay.mutant.direct`).
+    carries the lines of the mutated code the run executed (:mod:`assay.mutant.direct`), and with
+    ``sites`` the measured comparisons' distances to their bounds (:mod:`assay.mutant.meet`).
     Requests and answers carry the asker's tag, so an answer nobody read (its asker
     died) is never taken for the next one's.  Ends when the other end of ``conn`` closes.
     """
     install_alarm()
     broken: tuple[oc.Identity, dict] | None = None
     probe: direct.LineProbe | None = None
+    operands: meet.OperandProbe | None = None
     try:
         patch.apply()
     except Exception as exc:  # noqa: BLE001 - e.g. a rebound module-level value that raises
         what = f"applying the mutant raised {type(exc).__qualname__}: {exc}"
         broken = (oc.died(what), Verdict("crash", f"apply:{type(exc).__qualname__}", what).to_json())
     if broken is None and line is not None and patch.functions:
-        probe = direct.LineProbe(direct.mutated_codes(patch.functions))
+        if sites is not None and sites.by_line:
+            operands = meet.OperandProbe(sites)
+        probe = direct.LineProbe(direct.mutated_codes(patch.functions), operands, sites.lines if sites else frozenset())
         probe.start()
     while True:
         try:
@@ -126,17 +137,27 @@ def twin_child(target: Target, patch: Patch, journal: jr.Journal, conn: Connecti
         except EOFError:
             return
         if data is None:  # a ping (see Twin.ping): every earlier input is answered
-            conn.send((tag, None, None, None))
+            conn.send((tag, None, None, None, None))
             continue
         if broken is not None:
-            conn.send((tag, *broken, None))
+            conn.send((tag, *broken, None, None))
             continue
         if probe is not None:
             probe.begin()
+        if operands is not None:
+            operands.begin()
         journal.begin(phase, pos, MUTANT_SIDE, data)
         identity, verdict = run_once(target, data, target.timeout)
         journal.end()
-        conn.send((tag, identity, verdict.to_json() if verdict else None, probe.taken() if probe else None))
+        conn.send(
+            (
+                tag,
+                identity,
+                verdict.to_json() if verdict else None,
+                probe.taken() if probe else None,
+                operands.taken() if operands else None,
+            )
+        )
 
 
 def spawn_twin(
@@ -146,6 +167,7 @@ def spawn_twin(
     capture: str,
     line: int | None = None,
     others: tuple[Connection, ...] = (),
+    sites: meet.Sites | None = None,
 ) -> tuple[int, Connection]:
     """Fork the mutant's process (:func:`twin_child`); (its pid, the client end of its connection).
 
@@ -160,7 +182,7 @@ def spawn_twin(
         for conn in others:
             conn.close()
         isolate.child_setup(capture, target.rss_limit_mb)
-        twin_child(target, patch, journal, server, line)
+        twin_child(target, patch, journal, server, line, sites)
 
     pid, reader = isolate.fork_with_pipe(child)
     reader.close()
@@ -180,6 +202,8 @@ class Twin:
         self.conn = conn
         self.wait = wait  # seconds to wait for an answer; None: until the process ends
         self.asked = 0
+        #: The last answer's distances of the measured comparisons to their bounds (:mod:`assay.mutant.meet`).
+        self.gaps: tuple[meet.Observation, ...] | None = None
 
     def ask(self, phase: int, pos: int, data: bytes | None) -> tuple[int, int]:
         """Send ``data`` to the mutant's process (``None``: a :meth:`ping`); the tag to pass to :meth:`answer`."""
@@ -202,6 +226,7 @@ class Twin:
                     raise TwinLost("no answer")
                 answer = self.conn.recv()
                 if answer[0] == tag:
+                    self.gaps = answer[4]
                     return answer[1], answer[2], answer[3]
         except (EOFError, OSError) as exc:
             raise TwinLost(str(exc)) from None

@@ -25,9 +25,10 @@ import ast
 import functools
 import io
 import re
+import sys
 import tokenize
 import types
-from collections.abc import Hashable, Iterable, Mapping
+from collections.abc import Callable, Hashable, Iterable, Mapping
 
 from assay.core import observe
 from assay.feedback.sysmon import claim_tool_id, monitoring, release_tool_id
@@ -265,18 +266,30 @@ def mutated_codes(functions: Iterable[types.FunctionType]) -> list[types.CodeTyp
 class LineProbe:
     """Records which lines of the mutated code run (in the mutant's process only)."""
 
-    def __init__(self, codes: list[types.CodeType]) -> None:
+    def __init__(
+        self,
+        codes: list[types.CodeType],
+        watch: Callable[[int, types.FrameType], bool] | None = None,
+        watched: frozenset[int] = frozenset(),
+    ) -> None:
         self.codes = codes
         self.lines: set[int] = set()
         self.tool: int | None = None
+        #: Called with the frame each time one of the ``watched`` lines is about to run, while it returns
+        #: True (:class:`assay.mutant.meet.OperandProbe`); other lines are seen once per case.
+        self.watch = watch
+        self.watched = watched if watch is not None else frozenset()
 
     def start(self) -> None:
         mon = monitoring()
         self.tool = claim_tool_id(_TOOL_NAME)
         lines = self.lines
+        watch, watched = self.watch, self.watched
 
         def on_line(code, line):  # noqa: ARG001
             lines.add(line)
+            if line in watched and watch(line, sys._getframe(1)):  # watched is empty without a watch
+                return None
             return mon.DISABLE  # once per case: restart_events() at the next one re-arms it
 
         mon.register_callback(self.tool, mon.events.LINE, on_line)
