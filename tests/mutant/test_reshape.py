@@ -163,3 +163,12 @@ def test_without_repeats_only_a_delimiters_first_occurrence_moves():
     data = b"sep\n--b\r\nhello\r\n--b--"
     out = {replace_one(data, p, r, 0) for p, r in reshape.pairs(data, [b"0"], 256, repeat=False)}
     assert out == {b"sep\n" + b"A" * k + b"\r\n--b\r\nhello\r\n--b--" for k in range(1, reshape.MAX_SHIFT + 1)}
+
+
+def test_a_place_with_no_short_anchor_is_left_out_and_a_long_run_costs_no_quadratic_search():
+    data = b"a\n" + b"A" * 100_000 + b"\n--b\r\nx\r\n--b--"
+    out = reshape.pairs(data, [b"0"], 2 * len(data))
+    assert out and all(len(pattern) <= reshape.MAX_ANCHOR for pattern, _ in out)
+    for pattern, replacement in out:
+        changed = replace_one(data, pattern, replacement, 0)
+        assert changed is not None and len(changed) > len(data)

@@ -33,6 +33,8 @@ MAX_VALUES = 4
 MAX_SHIFT = 16
 #: Pairs given per entry at most.
 MAX_PAIRS = 256
+#: Longest anchor a pair's pattern is (see :func:`_insertion`).
+MAX_ANCHOR = 64
 _WORD = re.compile(rb"[^\s:;=,&/?#()<>\[\]{}\"']+")
 
 
@@ -52,8 +54,9 @@ def pairs(data: bytes, values: list[bytes], max_len: int, repeat: bool = True) -
     out: list[tuple[bytes, bytes]] = []
 
     def insert(at: int, text: bytes) -> None:
-        if len(text) <= room:
-            out.append(_insertion(data, at, text))
+        pair = _insertion(data, at, text) if len(text) <= room else None
+        if pair is not None:
+            out.append(pair)
 
     for at, filler, eol in _delimiters(data, lines):
         if repeat or eol:
@@ -121,12 +124,19 @@ def _delimiters(data: bytes, lines: list[tuple[int, int, bytes]]) -> list[tuple[
     return found
 
 
-def _insertion(data: bytes, at: int, text: bytes) -> tuple[bytes, bytes]:
-    """A pair whose first application to ``data`` puts ``text`` at offset ``at``."""
-    if at == 0:
-        return data[:1], text + data[:1]
-    n = 1
-    while data.find(data[at - n : at]) != at - n:
-        n += 1
-    anchor = data[at - n : at]
-    return anchor, anchor + text
+def _insertion(data: bytes, at: int, text: bytes) -> tuple[bytes, bytes] | None:
+    """A pair whose first application to ``data`` puts ``text`` at offset ``at`` (None: no short anchor).
+
+    The anchor is the shortest run of at most :data:`MAX_ANCHOR` bytes ending at ``at``
+    whose first occurrence is there, else one starting at ``at``: in a long run of
+    one byte neither exists, and a longer search would cost the length squared.
+    """
+    for n in range(1, min(at, MAX_ANCHOR) + 1):
+        anchor = data[at - n : at]
+        if data.find(anchor) == at - n:
+            return anchor, anchor + text
+    for n in range(1, min(len(data) - at, MAX_ANCHOR) + 1):
+        anchor = data[at : at + n]
+        if data.find(anchor) == at:
+            return anchor, text + anchor
+    return None
