@@ -32,6 +32,7 @@ from collections.abc import Callable, Hashable, Iterable, Mapping
 
 from assay.core import observe
 from assay.feedback.sysmon import claim_tool_id, monitoring, release_tool_id
+from assay.mutant import reshape
 from assay.mutant.model import Mutant
 
 #: Steer survivor campaigns towards the mutated line (off: coverage of the original alone guides them).
@@ -56,6 +57,11 @@ MAX_REACH_LEN = 1 << 20
 REACH_SLACK = 64
 #: Longest run of filler bytes given to the dictionary for a compared size.
 MAX_FILLER = 1 << 16
+#: Also repeat and shift the lines of the first entry to come within :data:`RESHAPE_DISTANCE` lines of
+#: the mutated line, and give the first entry that reaches the mutated function a preamble before its
+#: delimiter (:mod:`assay.mutant.reshape`).
+RESHAPE = True
+RESHAPE_DISTANCE = 1
 _TOOL_NAME = "assay-mutant-direct"
 _FEATURE = "mutant-reach"
 
@@ -325,11 +331,16 @@ class Aim:
     :data:`FAVOUR_SHARES` of the parent picks, and its words replaced by the mutated
     line's constants (and, for each integer ``n``, by runs of ``n - 1``, ``n`` and
     ``n + 1`` of the word's first byte, or the same runs appended) are tried on it
-    first: the step from reaching the comparison to meeting its bound.
+    first: the step from reaching the comparison to meeting its bound.  The first
+    entry within :data:`RESHAPE_DISTANCE` lines also gets its lines repeated and its
+    delimiters shifted, the first entry in the mutated function a preamble
+    (:func:`assay.mutant.reshape.pairs`): the step when the input's shape, not a
+    value, tells the mutant apart.
     """
 
-    def __init__(self, constants: list[object], max_len: int) -> None:
+    def __init__(self, constants: list[object], max_len: int, reshape: bool | None = None) -> None:
         self.best = MAX_DISTANCE + 1
+        self.reshaping = RESHAPE if reshape is None else reshape
         self.max_len = max_len
         self.values = [t for t in constant_tokens(constants) if len(t) <= MAX_VALUE_TOKEN]
         self.sizes = sorted({c for c in constants if isinstance(c, int) and 1 < c <= min(MAX_FILLER, max_len)})
@@ -339,8 +350,13 @@ class Aim:
         nearest = min((int(d) for d in distances if isinstance(d, str) and d.isdigit()), default=None)
         if nearest is None or nearest >= self.best:
             return 0, []
-        self.best = nearest
-        return FAVOUR_SHARES, self.replacements(data)
+        first, self.best = self.best > MAX_DISTANCE, nearest
+        aimed = self.replacements(data)
+        if self.reshaping and (first or nearest <= RESHAPE_DISTANCE):
+            near = nearest <= RESHAPE_DISTANCE
+            known = set(aimed)
+            aimed += [p for p in reshape.pairs(data, self.values, self.max_len, repeat=near) if p not in known]
+        return FAVOUR_SHARES, aimed
 
     def replacements(self, data: bytes) -> list[tuple[bytes, bytes]]:
         """Replacement pairs putting the constants (and runs of the compared sizes) into ``data``."""
