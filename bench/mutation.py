@@ -767,7 +767,7 @@ def load_assay_report(path: Path, workload: Workload) -> tuple[list[Record], dic
         if isinstance(evidence, dict) and evidence:
             extra["fuzz"] = {
                 k: evidence.get(k)
-                for k in ("status", "target", "cases", "input", "detail", "artifact")
+                for k in ("status", "target", "cases", "input", "detail", "artifact", "kill_kind")
                 if evidence.get(k) is not None
             }
         path_text = str(m.get("path") or f"{workload.module}.py").replace("\\", "/")
@@ -1121,6 +1121,7 @@ def fuzz_kills(result: RunResult) -> list[dict[str, Any]]:
                 "target": ev.get("target"),
                 "input": shown,
                 "detail": ev.get("detail", ""),
+                "kill_kind": ev.get("kill_kind"),
             }
         )
     return kills
@@ -1134,7 +1135,12 @@ def print_fuzz(wname: str, result: RunResult, show: int) -> None:
         return
     kills = fuzz_kills(result)
     survived = result.statuses.get("survived", 0)
-    print(f"assay --fuzz on, {wname}: {len(kills)} killed-by-fuzz, {survived} still survived, {result.seconds:.1f} s")
+    kinds = Counter(str(k["kill_kind"] or "unclassified") for k in kills)
+    split = ", ".join(f"{n} by {kind}" for kind, n in sorted(kinds.items()))
+    print(
+        f"assay --fuzz on, {wname}: {len(kills)} killed-by-fuzz ({split}), "
+        f"{survived} still survived, {result.seconds:.1f} s"
+    )
     for k in kills[: show * 2]:
         print(f"  line {k['line']:<5} {k['operator']}: {k['description'][:DESCRIPTION_CHARS]}")
         print(f"    input {k['input'][:120]}  ({k['target']}) {str(k['detail'])[:100]}")
