@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 from assay.harness.define import make_target
+from assay.mutant import differential
 from assay.mutant.apply import Patch
 from assay.mutant.differential import KILLED_BY_FUZZ, FuzzOptions, fuzz_survivor
 from assay.mutant.discover import mutants_in_file
@@ -93,3 +94,14 @@ def test_with_compare_no_messages_the_name_mutant_is_a_behaviour_kill_as_before(
     assert evidence.status == KILLED_BY_FUZZ, evidence.detail
     assert evidence.kill_kind == "behaviour"
     assert evidence.input.startswith(b"v1:")
+
+
+def test_without_go_on_the_message_kills_input_is_lost_as_a_parent_and_the_behaviour_kill_with_it(
+    tmp_path, monkeypatch
+):
+    # Non-vacuity of the engine's go_on: a finding's input is otherwise a crash parent at best (the seed
+    # here is not even that), and the search never meets the known version within the budget.
+    monkeypatch.setattr(differential, "GO_ON", frozenset())
+    evidence = fuzz(discovered(*NAME), tmp_path)
+    assert evidence.status == KILLED_BY_FUZZ, evidence.detail
+    assert evidence.kill_kind == "message"

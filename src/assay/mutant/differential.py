@@ -117,6 +117,9 @@ KEY_DIGEST_CHARS = 16
 SHRINK_CASES = 256
 #: Replays of an infrastructure input on the mutant, for its determinism record.
 INFRA_REPLAYS = 1
+#: Oracles whose findings the engine reports without letting them end or steer the search (a message kill's
+#: input stays a parent like a passing case's, so the behaviour kill beyond it is still reached).
+GO_ON = frozenset({MESSAGE_ORACLE})
 #: What a kill told apart: behaviour (a return value, state, features, an outcome class)...
 BEHAVIOUR_KILL = "behaviour"
 #: ...or only an exception's message.
@@ -359,7 +362,7 @@ class _Campaign:
                     strategy=self.strategy,
                     dictionary=self.dictionary,
                     stop_on=frozenset({KILL_ORACLE, INFRA_ORACLE}),
-                    go_on=frozenset({MESSAGE_ORACLE}),
+                    go_on=GO_ON,
                     aim=meet.aimed(direct.Aim(self.constants, target.max_len), meeting) if line is not None else None,
                     before_restart=before_restart,
                 )
