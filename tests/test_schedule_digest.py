@@ -127,3 +127,18 @@ def test_a_campaign_reports_the_digest_of_the_inputs_it_ran(tmp_path, monkeypatc
     assert len(ran) == out.schedule_count == cases + 3
     assert sum(len(d) + 4 > ring for d in ran) > 1, "records that do not fit the buffer"
     assert out.schedule_digest == reference(ran, ring).hex()
+
+
+def test_the_journal_tells_a_scheduled_case_from_a_rerun_of_one():
+    # A survivor campaign's comparing target reads this to keep only a kill's class in its reruns.
+    j = jr.Journal(64)
+    try:
+        j.begin(jr.GENERATED, 3, jr.DERIVED, b"abc")
+        assert j.sub() == jr.DERIVED
+        j.begin(jr.GENERATED, 4, jr.CASE, b"abcd")
+        assert j.sub() == jr.CASE
+        j.begin(jr.GENERATED, 5, jr.DERIVED, b"x")
+        jr.HEADER.pack_into(j.mem, 0, jr.IDLE, jr.GENERATED, 6, jr.CASE, 0.0, 1, 0.0, j.used, j.sel)  # the hot loop's
+        assert j.sub() == jr.CASE
+    finally:
+        j.close()

@@ -289,7 +289,7 @@ def test_a_guard_answer_its_asker_never_read_is_not_taken_for_the_next_request()
     served.close()
     try:
         client.send(((0, 0), "first", ("kill", b"k=v", None, None, None)))  # asked, never read
-        assert diffrun.ask_guard(client, "report") == (0, 0, ("kill", b"k=v", None, None, None))
+        assert diffrun.ask_guard(client, "report") == (0, 0, ("kill", b"k=v", None, None, None), None)
     finally:
         client.close()
         procs.reap_group(pid)
@@ -336,6 +336,9 @@ def test_a_mutant_changing_only_an_exception_message_shape_is_killed(tmp_path):
     assert evidence.original["type"] == evidence.mutated["type"]
     assert "exception-shape" in evidence.detail
     assert evidence.kill_kind == "message"
+    # No behaviour kill to find: the search for one went on to the case cap, the message kill stands.
+    assert evidence.cases == len(TARGET.seeds) + CASES
+    assert len(evidence.input) == 1  # shrunk while the schedule went on: a rerun keeps the message kill's class
 
 
 def test_with_compare_no_messages_a_message_only_mutant_survives(tmp_path):

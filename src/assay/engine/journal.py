@@ -41,6 +41,9 @@ RING = 1 << 16
 _REQUEST = struct.Struct("<qd")
 _REQUEST_AT = _HEADER.size
 _DATA_AT = _HEADER.size + _REQUEST.size
+#: The header's ``sub`` field on its own (read by a target that must tell a scheduled case from a rerun of one).
+_SUB = struct.Struct("<q")
+_SUB_AT = 16
 #: For the worker's hot loop, which inlines :meth:`Journal.begin` (same layout, same order).
 HEADER, DATA_AT = _HEADER, _DATA_AT
 #: The stray slot (a process the target forked that came back into assay's loop):
@@ -140,6 +143,10 @@ class Journal:
         """(state, position, started, limit) without copying the input."""
         state, _phase, position, _sub, started, _n, limit, *_ = _HEADER.unpack_from(self.mem, 0)
         return state, position, started, limit
+
+    def sub(self) -> int:
+        """The running input's ``sub``: :data:`CASE` for a scheduled case, :data:`DERIVED` for a replay or shrink candidate."""
+        return _SUB.unpack_from(self.mem, _SUB_AT)[0]
 
     def request_interrupt(self, position: int, started: float) -> None:
         """Name the case the parent's next ``SIGUSR1`` is meant for."""

@@ -160,6 +160,7 @@ class Supervisor:
         reload_dir: str | None = None,
         analysis_share: float | None = ANALYSIS_SHARE,
         stop_on: frozenset[str] = frozenset(),
+        go_on: frozenset[str] = frozenset(),
         aim: Callable[[bytes, list[Hashable]], tuple[int, list[tuple[bytes, bytes]]]] | None = None,
         before_restart: Callable[[], None] | None = None,
     ) -> None:
@@ -201,10 +202,13 @@ class Supervisor:
             reload_dir=reload_dir,
             analysis_share=analysis_share,
             stop_on=stop_on,
+            go_on=go_on,
             aim=aim,
         )
         #: A finding of an oracle in ``stop_on`` was reported (raw or shrunk): no worker is started after this one.
         self.stopped = False
+        #: The workers' journal while :meth:`run` runs (a worker's target may read which input is running).
+        self.journal: jr.Journal | None = None
         in_scope = Scope(sources).eager().contains  # the per-function work ahead of the run
         if cmplog:
             log = CmpLog(in_scope)
@@ -227,7 +231,7 @@ class Supervisor:
         self.started = time.monotonic()
         if self.budget is not None:
             self.plan.deadline = self.started + self.budget
-        journal = jr.Journal(self.target.max_len)
+        journal = self.journal = jr.Journal(self.target.max_len)
         interrupted = False
         self.timeline.add(0, 0.0, 0, 0)
         try:

@@ -18,7 +18,7 @@ import statistics
 import sys
 import time
 from collections.abc import Callable, Generator, Hashable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from assay.core import interrupts, observe
@@ -149,6 +149,9 @@ class WorkerPlan:
     crash_parents: list[int] = field(default_factory=list)  # corpus indices of the failing parents (CRASH_PARENTS)
     #: Oracle tags whose first finding ends the schedule (a survivor's differential kill: one is enough).
     stop_on: frozenset[str] = frozenset()
+    #: Oracle tags whose findings are reported but do not end or steer the search: the input then counts as a
+    #: passing case (a survivor's message kill, which a behaviour kill found later outranks).
+    go_on: frozenset[str] = frozenset()
     #: A directed campaign's aim (called once per new corpus entry, never per case; None: every entry is
     #: equal): given the entry and its new keys, how many extra shares of the parent picks it earns and
     #: which replacements (pattern, replacement) to try on it first, before its comparisons'.
@@ -640,6 +643,9 @@ class Worker:
         counted: bool = False,
     ) -> None:
         """Everything after a case ran: cost, features, findings, corpus (``counted``: timed under tracing)."""
+        if result.verdict is not None and result.verdict.oracle in self.plan.go_on:
+            self.finding(phase, pos, data, ops, result.verdict)
+            result = replace(result, verdict=None)  # the search goes on as if the case had passed
         if result.verdict is None:
             if self.slow is not None:
                 self._cost(phase, pos, data, ops, elapsed, new)

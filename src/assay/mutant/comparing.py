@@ -11,7 +11,13 @@ differ, the flake guard replays the input on both sides in fresh children
 (:func:`assay.mutant.diffrun.guard_child`); a stable difference raises an
 ``OracleFailure`` tagged :data:`KILL_ORACLE`, which the engine judges, replays,
 shrinks (keeping its difference class, which is in the key) and reports, and the
-campaign stops there (``stop_on``).  A mutant that hangs, dies or runs out of a
+campaign stops there (``stop_on``).  A stable difference in an exception's message
+alone (a *message kill*, weaker evidence) raises one tagged :data:`MESSAGE_ORACLE`,
+which the engine replays, shrinks and reports the same way, but the schedule goes
+on looking for a behaviour kill: later message differences are not guarded again
+and go on as the original's, so their inputs can join the corpus.  Replays and
+shrink candidates (the engine's journal says which calls are reruns) keep only the
+class of a kill already reported.  A mutant that hangs, dies or runs out of a
 resource raises one tagged :data:`INFRA_ORACLE`: an infrastructure finding, never
 a kill.  A difference that does not replay stably is state, not behaviour: the call
 goes on as the original did.
@@ -25,6 +31,7 @@ from __future__ import annotations
 import hashlib
 import os
 import signal
+from collections.abc import Callable
 from multiprocessing.connection import Connection
 from typing import Any
 
@@ -36,6 +43,8 @@ from assay.mutant import diffrun, direct, meet, outcome as oc
 
 #: Oracle tag of a stable difference (a kill).
 KILL_ORACLE = "differential"
+#: Oracle tag of a stable difference in an exception's message alone (a message kill): the campaign goes on.
+MESSAGE_ORACLE = "differential-message"
 #: Oracle tag of a mutant that misbehaved (hung, died, ran out of a resource).
 INFRA_ORACLE = "mutant-infrastructure"
 #: Hex digits of a difference class folded into a kill's engine key (a shrink keeps the class).
@@ -86,6 +95,12 @@ class Comparing:
         #: The difference class of the kill reported, once there is one: the engine's replays and shrink follow
         #: (the schedule stops), and they need that class alone, with no more guarding (forks, time).
         self.killed: tuple | None = None
+        #: The difference class of the message kill reported, once there is one: the engine replays and shrinks
+        #: it, and the schedule goes on (it is not in ``stop_on``) until a behaviour kill or the case cap.
+        self.message: tuple | None = None
+        #: True while the engine reruns an input (a replay or shrink candidate of a kill, an analysis run)
+        #: rather than running a case of its schedule; ``None``: every call is a scheduled case.
+        self.rerun: Callable[[], bool] | None = None
 
     def __call__(self, data: bytes) -> Any:
         if _depth() != self.depth:
@@ -170,21 +185,31 @@ class Comparing:
         if oc.same(original, mutated, self.messages):
             return
         cls = oc.difference_class(original, mutated)
-        if self.killed is None:
+        message = oc.message_only(original, mutated)
+        if self.rerun is not None and self.rerun():
+            if cls != self.killed and cls != self.message:
+                return  # a replay or shrink candidate keeps only the class of the kill it is rerun for
+        elif self.killed is not None:
+            if cls != self.killed:
+                return  # the schedule ends at a behaviour kill (stop_on): nothing else is looked for
+        elif message and self.message is not None:
+            return  # one message kill is enough: the case goes on as the original's, a behaviour kill is looked for
+        else:
             answer, _pair = diffrun.ask_guard(self.guard, "guard", data, cls)
             if answer != "stable":
                 return  # state, not behaviour: the case goes on as the original's
-            self.killed = cls
-            self._report(("kill", data, original, mutated, None))
-        elif cls != self.killed:
-            return  # a shrink candidate that differs otherwise does not keep the kill
+            if message:
+                self.message = cls
+            else:
+                self.killed = cls
+            self._report(("message" if message else "kill", data, original, mutated, None))
         what = oc.difference(original, mutated)
         digest = hashlib.sha256(repr(cls).encode()).hexdigest()[:CLASS_CHARS]
         raise OracleFailure(
             what,
             oc.describe(original, mutated),
             kind=digest,
-            oracle=KILL_ORACLE,
+            oracle=MESSAGE_ORACLE if message else KILL_ORACLE,
             data={"original_outcome": original, "mutant_outcome": mutated},
         )
 

@@ -62,8 +62,12 @@ which applied the patch once, and the *flake guard*.
    ``<artifacts>/mutants/<sha256(mutant id)>/<target>/<sha256(input)>/``;
    ``metadata.json`` carries ``original_outcome``, ``mutant_outcome``,
    ``mutant_id``, ``mutant_diff``, ``mutant_operator``, ``kill_kind``
-   (``behaviour`` or ``message``) and the campaign seeds.  One kill is enough:
-   the engine stops the schedule there.
+   (``behaviour`` or ``message``) and the campaign seeds.  One behaviour kill is
+   enough: the engine stops the schedule there.  A message kill (with
+   ``messages`` on, a stable difference in an exception's message alone) is
+   shrunk and kept, but the schedule goes on until a behaviour kill or the case
+   cap: the verdict is the behaviour kill if one was found, else the first
+   message kill (which also outranks an infrastructure case met after it).
 
 Determinism: with a case cap (and no ``budget``), the same master seed, mutant,
 targets and corpus give the same schedule, the same first difference, the same
@@ -95,7 +99,7 @@ from assay.gen.mutators import MAX_DICTIONARY, tokens_from
 from assay.gen.strategy import get_strategy
 from assay.mutant import diffrun, direct, meet, outcome as oc
 from assay.mutant.apply import Patch
-from assay.mutant.comparing import INFRA_ORACLE, KILL_ORACLE, Comparing
+from assay.mutant.comparing import INFRA_ORACLE, KILL_ORACLE, MESSAGE_ORACLE, Comparing
 from assay.mutant.execute import KILLED_BY_FUZZ, SURVIVED
 from assay.mutant.model import Mutant, id_digest
 from assay.store.artifacts import Finding, build_metadata, load_artifact, write_artifact
@@ -113,6 +117,9 @@ KEY_DIGEST_CHARS = 16
 SHRINK_CASES = 256
 #: Replays of an infrastructure input on the mutant, for its determinism record.
 INFRA_REPLAYS = 1
+#: Oracles whose findings the engine reports without letting them end or steer the search (a message kill's
+#: input stays a parent like a passing case's, so the behaviour kill beyond it is still reached).
+GO_ON = frozenset({MESSAGE_ORACLE})
 #: What a kill told apart: behaviour (a return value, state, features, an outcome class)...
 BEHAVIOUR_KILL = "behaviour"
 #: ...or only an exception's message.
@@ -355,21 +362,23 @@ class _Campaign:
                     strategy=self.strategy,
                     dictionary=self.dictionary,
                     stop_on=frozenset({KILL_ORACLE, INFRA_ORACLE}),
+                    go_on=GO_ON,
                     aim=meet.aimed(direct.Aim(self.constants, target.max_len), meeting) if line is not None else None,
                     before_restart=before_restart,
                 )
+                comparing.rerun = lambda: supervisor.journal is not None and supervisor.journal.sub() == jr.DERIVED
                 if self.target.max_len > self.base_len:
                     # A size beyond the target's max_len is the point: byte mode's length control starts there.
                     supervisor.plan.len_limit = self.target.max_len
                 outcome = supervisor.run()
-                flaky, unguarded, first = diffrun.ask_guard(guard_conn, "report")
+                flaky, unguarded, first, message = diffrun.ask_guard(guard_conn, "report")
                 for conn in conns:
                     conn.close()
                 conns.clear()
                 twin_status, twin_killed = self._end_twin(twin[0], twin_journal)
                 procs.reap_group(guard_pid, kill=True)
                 pids.clear()
-                self._judge(outcome, first, (twin_journal, twin_status, twin_killed, twin_capture))
+                self._judge(outcome, first, message, (twin_journal, twin_status, twin_killed, twin_capture))
         except BaseException:
             for p in pids:
                 diffrun.kill_and_reap(p)
@@ -402,11 +411,12 @@ class _Campaign:
         _, status = os.waitpid(twin_pid, 0)
         return status, twin_journal.state()[0] == jr.RUNNING
 
-    def _judge(self, outcome: TargetOutcome, first: tuple | None, twin: tuple) -> None:
-        """The survivor's evidence from the engine's outcome and the first kill or infrastructure case."""
+    def _judge(self, outcome: TargetOutcome, first: tuple | None, message: tuple | None, twin: tuple) -> None:
+        """The survivor's evidence from the engine's outcome, the first kill or infrastructure case and the first
+        message kill: a behaviour kill, else a message kill, else an infrastructure finding."""
         r = self.result
         r.cases, r.edges = outcome.cases, outcome.edges + outcome.lines
-        own = [f for f in outcome.findings if f.oracle not in (KILL_ORACLE, INFRA_ORACLE)]
+        own = [f for f in outcome.findings if f.oracle not in (KILL_ORACLE, INFRA_ORACLE, MESSAGE_ORACLE)]
         if own:
             r.notes.append(
                 f"the original itself failed on {len(own)} kind(s) of input, not the mutant's doing "
@@ -417,6 +427,11 @@ class _Campaign:
             r.notes.append(
                 "the mutant's process was lost on an input the original itself failed on; the campaign ended there"
             )
+        said = [f for f in outcome.findings if f.oracle == MESSAGE_ORACLE]
+        if (first is None or first[0] != "kill" or not ours) and message is not None and said:
+            # The schedule went on past a message kill and found no behaviour kill: the message kill stands
+            # (an infrastructure case after it ended the schedule, but a kill outranks it).
+            first, ours = message, said
         if first is None or not ours:
             return
         kind, data, original, mutated, verdict_json = first
@@ -429,7 +444,7 @@ class _Campaign:
         ops = list(meta.get("mutation_operators") or [])
         pos = int(meta.get("case_index") or 0)
         phase = jr.INITIAL if "initial" in ops else jr.GENERATED
-        if kind == "kill":
+        if kind in ("kill", "message"):
             self._kill(data, shrunk, (original, mutated), ops, pos, phase, record.first_seen_case or r.cases)
         else:
             self._on_infra(data, original, mutated, verdict_json, ops, pos, phase, twin)

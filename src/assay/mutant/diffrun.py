@@ -277,8 +277,9 @@ def guard_child(target: Target, patch: Patch, replays: int, messages: bool, conn
     """The flake guard's server: a pristine copy of the warm parent that forks the guard's fresh children.
 
     It outlives the campaign's workers, so it also keeps the campaign's flake
-    bookkeeping (:data:`FLAKY_PER_CLASS`, :data:`MAX_FLAKY`) and the first raw
-    kill or infrastructure case the workers report.  Requests come from
+    bookkeeping (:data:`FLAKY_PER_CLASS`, :data:`MAX_FLAKY`), the first raw
+    kill or infrastructure case the workers report, and the first message kill
+    (``report`` answers ``flaky, unguarded, first, message``).  Requests come from
     :func:`ask_guard`, and each answer carries its request's tag.
     """
     install_alarm()
@@ -286,6 +287,7 @@ def guard_child(target: Target, patch: Patch, replays: int, messages: bool, conn
     classes: dict[tuple, int] = {}
     stable: set[tuple] = set()
     first: tuple | None = None
+    message: tuple | None = None
     while True:
         try:
             tag, kind, *request = conn.recv()
@@ -308,11 +310,13 @@ def guard_child(target: Target, patch: Patch, replays: int, messages: bool, conn
                     stable.add(cls)
                     conn.send((tag, "stable", pair))
         elif kind == "first":
-            if first is None:
+            if request[0][0] == "message":
+                message = message or request[0]
+            elif first is None:
                 first = request[0]
             conn.send((tag, True))
         elif kind == "report":
-            conn.send((tag, flaky, unguarded, first))
+            conn.send((tag, flaky, unguarded, first, message))
 
 
 _asked = itertools.count()
