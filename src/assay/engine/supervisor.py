@@ -421,6 +421,8 @@ class Supervisor:
         if kind == "corpus":
             _, data, new, from_initial, pairs, tokens, guards, executed = msg
             self.last_stats = (executed, *self.last_stats[1:])  # the timeline places the entry at its case
+            if from_initial:  # an initial input or an import: its descendants are never trimmed (assay.engine.trim)
+                self.plan.seeded.add(len(self.plan.corpus))
             self.plan.corpus.append(data)
             self.plan.corpus_meta.append((pairs, tokens, guards))
             self.plan.seen.extend(new)

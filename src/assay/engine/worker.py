@@ -709,7 +709,7 @@ class Worker:
             self.source.add(data, pairs, tokens, guards, quiet=_cost_only(new), seeded=seeded)
             self.source.favour(len(self.source.corpus) - 1, shares)
             self.send(("corpus", data, new, phase == jr.INITIAL, pairs, tokens, guards, self.executed))
-            if seeded:
+            if seeded and phase != jr.INITIAL:  # the parent marks initial inputs itself
                 self.send(("seeded",))
             if phase == jr.GENERATED and self.lengths is not None:
                 self.lengths.new_coverage(pos, ran)
@@ -805,8 +805,7 @@ class Worker:
                     new.append(key)
             if new and result.verdict is None:
                 self.source.add(data, seeded=True)
-                self.send(("corpus", data, new, True, [], [], [], self.executed))
-                self.send(("seeded",))
+                self.send(("corpus", data, new, True, [], [], [], self.executed))  # seeded, as initial inputs are
 
     def _cost(self, phase: int, pos: int, data: bytes, ops: list[str], elapsed: float, new: list) -> None:
         """Cost feedback: a new highest cost bucket is a feature; past the threshold, confirm."""
