@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+import search_power_targets as spt
 import trim_targets as tt
 from assay.engine import trim
 from assay.engine.campaign import CampaignOptions, run_campaign
@@ -113,3 +114,21 @@ def test_an_empty_operand_gives_its_value_appended_after_a_unique_suffix():
     assert (b"P", b"PBUG!") in pairs and b"BUG!" in tokens
     pairs, _ = input_to_state(b"OKOK", [("", "BUG!")])  # "K" and "OK" occur twice: "KOK" once
     assert (b"KOK", b"KOKBUG!") in pairs
+
+
+@pytest.mark.campaign
+@pytest.mark.parametrize("seed", SEEDS)
+def test_a_quadratic_bug_needing_a_4kb_run_is_found_from_an_empty_corpus(tmp_path, seed):
+    # Long inputs stay reachable: length is decided per child (the long share, the counted
+    # cases) and the cost climb's entries are never trimmed.  (Measured: found at cases 1,827,
+    # 2,920 and 548; with trimming off, at 1,331 on seed 1 and not within 4,000 on seeds 2-3.)
+    target = make_target(spt.quadratic_runs, max_len=8192, timeout=0.25)
+    options = CampaignOptions(
+        corpus_root=str(tmp_path / "corpus"),
+        artifact_root=str(tmp_path / "artifacts"),
+        max_cases=4000,
+        seed=seed,
+        shrink_cases=64,
+    )
+    (outcome,) = run_campaign([target], options).targets
+    assert any(f.oracle in ("slow", "wedge") and "quadratic_runs" in f.signature for f in outcome.findings)
