@@ -211,9 +211,10 @@ def test_artifact_metadata_fields(planted, campaign, tmp_path):
 def test_hypothesis_given_test_is_a_target(planted, campaign, tmp_path):
     target = planted.get("maze_given_roundtrip")
     assert target.defined_in.endswith("mazes.py")
-    # Seed 2 reaches n == 7 at case 1,473 under any PYTHONHASHSEED (measured; seeds 1-8
-    # need 3 to 9,322 cases, one more than 10,000).
-    result = campaign([target], cases=3000, seed=2)
+    # Seed 4 reaches n == 7 with text at case 541 (measured here; seeds 1-5 need 541 to 7,925
+    # cases since kept entries are trimmed, assay.engine.trim: a trimmed entry with n == 7 ends
+    # before any text; before, 16 to 9,141 and one more than 10,000).
+    result = campaign([target], cases=3000, seed=4)
     (finding,) = result.targets[0].findings
     assert finding.oracle == "invariant" and "maze_given_roundtrip" in finding.signature
     art = load_artifact(finding.artifact)

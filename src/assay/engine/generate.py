@@ -90,6 +90,9 @@ class InputSource:
         self.trouble: list[int] = []  # per entry: children that only re-found a known failure (wedges weigh more)
         self.quiet: set[int] = set()  # entries kept only for their cost (see add)
         self.crashing: set[int] = set()  # entries that trigger a known bug (see add)
+        #: Per entry: whether it descends from an initial input (a seed or a kept entry), not
+        #: from random bytes; the worker trims only the others (see ``assay.engine.trim``).
+        self.seeded: list[bool] = []
 
     def add(
         self,
@@ -99,6 +102,7 @@ class InputSource:
         guards: Iterable[tuple[int, str, int]] = (),
         quiet: bool = False,
         crashing: bool = False,
+        seeded: bool = False,
     ) -> None:
         """Add a corpus entry, its comparison replacements, dictionary tokens and guards.
 
@@ -112,6 +116,7 @@ class InputSource:
             self.quiet.add(len(self.corpus))
         if crashing:
             self.crashing.add(len(self.corpus))
+        self.seeded.append(seeded)
         self.corpus.append(data)
         self.children.append(0)
         self.trouble.append(0)

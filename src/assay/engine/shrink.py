@@ -48,8 +48,10 @@ class Shrinker:
         still_fails: Callable[[bytes], bool],
         max_cases: int = DEFAULT_MAX_CASES,
         structural: Callable[[bytes], Iterable[bytes]] | None = None,
+        simplify: bool = True,
     ) -> None:
         self.best = data
+        self.simplify = simplify
         self.still_fails = still_fails
         self.max_cases = max_cases
         self.structural = structural
@@ -75,7 +77,8 @@ class Shrinker:
             before = self.best
             self._structural_pass()
             self._deletion_pass()
-            self._simplify_pass()
+            if self.simplify:
+                self._simplify_pass()
             if self.best == before:
                 return ShrinkResult(self.best, self.cases, False)
         return ShrinkResult(self.best, self.cases, True)
@@ -120,6 +123,10 @@ def shrink(
     still_fails: Callable[[bytes], bool],
     max_cases: int = DEFAULT_MAX_CASES,
     structural: Callable[[bytes], Iterable[bytes]] | None = None,
+    simplify: bool = True,
 ) -> ShrinkResult:
-    """Reduce ``data`` while ``still_fails`` holds; at most ``max_cases`` calls."""
-    return Shrinker(data, still_fails, max_cases, structural).run()
+    """Reduce ``data`` while ``still_fails`` holds; at most ``max_cases`` calls.
+
+    Without ``simplify`` only deletions are tried (pass 3 keeps the length).
+    """
+    return Shrinker(data, still_fails, max_cases, structural, simplify).run()

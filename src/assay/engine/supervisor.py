@@ -425,6 +425,8 @@ class Supervisor:
         if kind == "corpus":
             _, data, new, from_initial, pairs, tokens, guards, executed = msg
             self.last_stats = (executed, *self.last_stats[1:])  # the timeline places the entry at its case
+            if from_initial:  # an initial input or an import: its descendants are never trimmed (assay.engine.trim)
+                self.plan.seeded.add(len(self.plan.corpus))
             self.plan.corpus.append(data)
             self.plan.corpus_meta.append((pairs, tokens, guards))
             self.plan.seen.extend(new)
@@ -449,6 +451,10 @@ class Supervisor:
         elif kind == "analysis":  # its cost so far, so a restarted worker goes on within the same bound
             p = self.plan
             _, p.analysis_spent, p.analysis_loop, p.analysis_after, p.analysis_unfinished = msg
+        elif kind == "seeded":  # the entry just kept descends from an initial input (assay.engine.trim)
+            self.plan.seeded.add(len(self.plan.corpus) - 1)
+        elif kind == "trim":  # recorded runs spent trimming entries, so a restarted worker stays within the bound
+            self.plan.trim_runs = msg[1]
         elif kind == "length":  # byte mode's length limit, so a restarted worker goes on the same way
             _, self.plan.len_limit, self.plan.len_mark, self.plan.len_more = msg
         elif kind == "analysing":

@@ -80,8 +80,8 @@ def in_child(
             os.close(read_end)
             own_output()
             # A process the target forks must not hold the report's pipe open past this child.
-            os.register_at_fork(after_in_child=lambda: _close_quietly(write_end))
-            report_traced(run, make_tracer, lambda report: _write_all(write_end, report))
+            os.register_at_fork(after_in_child=lambda: close_quietly(write_end))
+            report_traced(run, make_tracer, lambda report: write_all(write_end, report))
         finally:
             os._exit(0)
     os.close(write_end)
@@ -99,7 +99,7 @@ def in_child(
             chunks.append(chunk)
     finally:
         os.close(read_end)
-        _end(pid, max(deadline - time.monotonic(), 0.0) + EXIT_GRACE)
+        end_child(pid, max(deadline - time.monotonic(), 0.0) + EXIT_GRACE)
     return b"".join(chunks) or None
 
 
@@ -121,7 +121,7 @@ def own_output() -> None:  # pragma: no cover - runs in a forked child
         faulthandler.register(signal.SIGUSR2, file=null, all_threads=False)
 
 
-def _end(pid: int, wait: float) -> None:
+def end_child(pid: int, wait: float) -> None:
     """Reap child ``pid``, SIGKILLing it by its pid if it has not exited within ``wait`` seconds."""
     if not procs.wait_exited(pid, wait):
         try:
@@ -134,7 +134,7 @@ def _end(pid: int, wait: float) -> None:
         pass
 
 
-def _close_quietly(*fds: int) -> None:
+def close_quietly(*fds: int) -> None:
     for fd in fds:
         try:
             os.close(fd)
@@ -266,7 +266,7 @@ class CountingChild:
         if self.pid is None:
             self._start()
         try:
-            _write_all(self._requests, len(data).to_bytes(8, "big") + data)
+            write_all(self._requests, len(data).to_bytes(8, "big") + data)
         except OSError:
             self.close()  # the child is gone: collect() sees no pid and counts 0
         self._deadline = time.monotonic() + timeout
@@ -304,14 +304,14 @@ class CountingChild:
                 os.kill(self.pid, signal.SIGKILL)
             except ProcessLookupError:
                 pass
-        _close_quietly(self._requests, self._replies)
-        _end(self.pid, 0.0 if kill else EXIT_GRACE)
+        close_quietly(self._requests, self._replies)
+        end_child(self.pid, 0.0 if kill else EXIT_GRACE)
         self.pid = None
 
     def _forget(self) -> None:
         """In a process forked from the worker: close the worker's ends of the pipes."""
         if self.pid is not None:
-            _close_quietly(self._requests, self._replies)
+            close_quietly(self._requests, self._replies)
             self.pid = None
 
     def _start(self) -> None:
@@ -324,7 +324,7 @@ class CountingChild:
                 os.close(requests_write)
                 os.close(replies_read)
                 # Nor the child's: a process the target forks here must not answer or hold them.
-                os.register_at_fork(after_in_child=lambda: _close_quietly(requests_read, replies_write))
+                os.register_at_fork(after_in_child=lambda: close_quietly(requests_read, replies_write))
                 own_output()
                 if sandbox.installed():
                     # Its own folder: its runs overlap the worker's, which must not meet its files.
@@ -338,7 +338,7 @@ class CountingChild:
 
     def _serve(self, requests: int, replies: int) -> None:  # pragma: no cover - runs in the child
         def finish() -> None:
-            _write_all(replies, self.cap.to_bytes(8, "big"))
+            write_all(replies, self.cap.to_bytes(8, "big"))
             os._exit(0)
 
         # sys.monitoring LINE and JUMP events, not sys.settrace: no frame object per event,
@@ -351,16 +351,16 @@ class CountingChild:
         mon.register_callback(tool, mon.events.PY_START, counted_code(tool))
         mon.set_events(tool, mon.events.PY_START)
         while True:
-            header = _read_exact(requests, 8)
+            header = read_exact(requests, 8)
             if header is None:
                 return
-            data = _read_exact(requests, int.from_bytes(header, "big"))
+            data = read_exact(requests, int.from_bytes(header, "big"))
             if data is None:
                 return
             tally.count = 0
             self.run_input(data)
             lines = tally.count
-            _write_all(replies, lines.to_bytes(8, "big"))
+            write_all(replies, lines.to_bytes(8, "big"))
 
 
 def counted_code(tool: int) -> Callable[[Any, int], Any]:
@@ -417,13 +417,13 @@ class LineTally:
             self.hit(code, 0)
 
 
-def _write_all(fd: int, data: bytes) -> None:
+def write_all(fd: int, data: bytes) -> None:
     view = memoryview(data)
     while view:
         view = view[os.write(fd, view) :]
 
 
-def _read_exact(fd: int, n: int) -> bytes | None:
+def read_exact(fd: int, n: int) -> bytes | None:
     """``n`` bytes from ``fd``, or ``None`` at EOF."""
     parts: list[bytes] = []
     while n:

@@ -24,7 +24,7 @@ from typing import Any
 from assay.core import interrupts, observe
 from assay.core.target import Target
 from assay.core.verdict import is_timeout_wedge
-from assay.engine import execute, generate, journal as jr, sandbox, slow, strays, traced, wedges
+from assay.engine import execute, generate, journal as jr, sandbox, slow, strays, traced, trim, wedges
 from assay.engine.budget import ANALYSIS_SHARE, AnalysisBudget
 from assay.engine.generate import InputSource, LengthControl
 from assay.engine.seeds import case_rng, case_stream
@@ -147,6 +147,8 @@ class WorkerPlan:
     analysis_after: float = 0.0  # of analysis_spent: seconds spent finishing it after the schedule ended
     analysis_unfinished: int = 0  # suspects left unanalysed when the budget ran out
     crash_parents: list[int] = field(default_factory=list)  # corpus indices of the failing parents (CRASH_PARENTS)
+    trim_runs: int = 0  # recorded runs earlier workers spent trimming new entries (assay.engine.trim)
+    seeded: set[int] = field(default_factory=set)  # corpus indices that descend from an initial input
     #: Oracle tags whose first finding ends the schedule (a survivor's differential kill: one is enough).
     stop_on: frozenset[str] = frozenset()
     #: Oracle tags whose findings are reported but do not end or steer the search: the input then counts as a
@@ -168,7 +170,7 @@ class Worker:
         self.source = InputSource(plan.target.max_len, plan.dictionary, plan.strategy)
         crashing = set(plan.crash_parents)
         for index, (entry, (pairs, tokens, guards)) in enumerate(zip(plan.corpus, plan.corpus_meta)):
-            self.source.add(entry, pairs, tokens, guards, crashing=index in crashing)
+            self.source.add(entry, pairs, tokens, guards, crashing=index in crashing, seeded=index in plan.seeded)
         self.crash_parents = len(crashing)
         for fatal in plan.fatal_inputs:
             self.source.forget(fatal)
@@ -206,6 +208,13 @@ class Worker:
         self._boring: set = set()  # return-value classes whose outcome is already seen
         self._rejects: set = set()  # expected exception types whose outcome is already seen
         self.counting = traced.CountingChild(lambda data: execute.run(self.target, data), LINE_CAP)
+        #: Trims new entries in byte mode (:mod:`assay.engine.trim`); None: entries are kept as they ran.
+        self.trimmer = (
+            trim.TrimChild(self.target, feedback)
+            if plan.strategy is None and isinstance(feedback, SysmonFeedback) and trim.TRIM_RUNS
+            else None
+        )
+        self.trim_runs = plan.trim_runs
         self._counted: tuple | None = None  # the case whose line count is out (see case())
         self.budget = AnalysisBudget(plan.analysis_share, plan.analysis_spent, plan.analysis_loop)
         #: The slow suspect being analysed: (its steps, the predicted seconds of the next one).
@@ -228,6 +237,8 @@ class Worker:
         finally:
             self._send_analysis()
             self.counting.close()
+            if self.trimmer is not None:
+                self.trimmer.close()
 
     def _run(self) -> tuple[int, int]:
         plan = self.plan
@@ -688,8 +699,12 @@ class Worker:
         elif new:
             self.count_misses = 0
             self._in_corpus.add(data)
+            ran = len(data)  # the length that paid, for the length control
+            seeded = self._seeded(phase)
             if phase == jr.GENERATED:
                 self.source.reward(ops)
+                if not seeded:
+                    data = self._trimmed(pos, data, new, result.outcome)
             pairs, tokens, guards = self._analyse(phase, pos, data)
             if self.values is not None:
                 new += self.values.observe(data, self.plan.cmplog.last_values)
@@ -697,12 +712,54 @@ class Worker:
             if self.plan.aim is not None:
                 shares, aimed = self.plan.aim(data, new)
                 pairs = [*aimed, *(p for p in pairs if p not in aimed)]
-            self.source.add(data, pairs, tokens, guards, quiet=_cost_only(new))
+            self.source.add(data, pairs, tokens, guards, quiet=_cost_only(new), seeded=seeded)
             self.source.favour(len(self.source.corpus) - 1, shares)
             self.send(("corpus", data, new, phase == jr.INITIAL, pairs, tokens, guards, self.executed))
+            if seeded and phase != jr.INITIAL:  # the parent marks initial inputs itself
+                self.send(("seeded",))
             if phase == jr.GENERATED and self.lengths is not None:
-                self.lengths.new_coverage(pos, len(data))
+                self.lengths.new_coverage(pos, ran)
                 self.send(("length", *self.lengths.state()))
+
+    def _seeded(self, phase: int) -> bool:
+        """Does the case just run descend from an initial input (see :mod:`assay.engine.trim`)?"""
+        if phase == jr.INITIAL:
+            return True
+        parent = self.source.last_parent
+        return parent is not None and self.source.seeded[parent]
+
+    def _trimmed(self, pos: int, data: bytes, new: list, outcome: Hashable) -> bytes:
+        """``data`` trimmed to what made it new (:mod:`assay.engine.trim`); ``new`` gains what
+        the shorter form reaches that no case had (it runs here once, unpaused)."""
+        trimmer = self.trimmer
+        if trimmer is None or len(data) <= trim.TRIM_MIN_LEN:
+            return data
+        runs = min(trim.TRIM_RUNS, trim.TRIM_FREE + int(trim.TRIM_SHARE * pos) - self.trim_runs)
+        required = trim.required_keys(new)
+        if runs < 2 or required is None:
+            return data
+        kept, spent = trimmer.trim(data, required, outcome, runs)
+        self.trim_runs += spent
+        self.send(("trim", self.trim_runs))
+        if kept == data or kept in self._in_corpus:
+            return data
+        # Here too, so the functions it calls have started (its comparison log needs them) and
+        # the worker's feedback sees anything it reaches beyond the entry's news.
+        self.journal.begin(jr.GENERATED, pos, jr.DERIVED, kept)
+        try:
+            again = execute.run(self.target, kept)
+        finally:
+            self.journal.end()
+        more = self.feedback.take_new() if self.feedback.new else []
+        if again.verdict is not None or again.outcome != outcome:
+            return data  # not as in the child (the stack's depth, a cache): the entry as it ran
+        for key in again.features:
+            if key not in self.seen_features:
+                self.seen_features.add(key)
+                more.append(key)
+        new += more
+        self._in_corpus.add(kept)
+        return kept
 
     def _keep_crashing(self, phase: int, pos: int, data: bytes, new: list) -> None:
         """Keep a failing input that showed something new as a parent (crash exploration).
@@ -714,9 +771,12 @@ class Worker:
         """
         self.crash_parents += 1
         self._in_corpus.add(data)
+        seeded = self._seeded(phase)
         pairs, tokens, guards = self._analyse(phase, pos, data)
-        self.source.add(data, pairs, tokens, guards, crashing=True)
+        self.source.add(data, pairs, tokens, guards, crashing=True, seeded=seeded)
         self.send(("crash-parent", data, new, pairs, tokens, guards))
+        if seeded:
+            self.send(("seeded",))
 
     def _reload(self, position: int) -> None:
         """Import entries other jobs wrote to the shared corpus (libFuzzer's -reload).
@@ -750,8 +810,8 @@ class Worker:
                     self.seen_features.add(key)
                     new.append(key)
             if new and result.verdict is None:
-                self.source.add(data)
-                self.send(("corpus", data, new, True, [], [], [], self.executed))
+                self.source.add(data, seeded=True)
+                self.send(("corpus", data, new, True, [], [], [], self.executed))  # seeded, as initial inputs are
 
     def _cost(self, phase: int, pos: int, data: bytes, ops: list[str], elapsed: float, new: list) -> None:
         """Cost feedback: a new highest cost bucket is a feature; past the threshold, confirm."""

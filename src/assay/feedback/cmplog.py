@@ -79,6 +79,8 @@ SAMPLE_CANDIDATES = MAX_PAIRS // 2
 MAX_TOKENS = 32
 #: Longest operand (in bytes) worth recording.
 MAX_OPERAND = 256
+#: Longest suffix of an input that anchors a value appended past its end (see ``_past_the_end``).
+MAX_SUFFIX = 8
 #: Most elements of a container (``x in {...}``) turned into pairs.
 MAX_CONTAINER = 16
 #: Most source files compiled as twins.
@@ -758,6 +760,8 @@ def input_to_state(data: bytes, records: list[tuple[Any, Any]]) -> tuple[list[tu
             for x, y in forms.pairs(a, b) + forms.pairs(b, a):
                 if x != y and len(pairs) < budget:
                     pairs.setdefault((x, y), None)
+        if _empty(a) != _empty(b):
+            _past_the_end(data, b if _empty(a) else a, pairs, budget, tokens)
     guesses = [Sample(p) for p in guessed if p not in compared]
     structural = record_pairs(data, [r for r in _distinct(records) if r[0] is not None], compared)
     ordered = (
@@ -768,6 +772,30 @@ def input_to_state(data: bytes, records: list[tuple[Any, Any]]) -> tuple[list[tu
         + [p for p in guesses if len(p[0]) <= 1]
     )
     return ordered[:MAX_PAIRS], list(tokens)[:MAX_TOKENS]
+
+
+def _empty(v: Any) -> bool:
+    return (type(v) is bytes or type(v) is str) and not v
+
+
+def _past_the_end(data: bytes, value: Any, pairs: dict, budget: int, tokens: dict) -> None:
+    """A comparison of an empty operand (the input ran out: ``data[4:8] == b"BUG!"`` on a
+    four-byte input) with ``value``: ``value`` appended after the input's end, as the pair
+    (the shortest suffix that occurs once, that suffix followed by ``value``), and as a token.
+
+    A trimmed corpus entry (:mod:`assay.engine.trim`) ends where its news end: the field
+    the next branch reads is past its end, and no byte of it is there to be replaced.
+    """
+    for enc in _encodings(value).values():
+        if data.find(enc) != -1:
+            continue  # in the input already: not a constant the input lacks
+        if len(tokens) < MAX_TOKENS:
+            tokens.setdefault(enc, None)
+        for k in range(1, min(len(data), MAX_SUFFIX) + 1):
+            if data.find(data[-k:]) == len(data) - k:
+                if len(pairs) < budget:
+                    pairs.setdefault((data[-k:], data[-k:] + enc), None)
+                break
 
 
 def replace_one(data: bytes, pattern: bytes, replacement: bytes, pick: int) -> bytes | None:

@@ -125,6 +125,12 @@ def release_tool_id(tool: int, codes: Iterable[Any], events: Iterable[int]) -> N
     mon.free_tool_id(tool)
 
 
+def code_key(code: Any) -> int:
+    """The stable key of a code object in every line and edge key (the same in every process)."""
+    ident = f"{code.co_filename}\0{code.co_qualname}\0{code.co_firstlineno}".encode()
+    return int.from_bytes(hashlib.blake2b(ident, digest_size=8).digest(), "big")
+
+
 def has_split_branches() -> bool:
     """True where ``BRANCH_LEFT``/``BRANCH_RIGHT`` exist (3.14+)."""
     return hasattr(monitoring().events, "BRANCH_LEFT")
@@ -197,11 +203,20 @@ class SysmonFeedback:
     def stop(self) -> None:
         if self.tool_id is None:
             return
-        mon = monitoring()
-        tool, self.tool_id = self.tool_id, None
         if self._split is not None:
             self._split.remove()
-            self._split = None
+        self.detach()
+
+    def detach(self) -> None:
+        """Stop recording and release the tool id, but leave the split code live.
+
+        For a child forked from a recording process that records with a feedback of its
+        own (:mod:`assay.engine.trim`): its keys must be those of the same split code.
+        """
+        if self.tool_id is None:
+            return
+        mon = monitoring()
+        tool, self.tool_id, self._split = self.tool_id, None, None
         events = [mon.events.PY_START, mon.events.LINE, mon.events.BRANCH, mon.events.INSTRUCTION]
         if has_split_branches():
             events += [mon.events.BRANCH_LEFT, mon.events.BRANCH_RIGHT]
@@ -277,8 +292,7 @@ class SysmonFeedback:
                 return mon.DISABLE
             return None
         if object_id(code) not in self._code_keys and self.scope.contains(code.co_filename):
-            ident = f"{code.co_filename}\0{code.co_qualname}\0{code.co_firstlineno}".encode()
-            ck = int.from_bytes(hashlib.blake2b(ident, digest_size=8).digest(), "big")
+            ck = code_key(code)
             self._code_keys[object_id(code)] = ck
             self._code_refs.append(code)
             if self._by_instruction:
