@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import ast
 import hashlib
-import importlib.util
 import json
 import os
-import sys
 from multiprocessing.connection import Pipe
 from pathlib import Path
 
 import pytest
+from subject_loader import load_subject
 
 from assay.engine import isolate, journal as jr, procs
 from assay.harness.define import make_target
@@ -32,18 +31,7 @@ SUBJECT = Path(__file__).resolve().parent / "subjects" / "records.py"
 CASES = 400
 
 
-def _load():
-    name = "assay_test_subject_records"
-    if name in sys.modules:
-        return sys.modules[name]
-    spec = importlib.util.spec_from_file_location(name, SUBJECT)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-records = _load()
+records = load_subject(SUBJECT)
 
 
 def _record_target(data: bytes):

@@ -10,11 +10,10 @@ the non-vacuity test switches the aim off and they survive again.
 from __future__ import annotations
 
 import ast
-import importlib.util
-import sys
 from pathlib import Path
 
 import pytest
+from subject_loader import load_subject
 
 from assay.harness.define import make_target
 from assay.mutant import direct
@@ -28,17 +27,7 @@ CASES = 2000
 MAX_LEN = 64
 
 
-def _load():
-    name = "assay_test_subject_protocol"
-    if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, SUBJECT)
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
-    return sys.modules[name]
-
-
-protocol = _load()
+protocol = load_subject(SUBJECT)
 
 
 def _request(data: bytes):

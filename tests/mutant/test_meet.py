@@ -10,12 +10,12 @@ grown line is corrected to the bound within the default budget.
 from __future__ import annotations
 
 import ast
-import importlib.util
 import sys
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from subject_loader import load_subject
 
 from assay.harness.define import make_target
 from assay.mutant import meet
@@ -31,17 +31,7 @@ COMPARED = "len(line) > self.max_header_size"
 BOUND = 4096 + 128
 
 
-def _load():
-    name = "assay_test_subject_segments"
-    if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, SUBJECT)
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
-    return sys.modules[name]
-
-
-segments = _load()
+segments = load_subject(SUBJECT)
 
 
 def _read(data: bytes):

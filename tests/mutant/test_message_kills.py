@@ -8,10 +8,10 @@ finds later.  (A mutant of one message alone: ``test_differential.py``.)
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 from pathlib import Path
+
+from subject_loader import load_subject
 
 from assay.harness.define import make_target
 from assay.mutant import differential
@@ -24,17 +24,7 @@ SUBJECT = Path(__file__).resolve().parent / "subjects" / "tagged.py"
 CASES = 400
 
 
-def _load():
-    name = "assay_test_subject_tagged"
-    if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, SUBJECT)
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
-    return sys.modules[name]
-
-
-tagged = _load()
+tagged = load_subject(SUBJECT)
 SEEDS = [b"v2:abc"]  # an unknown version: only an error message tells the name's mutant apart
 
 TARGET = make_target(

@@ -15,11 +15,10 @@ needs no reshaping: the comparison log kills it within 55 cases either way.
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
 
 import pytest
+from subject_loader import load_subject
 
 from assay.feedback.cmplog import replace_one
 from assay.harness.define import make_target
@@ -32,17 +31,7 @@ from assay.mutant.model import Mutant, unified_diff
 SUBJECT = Path(__file__).resolve().parent / "subjects" / "framing.py"
 
 
-def _load():
-    name = "assay_test_subject_framing"
-    if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, SUBJECT)
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
-    return sys.modules[name]
-
-
-framing = _load()
+framing = load_subject(SUBJECT)
 #: The survivor campaigns' default case budget (assay.mutant.survivors.DEFAULT_CASES).
 CASES = 2000
 SEED = b"xYzZY\nName: a\r\nLength: 1\r\n\r\n--xYzZY\r\nb\r\n--xYzZY--"

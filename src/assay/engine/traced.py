@@ -221,7 +221,69 @@ def stack_at_line(run: Callable[[], Any], at: int, timeout: float) -> list[Frame
         return []
 
 
-class CountingChild:
+class ServedChild:
+    """A child forked from the worker that serves its requests over two pipes until EOF.
+
+    Forked at the first request (:meth:`_start`), it lives in the worker's process
+    group and dies with the worker; :meth:`close` ends it by EOF or by its pid.
+    Subclasses say what it serves (:meth:`_serve`) and name its sandbox folder.
+    """
+
+    #: Prefix of the child's own sandbox folder (its runs overlap the worker's, whose files it must not meet).
+    folder_prefix = "child-"
+
+    def __init__(self) -> None:
+        self.pid: int | None = None
+        self._requests = self._replies = -1
+        # A process the worker forks later (the target's own child, which may linger) must
+        # not hold the worker's ends of the pipes: the served child would never see EOF.
+        os.register_at_fork(after_in_child=self._forget)
+
+    def close(self, kill: bool = False) -> None:
+        """End the child: EOF on its requests (it leaves), or SIGKILL by its pid."""
+        if self.pid is None:
+            return
+        if kill:
+            try:
+                os.kill(self.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        close_quietly(self._requests, self._replies)
+        end_child(self.pid, 0.0 if kill else EXIT_GRACE)
+        self.pid = None
+
+    def _forget(self) -> None:
+        """In a process forked from the worker: close the worker's ends of the pipes."""
+        if self.pid is not None:
+            close_quietly(self._requests, self._replies)
+            self.pid = None
+
+    def _start(self) -> None:
+        # Never fds 1 and 2, which a target may have closed: it would close these pipes next.
+        requests_read, requests_write = procs.pipe()
+        replies_read, replies_write = procs.pipe()
+        pid = forking.fork()  # the child dies with the worker
+        if pid == 0:  # pragma: no cover - the child serves until EOF, then leaves without cleanup
+            try:
+                os.close(requests_write)
+                os.close(replies_read)
+                # Nor the child's: a process the target forks here must not answer or hold them.
+                os.register_at_fork(after_in_child=lambda: close_quietly(requests_read, replies_write))
+                own_output()
+                if sandbox.installed():
+                    sandbox.enter(tempfile.mkdtemp(prefix=self.folder_prefix, dir=os.getcwd()))
+                self._serve(requests_read, replies_write)
+            finally:
+                os._exit(0)
+        os.close(requests_read)
+        os.close(replies_write)
+        self.pid, self._requests, self._replies = pid, requests_write, replies_read
+
+    def _serve(self, requests: int, replies: int) -> None:  # pragma: no cover - runs in the child
+        raise NotImplementedError
+
+
+class CountingChild(ServedChild):
     """A forked child that counts the line events and loop turns of runs, one input at a time.
 
     Forking for every counted case cost 1-3 ms (page tables, then copy-on-write
@@ -235,15 +297,13 @@ class CountingChild:
     It lives in the worker's process group and dies with the worker.
     """
 
+    folder_prefix = "count-"
+
     def __init__(self, run_input: Callable[[bytes], Any], cap: int) -> None:
+        super().__init__()
         self.run_input = run_input
         self.cap = cap
-        self.pid: int | None = None
-        self._requests = self._replies = -1
         self._deadline: float | None = None  # set while a submitted count is not yet collected
-        # A process the worker forks later (the target's own child, which may linger) must
-        # not hold the worker's ends of the pipes: the counting child would never see EOF.
-        os.register_at_fork(after_in_child=self._forget)
 
     @property
     def pending(self) -> bool:
@@ -295,46 +355,9 @@ class CountingChild:
         return lines
 
     def close(self, kill: bool = False) -> None:
-        """End the child: EOF on its requests (it leaves), or SIGKILL by its pid."""
+        """End the child (see :meth:`ServedChild.close`); a count out is dropped."""
         self._deadline = None
-        if self.pid is None:
-            return
-        if kill:
-            try:
-                os.kill(self.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-        close_quietly(self._requests, self._replies)
-        end_child(self.pid, 0.0 if kill else EXIT_GRACE)
-        self.pid = None
-
-    def _forget(self) -> None:
-        """In a process forked from the worker: close the worker's ends of the pipes."""
-        if self.pid is not None:
-            close_quietly(self._requests, self._replies)
-            self.pid = None
-
-    def _start(self) -> None:
-        # Never fds 1 and 2, which a target may have closed: it would close these pipes next.
-        requests_read, requests_write = procs.pipe()
-        replies_read, replies_write = procs.pipe()
-        pid = forking.fork()  # the child dies with the worker
-        if pid == 0:  # pragma: no cover - the child serves counts until EOF, then leaves without cleanup
-            try:
-                os.close(requests_write)
-                os.close(replies_read)
-                # Nor the child's: a process the target forks here must not answer or hold them.
-                os.register_at_fork(after_in_child=lambda: close_quietly(requests_read, replies_write))
-                own_output()
-                if sandbox.installed():
-                    # Its own folder: its runs overlap the worker's, which must not meet its files.
-                    sandbox.enter(tempfile.mkdtemp(prefix="count-", dir=os.getcwd()))
-                self._serve(requests_read, replies_write)
-            finally:
-                os._exit(0)
-        os.close(requests_read)
-        os.close(replies_write)
-        self.pid, self._requests, self._replies = pid, requests_write, replies_read
+        super().close(kill)
 
     def _serve(self, requests: int, replies: int) -> None:  # pragma: no cover - runs in the child
         def finish() -> None:

@@ -44,18 +44,15 @@ from __future__ import annotations
 import os
 import pickle
 import select
-import signal
 import sys
-import tempfile
 from collections.abc import Hashable, Iterable
 from typing import Any
 
-from assay.core import forking
 from assay.core.target import Target
-from assay.engine import execute, procs, sandbox
+from assay.engine import execute
 from assay.engine.features import FullFeedback
 from assay.engine.shrink import shrink
-from assay.engine.traced import EXIT_GRACE, close_quietly, end_child, own_output, read_exact, write_all
+from assay.engine.traced import ServedChild, read_exact, write_all
 from assay.feedback.scope import Scope
 from assay.feedback.sysmon import SysmonFeedback, code_key, monitoring
 from assay.gen.accelerated import object_id
@@ -94,7 +91,7 @@ def required_keys(new: Iterable[Hashable]) -> list[Hashable] | None:
     return keys
 
 
-class TrimChild:
+class TrimChild(ServedChild):
     """A forked child that trims entries, recording every run's full feature set.
 
     Forked from the worker at the first trim and kept for the worker's life (one fork,
@@ -104,12 +101,12 @@ class TrimChild:
     group and dies with the worker.
     """
 
+    folder_prefix = "trim-"
+
     def __init__(self, target: Target, feedback: SysmonFeedback) -> None:
+        super().__init__()
         self.target = target
         self.feedback = feedback
-        self.pid: int | None = None
-        self._requests = self._replies = -1
-        os.register_at_fork(after_in_child=self._forget)
 
     def trim(self, data: bytes, required: list[Hashable], outcome: Hashable, runs: int) -> tuple[bytes, int]:
         """The shortest input found that reaches ``required`` with ``outcome`` and no
@@ -146,44 +143,6 @@ class TrimChild:
         if not select.select([self._replies], [], [], limit)[0]:
             return None
         return os.read(self._replies, 1 << 16) or None
-
-    def close(self, kill: bool = False) -> None:
-        """End the child: EOF on its requests (it leaves), or SIGKILL by its pid."""
-        if self.pid is None:
-            return
-        if kill:
-            try:
-                os.kill(self.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-        close_quietly(self._requests, self._replies)
-        end_child(self.pid, 0.0 if kill else EXIT_GRACE)
-        self.pid = None
-
-    def _forget(self) -> None:
-        """In a process forked from the worker: close the worker's ends of the pipes."""
-        if self.pid is not None:
-            close_quietly(self._requests, self._replies)
-            self.pid = None
-
-    def _start(self) -> None:
-        requests_read, requests_write = procs.pipe()
-        replies_read, replies_write = procs.pipe()
-        pid = forking.fork()  # the child dies with the worker
-        if pid == 0:  # pragma: no cover - the child serves trims until EOF, then leaves without cleanup
-            try:
-                os.close(requests_write)
-                os.close(replies_read)
-                os.register_at_fork(after_in_child=lambda: close_quietly(requests_read, replies_write))
-                own_output()
-                if sandbox.installed():
-                    sandbox.enter(tempfile.mkdtemp(prefix="trim-", dir=os.getcwd()))
-                self._serve(requests_read, replies_write)
-            finally:
-                os._exit(0)
-        os.close(requests_read)
-        os.close(replies_write)
-        self.pid, self._requests, self._replies = pid, requests_write, replies_read
 
     def _serve(self, requests: int, replies: int) -> None:  # pragma: no cover - runs in the child
         self.feedback.detach()  # the worker's tool goes; its split code stays, so the keys agree
