@@ -195,8 +195,13 @@ def _parsed(text: str) -> ast.Module | None:
 def _guard_tests(text: str, line: int) -> list[str]:
     """The source of the test of the innermost ``if``/``while`` whose body holds ``line`` (none outside one)."""
     tree = _parsed(text)
-    if tree is None:
-        return []
+    guard = None if tree is None else guard_of(tree, line)
+    segment = ast.get_source_segment(text, guard.test) if guard is not None else None
+    return [segment] if segment else []
+
+
+def guard_of(tree: ast.AST, line: int) -> ast.If | ast.While | None:
+    """The innermost ``if``/``while`` whose body holds ``line`` (None outside one)."""
     guard: ast.If | ast.While | None = None
     for node in ast.walk(tree):
         if (
@@ -205,8 +210,7 @@ def _guard_tests(text: str, line: int) -> list[str]:
             and (guard is None or node.lineno > guard.lineno)
         ):
             guard = node
-    segment = ast.get_source_segment(text, guard.test) if guard is not None else None
-    return [segment] if segment else []
+    return guard
 
 
 def _literals(source: str, names: Mapping[str, object]) -> Iterable[object]:

@@ -198,14 +198,7 @@ def _own_expressions(node: ast.stmt) -> list[ast.expr]:
 
 def _guards(tree: ast.AST, line: int) -> list[tuple[int, list[ast.expr]]]:
     """The test of the innermost ``if``/``while`` whose body holds ``line`` (as :func:`direct._guard_tests`)."""
-    guard: ast.If | ast.While | None = None
-    for node in ast.walk(tree):
-        if (
-            isinstance(node, (ast.If, ast.While))
-            and (node.test.end_lineno or node.lineno) < line <= (node.end_lineno or node.lineno)
-            and (guard is None or node.lineno > guard.lineno)
-        ):
-            guard = node
+    guard = direct.guard_of(tree, line)
     return [] if guard is None else [(guard.lineno, [guard.test])]
 
 
