@@ -374,10 +374,7 @@ class CountingChild(ServedChild):
         mon.register_callback(tool, mon.events.PY_START, counted_code(tool))
         mon.set_events(tool, mon.events.PY_START)
         while True:
-            header = read_exact(requests, 8)
-            if header is None:
-                return
-            data = read_exact(requests, int.from_bytes(header, "big"))
+            data = read_framed(requests)
             if data is None:
                 return
             tally.count = 0
@@ -444,6 +441,12 @@ def write_all(fd: int, data: bytes) -> None:
     view = memoryview(data)
     while view:
         view = view[os.write(fd, view) :]
+
+
+def read_framed(fd: int) -> bytes | None:
+    """One request as :class:`ServedChild` users frame it (8-byte big-endian length, then the bytes), or ``None`` at EOF."""
+    header = read_exact(fd, 8)
+    return None if header is None else read_exact(fd, int.from_bytes(header, "big"))
 
 
 def read_exact(fd: int, n: int) -> bytes | None:

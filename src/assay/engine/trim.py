@@ -52,7 +52,7 @@ from assay.core.target import Target
 from assay.engine import execute
 from assay.engine.features import FullFeedback
 from assay.engine.shrink import shrink
-from assay.engine.traced import ServedChild, read_exact, write_all
+from assay.engine.traced import ServedChild, read_framed, write_all
 from assay.feedback.scope import Scope
 from assay.feedback.sysmon import SysmonFeedback, code_key, monitoring
 from assay.gen.accelerated import object_id
@@ -150,10 +150,7 @@ class TrimChild(ServedChild):
         recorder.start()
         target = self.target
         while True:
-            header = read_exact(requests, 8)
-            if header is None:
-                return
-            body = read_exact(requests, int.from_bytes(header, "big"))
+            body = read_framed(requests)
             if body is None:
                 return
             data, required, outcome, runs = pickle.loads(body)

@@ -45,7 +45,6 @@ MAX_WORDS = 16
 MAX_AIMED = 256
 #: Longest constant put in place of a word (longer ones stay in the dictionary).
 MAX_VALUE_TOKEN = 64
-_WORD = re.compile(rb"[^\s:;=,&/?#()<>\[\]{}\"']+")
 #: Shares of the parent picks (the engine's productive parents) an entry earns by getting nearer
 #: to the mutated line than any before it (AFLGo's power schedule, in one step).
 FAVOUR_SHARES = 64
@@ -364,7 +363,7 @@ class Aim:
 
     def replacements(self, data: bytes) -> list[tuple[bytes, bytes]]:
         """Replacement pairs putting the constants (and runs of the compared sizes) into ``data``."""
-        words = list(dict.fromkeys(_WORD.findall(data)))[-MAX_WORDS:]
+        words = list(dict.fromkeys(reshape.WORD.findall(data)))[-MAX_WORDS:]
         pairs: list[tuple[bytes, bytes]] = []
         room = self.max_len - len(data)
         for word in reversed(words):  # the words nearest the end were read last, nearest the comparison

@@ -42,7 +42,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from assay.core import observe
-from assay.mutant import direct
+from assay.mutant import direct, reshape
 from assay.mutant.model import Mutant, apply_edit
 
 #: Measure the distance to the mutated comparison's bound and grow inputs by it (off: the aim alone).
@@ -60,7 +60,7 @@ MAX_MET = 64
 #: Largest bit length a distance feature tells apart (farther is one class).
 MAX_BITS = 32
 _FEATURE = "mutant-gap"
-_WORD = direct._WORD  # the aim's words: what it grows is what this corrects
+_WORD = reshape.WORD  # the aim's words: what it grows is what this corrects
 _SIZED = (str, bytes, bytearray, list, tuple, dict, set, frozenset)
 _INDEXED = (str, bytes, bytearray, list, tuple)
 _ARITHMETIC: dict[type, Callable[[int, int], int]] = {

@@ -35,7 +35,8 @@ MAX_SHIFT = 16
 MAX_PAIRS = 256
 #: Longest anchor a pair's pattern is (see :func:`_insertion`).
 MAX_ANCHOR = 64
-_WORD = re.compile(rb"[^\s:;=,&/?#()<>\[\]{}\"']+")
+#: A word of an input: what the aim and the reshaped lines replace (a run without separators or quotes).
+WORD = re.compile(rb"[^\s:;=,&/?#()<>\[\]{}\"']+")
 
 
 def pairs(data: bytes, values: list[bytes], max_len: int, repeat: bool = True) -> list[tuple[bytes, bytes]]:
@@ -93,7 +94,7 @@ def _lines(data: bytes) -> list[tuple[int, int, bytes]]:
 
 
 def _with_last_word(line: bytes, values: list[bytes]) -> list[bytes]:
-    words = _WORD.findall(line)
+    words = WORD.findall(line)
     if not words:
         return []
     last = words[-1]
