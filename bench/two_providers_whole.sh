@@ -10,6 +10,7 @@ set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 H=$ROOT/bench/harnesses/fuzz_two_providers.py
 PY=${PYTHON:-$ROOT/.venv/bin/python}
+case $PY in /*) ;; *) PY=$PWD/$PY ;; esac  # the runs start in temporary folders
 LIMIT=${LIMIT:--max_total_time=20}
 for s in 1 2 3; do
     if [ "$s" = 2 ]; then order="atheris assay"; else order="assay atheris"; fi
@@ -23,7 +24,7 @@ for s in 1 2 3; do
             line=$(cd "$d" && "$PY" "$H" corpus "$LIMIT" "-seed=$s" 2>&1 | grep -E 'exec/s|Done' | tail -2 | tr '\n' ' ')
         fi
         t1=$(date +%s.%N)
-        echo "seed $s $tool wall $(echo "$t1 - $t0" | bc) s :: $line :: load $(cut -d' ' -f1 /proc/loadavg)"
+        echo "seed $s $tool wall $(awk "BEGIN { printf \"%.1f\", $t1 - $t0 }") s :: $line :: load $(cut -d' ' -f1 /proc/loadavg)"
         rm -rf "$d"
     done
 done
